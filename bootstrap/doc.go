@@ -1,0 +1,6 @@
+// Package bootstrap owns the nightly batch that mines cloned repositories into
+// synthetic ground truth: the commit filter, history replay against each
+// commit's own parent (no leakage from the future), ground-truth
+// reconstruction per pipeline stage, and the incremental, resumable runner.
+// It stores structured ground truth only; prompt text is rendered by curate.
+package bootstrap

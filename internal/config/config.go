@@ -1,0 +1,139 @@
+package config
+
+// Config is the whole of config.toml. Every field has a default (Default), so
+// a missing file or section means "use the defaults". The `doc` tags are the
+// comments `cra init` writes above each key; `active` keys are written
+// uncommented, the others as commented defaults.
+type Config struct {
+	Models       Models       `toml:"models" doc:"Models the agent calls. Roles: coding (implement) and reasoning (task analysis, scope, precision, plan, enrichment, train-plan)."`
+	Budget       Budget       `toml:"budget" doc:"Prompt budget against the execute model's context window (tokens estimated as chars/4)."`
+	Index        Index        `toml:"index" doc:"cra index: what gets parsed and how history is counted."`
+	Testing      Testing      `toml:"testing" doc:"How cra solve validates a patch in the target repository. test_command decides success."`
+	Orchestrator Orchestrator `toml:"orchestrator" doc:"cra solve: bounds of the recursive plan -> implement loop."`
+	Bootstrap    Bootstrap    `toml:"bootstrap" doc:"cra bootstrap: which commits become synthetic ground truth."`
+	Curate       Curate       `toml:"curate" doc:"cra curate-data: filters, dedup, splits and shards of training datasets."`
+	Teacher      Teacher      `toml:"teacher" doc:"Teacher model for distillation (cra curate-data --distill), any OpenAI-compatible API."`
+}
+
+// Models selects providers and model tags per role, with per-stage overrides.
+type Models struct {
+	Provider       string            `toml:"provider" active:"true" doc:"ollama (local), openai_compat (vLLM, llama-server: the model name selects a LoRA adapter per request) or remote_api."`
+	BaseURL        string            `toml:"base_url" active:"true" doc:"Provider URL."`
+	Coding         string            `toml:"coding" active:"true" doc:"Model tag for the coding role."`
+	Reasoning      string            `toml:"reasoning" active:"true" doc:"Model tag for the reasoning role."`
+	ContextWindow  int               `toml:"context_window" doc:"Context window of the execute model, in tokens."`
+	MaxTokens      int               `toml:"max_tokens" doc:"Completion tokens asked for per call."`
+	APIKeyEnv      string            `toml:"api_key_env" doc:"Name of the environment variable holding the API key, if the provider needs one. Never the key itself."`
+	TimeoutSeconds int               `toml:"timeout_seconds" doc:"Per-call timeout."`
+	MaxRetries     int               `toml:"max_retries" doc:"Retries on 429, 5xx and connection errors (exponential backoff, honours Retry-After)."`
+	MaxConcurrency int               `toml:"max_concurrency" doc:"Calls in flight at once per provider."`
+	Overrides      map[string]string `toml:"overrides" doc:"Per-stage model tags (e.g. a LoRA adapter trained for that stage); a stage listed here wins over its role." example:"scope = \"qwen3:1.7b-scope-v1\""`
+	Temperature    Temperature       `toml:"temperature" doc:"Sampling temperature per role; 0.0 is deterministic."`
+}
+
+// Temperature per model role.
+type Temperature struct {
+	Coding    float64 `toml:"coding"`
+	Reasoning float64 `toml:"reasoning"`
+}
+
+// Budget is the prompt budget (spec 4.1): the context package may use
+// models.context_window - reserved_tokens.
+type Budget struct {
+	ReservedTokens int     `toml:"reserved_tokens" doc:"Tokens kept for everything but the context package: system prompt, task, retry context and max_tokens. Must be < models.context_window."`
+	SafetyMargin   float64 `toml:"safety_margin" doc:"Fraction added to the chars/4 token estimate to absorb tokenizer variance (0 <= x < 1)."`
+}
+
+// Index configures cra index.
+type Index struct {
+	MaxFileBytes     int64 `toml:"max_file_bytes" doc:"Files larger than this are recorded and skipped, not parsed."`
+	CoChangeMaxFiles int   `toml:"co_change_max_files" doc:"Commits touching more files than this are noise for co-change counts."`
+}
+
+// Testing configures patch validation for cra solve.
+type Testing struct {
+	TestCommand      string `toml:"test_command" doc:"Required by cra solve, e.g. \"go test ./...\" or \"pytest tests/\"."`
+	LintCommand      string `toml:"lint_command" doc:"Optional; informational only."`
+	TypeCheckCommand string `toml:"type_check_command" doc:"Optional; informational only."`
+	TimeoutSeconds   int    `toml:"timeout_seconds" doc:"Per command."`
+}
+
+// Orchestrator bounds the solve loop (spec 5.7.9).
+type Orchestrator struct {
+	MaxParts            int `toml:"max_parts" doc:"Parts in a meta-plan decomposition."`
+	MaxStepsPerPart     int `toml:"max_steps_per_part" doc:"Steps in a part plan."`
+	MaxAdjustmentRounds int `toml:"max_adjustment_rounds" doc:"Adjustment passes per step."`
+	MaxRetriesPerStep   int `toml:"max_retries_per_step" doc:"Implement retries per step after a failed validation."`
+	MaxRefinementLoops  int `toml:"max_refinement_loops" doc:"Times Phase 3 may ask retrieval for more context."`
+}
+
+// Bootstrap configures the commit filter of history replay.
+type Bootstrap struct {
+	MaxFiles          int      `toml:"max_files" doc:"A commit qualifies with 1 to max_files source files changed..."`
+	MaxChangedLines   int      `toml:"max_changed_lines" doc:"...and at most this many lines added plus deleted."`
+	MinSubjectChars   int      `toml:"min_subject_chars" doc:"Subject length after stripping tags such as [skip ci] or scope:."`
+	MinSubjectWords   int      `toml:"min_subject_words" doc:"Words in the stripped subject."`
+	RequireImperative bool     `toml:"require_imperative" doc:"Only subjects starting with an imperative verb (fix, add, ...)."`
+	BotPatterns       []string `toml:"bot_patterns" doc:"Author or committer names/emails containing any of these are bots (case-insensitive)."`
+	CoChangeMinCount  int      `toml:"co_change_min_count" doc:"Co-change neighbours need at least this many earlier commits together."`
+}
+
+// Curate configures dataset curation.
+type Curate struct {
+	NearDupThreshold   float64 `toml:"near_dup_threshold" doc:"MinHash Jaccard threshold for near-duplicates (word 5-grams of task + completion)."`
+	MinHashBands       int     `toml:"minhash_bands" doc:"LSH bands; bands x rows hashes in all."`
+	MinHashRows        int     `toml:"minhash_rows" doc:"Rows per LSH band."`
+	Secrets            string  `toml:"secrets" doc:"What to do with examples containing credentials: redact or drop. Never exported as found."`
+	ValidationFraction float64 `toml:"validation_fraction" doc:"Share of commits (by hash of repo + commit) put in the validation split."`
+	PerRepoCap         int     `toml:"per_repo_cap" doc:"Most examples per repository and stage; 0 means no cap."`
+	ShardMaxMB         int     `toml:"shard_max_mb" doc:"Uncompressed size at which an export starts a new shard."`
+}
+
+// Teacher configures the remote model used for distillation.
+type Teacher struct {
+	Provider       string `toml:"provider" doc:"remote_api or openai_compat."`
+	BaseURL        string `toml:"base_url" doc:"OpenAI-compatible endpoint of the teacher."`
+	Model          string `toml:"model" doc:"Teacher model name; empty disables distillation."`
+	APIKeyEnv      string `toml:"api_key_env" doc:"Name of the environment variable holding the teacher's API key."`
+	MaxConcurrency int    `toml:"max_concurrency" doc:"Teacher calls in flight at once."`
+	TimeoutSeconds int    `toml:"timeout_seconds" doc:"Per-call timeout."`
+	MaxRetries     int    `toml:"max_retries" doc:"Retries on 429, 5xx and connection errors."`
+}
+
+// Default returns the configuration used for every key config.toml leaves out.
+func Default() Config {
+	return Config{
+		Models: Models{
+			Provider:       "ollama",
+			BaseURL:        "http://localhost:11434",
+			Coding:         "qwen3:1.7b",
+			Reasoning:      "qwen3:1.7b",
+			ContextWindow:  32768,
+			MaxTokens:      4096,
+			TimeoutSeconds: 300,
+			MaxRetries:     3,
+			MaxConcurrency: 2,
+			Overrides:      map[string]string{},
+		},
+		Budget:  Budget{ReservedTokens: 8192, SafetyMargin: 0.1},
+		Index:   Index{MaxFileBytes: 1 << 20, CoChangeMaxFiles: 30},
+		Testing: Testing{TimeoutSeconds: 600},
+		Orchestrator: Orchestrator{
+			MaxParts: 10, MaxStepsPerPart: 15, MaxAdjustmentRounds: 3,
+			MaxRetriesPerStep: 1, MaxRefinementLoops: 2,
+		},
+		Bootstrap: Bootstrap{
+			MaxFiles: 5, MaxChangedLines: 200, MinSubjectChars: 10, MinSubjectWords: 4,
+			BotPatterns:      []string{"[bot]", "dependabot", "renovate", "github-actions"},
+			CoChangeMinCount: 2,
+		},
+		Curate: Curate{
+			NearDupThreshold: 0.8, MinHashBands: 16, MinHashRows: 8,
+			Secrets: "redact", ValidationFraction: 0.1, PerRepoCap: 5000, ShardMaxMB: 256,
+		},
+		Teacher: Teacher{
+			Provider: "remote_api", APIKeyEnv: "CRA_TEACHER_API_KEY",
+			MaxConcurrency: 4, TimeoutSeconds: 120, MaxRetries: 5,
+		},
+	}
+}

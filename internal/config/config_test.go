@@ -1,0 +1,147 @@
+package config
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestTemplateLoadsBackAsDefaults(t *testing.T) {
+	cfg, err := Parse("config.toml", Template(Default()))
+	if err != nil {
+		t.Fatalf("the template init writes does not load: %v", err)
+	}
+	if !reflect.DeepEqual(cfg, Default()) {
+		t.Fatalf("template round trip changed the config:\n got %+v\nwant %+v", cfg, Default())
+	}
+}
+
+func TestTemplateDocumentsEverySection(t *testing.T) {
+	text := Template(Default())
+	for _, section := range []string{"[models]", "[models.overrides]", "[models.temperature]", "[budget]", "[index]",
+		"[testing]", "[orchestrator]", "[bootstrap]", "[curate]", "[teacher]"} {
+		i := strings.Index(text, "\n"+section+"\n")
+		if i < 0 {
+			t.Errorf("template lacks %s", section)
+			continue
+		}
+		prev := text[strings.LastIndex(text[:i], "\n")+1 : i]
+		if !strings.HasPrefix(prev, "# ") {
+			t.Errorf("%s has no comment above it (line before: %q)", section, prev)
+		}
+	}
+	if !strings.Contains(text, "\n# reserved_tokens = 8192\n") {
+		t.Errorf("non-active defaults should be written commented out")
+	}
+	if !strings.Contains(text, "\ncoding = \"qwen3:1.7b\"\n") {
+		t.Errorf("active keys should be written as settings")
+	}
+}
+
+func TestTemplateWritesChangedValues(t *testing.T) {
+	cfg := Default()
+	cfg.Models.Provider = "openai_compat"
+	cfg.Models.APIKeyEnv = "MY_KEY"
+	cfg.Models.Overrides = map[string]string{"scope": "qwen3:1.7b-scope-v1"}
+	cfg.Bootstrap.BotPatterns = []string{"bot"}
+	got, err := Parse("c.toml", Template(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, cfg) {
+		t.Fatalf("changed values lost:\n got %+v\nwant %+v", got, cfg)
+	}
+}
+
+func TestLoadMissingFileGivesDefaults(t *testing.T) {
+	cfg, err := Load(filepath.Join(t.TempDir(), "none.toml"))
+	if err != nil || !reflect.DeepEqual(cfg, Default()) {
+		t.Fatalf("got %+v, %v", cfg, err)
+	}
+}
+
+func TestErrorsNameFileKeyAndFix(t *testing.T) {
+	cases := []struct {
+		name, toml string
+		key        string
+		want       []string // substrings of the message
+	}{
+		{"reserved over window", "[budget]\nreserved_tokens = 40000\n", "budget.reserved_tokens",
+			[]string{"reserved_tokens must be < context_window", "40000 >= 32768", "lower budget.reserved_tokens"}},
+		{"negative reserved", "[budget]\nreserved_tokens = -1\n", "budget.reserved_tokens", []string{">= 0"}},
+		{"zero window", "[models]\ncontext_window = 0\n", "models.context_window", []string{"must be > 0"}},
+		{"bad provider", "[models]\nprovider = \"olama\"\n", "models.provider", []string{`"olama"`, "ollama, openai_compat, remote_api"}},
+		{"bad url", "[models]\nbase_url = \"localhost\"\n", "models.base_url", []string{"not an http(s) URL"}},
+		{"typo key", "[models]\ncodng = \"x\"\n", "models.codng", []string{"unknown key", "did you mean models.coding?"}},
+		{"unknown section", "[modles]\n", "modles", []string{"unknown key", "did you mean models?"}},
+		{"secret in config", "[teacher]\napi_key = \"sk-123\"\n", "teacher.api_key", []string{"secret", "api_key_env"}},
+		{"remote without key env", "[models]\nprovider = \"remote_api\"\n", "models.api_key_env", []string{"needs an API key"}},
+		{"secrets choice", "[curate]\nsecrets = \"keep\"\n", "curate.secrets", []string{"redact or drop"}},
+		{"threshold", "[curate]\nnear_dup_threshold = 1.5\n", "curate.near_dup_threshold", []string{"outside (0, 1]"}},
+		{"wrong type", "[bootstrap]\nmax_files = \"five\"\n", "", []string{"config /x/config.toml"}},
+		{"syntax", "[models\n", "", []string{"line 2", "TOML syntax"}},
+		{"temperature", "[models.temperature]\ncoding = 3.0\n", "models.temperature.coding", []string{"outside 0..2"}},
+		{"max tokens", "[models]\nmax_tokens = 40000\n", "models.max_tokens", []string{"must be < context_window"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("/x/config.toml", tc.toml)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %T is not a *config.Error: %v", err, err)
+			}
+			if ce.File != "/x/config.toml" {
+				t.Errorf("file = %q", ce.File)
+			}
+			if tc.key != "" && ce.Key != tc.key {
+				t.Errorf("key = %q, want %q (%v)", ce.Key, tc.key, err)
+			}
+			if ce.Fix == "" {
+				t.Errorf("no fix in %v", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q lacks %q", err.Error(), w)
+				}
+			}
+		})
+	}
+}
+
+func TestAPIKeyPastedIntoEnvNameIsNotEchoed(t *testing.T) {
+	const key = "sk-live-abcdef0123456789"
+	_, err := Parse("c.toml", "[teacher]\napi_key_env = \""+key+"\"\n")
+	if err == nil {
+		t.Fatal("a key in api_key_env was accepted")
+	}
+	if strings.Contains(err.Error(), key) {
+		t.Fatalf("error echoes the secret: %v", err)
+	}
+}
+
+func TestAllErrorsReportedAtOnce(t *testing.T) {
+	_, err := Parse("c.toml", "[budget]\nreserved_tokens = -5\n[curate]\nsecrets = \"x\"\n")
+	if n := strings.Count(err.Error(), "config c.toml"); n != 2 {
+		t.Fatalf("want 2 errors, got %d: %v", n, err)
+	}
+}
+
+func TestResolveHome(t *testing.T) {
+	t.Setenv("CRA_HOME", "/tmp/from-env")
+	if h, _ := ResolveHome("/tmp/from-flag"); h.Dir != "/tmp/from-flag" {
+		t.Errorf("flag should win, got %s", h.Dir)
+	}
+	if h, _ := ResolveHome(""); h.Dir != "/tmp/from-env" {
+		t.Errorf("env should be used, got %s", h.Dir)
+	}
+	t.Setenv("CRA_HOME", "")
+	t.Setenv("HOME", "/tmp/user")
+	if h, _ := ResolveHome(""); h.Dir != "/tmp/user/.cra" {
+		t.Errorf("default should be ~/.cra, got %s", h.Dir)
+	}
+}

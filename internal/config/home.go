@@ -1,0 +1,38 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Home is cra's data directory ($CRA_HOME, --home, default ~/.cra).
+type Home struct{ Dir string }
+
+// ResolveHome picks the home: the flag, else $CRA_HOME, else ~/.cra.
+func ResolveHome(flag string) (Home, error) {
+	dir := flag
+	if dir == "" {
+		dir = os.Getenv("CRA_HOME")
+	}
+	if dir == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return Home{}, err
+		}
+		dir = filepath.Join(h, ".cra")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Home{}, err
+	}
+	return Home{Dir: abs}, nil
+}
+
+func (h Home) ConfigPath() string  { return filepath.Join(h.Dir, "config.toml") }
+func (h Home) CuratedPath() string { return filepath.Join(h.Dir, "curated.duckdb") }
+func (h Home) RawPath() string     { return filepath.Join(h.Dir, "raw.duckdb") }
+func (h Home) SessionsDir() string { return filepath.Join(h.Dir, "sessions") }
+func (h Home) ExportsDir() string  { return filepath.Join(h.Dir, "exports") }
+
+// Load reads the home's config.toml (defaults if absent).
+func (h Home) Load() (Config, error) { return Load(h.ConfigPath()) }
