@@ -1,0 +1,34 @@
+// Package golden compares test output with files under testdata/, and
+// rewrites them when tests run with -update. Tests only.
+package golden
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files with the output the tests produce")
+
+// Assert fails t when got differs from the golden file at path; with -update
+// it writes got there instead.
+func Assert(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden %s: %v (run the test with -update to create it)", path, err)
+	}
+	if string(want) != string(got) {
+		t.Errorf("output differs from %s (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}

@@ -1,0 +1,114 @@
+package kb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Attached is an in-memory DuckDB session with both stores attached as the
+// catalogs "curated" and "raw", as `cra sql` and notebooks see them.
+// Unqualified names resolve in raw first, then curated.
+type Attached struct {
+	Conn  *sql.Conn // one connection: ATTACH and search_path are per session
+	db    *sql.DB
+	locks []*writeLock
+}
+
+// Attach opens both stores of home dir. Read-only unless write, in which case
+// it takes both write locks (and applies pending migrations) first.
+func Attach(ctx context.Context, dir string, write bool, command string) (*Attached, error) {
+	a := &Attached{}
+	ok := false
+	defer func() {
+		if !ok {
+			a.Close()
+		}
+	}()
+	for _, k := range Kinds {
+		path := filepath.Join(dir, k.File())
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, &NotInitializedError{Path: path}
+		}
+		if !write {
+			continue
+		}
+		lock, err := acquireWriteLock(path, command)
+		if err != nil {
+			return nil, err
+		}
+		a.locks = append(a.locks, lock)
+		db, err := openMigrated(ctx, path, k)
+		if err != nil {
+			return nil, err
+		}
+		if err := db.Close(); err != nil {
+			return nil, err
+		}
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, err
+	}
+	a.db = db
+	if a.Conn, err = db.Conn(ctx); err != nil {
+		return nil, err
+	}
+	for _, k := range Kinds {
+		path := filepath.Join(dir, k.File())
+		mode := " (READ_ONLY)"
+		if write {
+			mode = ""
+		}
+		q := fmt.Sprintf("ATTACH %s AS %s%s", quoteLiteral(path), k, mode)
+		if _, err := a.Conn.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("attach %s: %w", path, translateOpenError(path, err))
+		}
+		v, err := schemaVersion(ctx, a.Conn, string(k))
+		if err != nil {
+			return nil, fmt.Errorf("attach %s: %w", path, err)
+		}
+		if v > LatestVersion(k) {
+			return nil, &NewerStoreError{Store: k.File(), Version: v, Know: LatestVersion(k)}
+		}
+	}
+	if _, err := a.Conn.ExecContext(ctx, "SET search_path = 'raw,curated'"); err != nil {
+		return nil, err
+	}
+	ok = true
+	return a, nil
+}
+
+// Close detaches the stores (checkpointing what was written) and releases the locks.
+func (a *Attached) Close() error {
+	if a == nil {
+		return nil
+	}
+	var errs []error
+	if a.Conn != nil {
+		if len(a.locks) > 0 {
+			for _, k := range Kinds {
+				_, err := a.Conn.ExecContext(context.Background(), "CHECKPOINT "+string(k))
+				errs = append(errs, err)
+			}
+		}
+		errs = append(errs, a.Conn.Close())
+		a.Conn = nil
+	}
+	if a.db != nil {
+		errs = append(errs, a.db.Close())
+		a.db = nil
+	}
+	for _, l := range a.locks {
+		errs = append(errs, l.release())
+	}
+	a.locks = nil
+	return errors.Join(errs...)
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

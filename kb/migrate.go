@@ -1,0 +1,142 @@
+package kb
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed migrations
+var migrationFS embed.FS
+
+// Migration is one embedded schema change. A shipped migration is never
+// edited (a test pins their checksums); a change is a new file
+// migrations/<store>/NNNN_name.sql.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// Migrations lists the embedded migrations of kind in version order.
+func Migrations(kind Kind) ([]Migration, error) {
+	dir := path.Join("migrations", string(kind))
+	entries, err := fs.ReadDir(migrationFS, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Migration
+	for _, e := range entries {
+		name := e.Name()
+		num, rest, ok := strings.Cut(strings.TrimSuffix(name, ".sql"), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || !strings.HasSuffix(name, ".sql") {
+			return nil, fmt.Errorf("migration %s/%s: name must be NNNN_name.sql", kind, name)
+		}
+		text, err := fs.ReadFile(migrationFS, path.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Migration{Version: v, Name: rest, SQL: string(text)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	for i, m := range out {
+		if m.Version != i+1 {
+			return nil, fmt.Errorf("migrations of %s: version %d found where %d was expected", kind, m.Version, i+1)
+		}
+	}
+	return out, nil
+}
+
+// LatestVersion is the schema version this binary writes for kind.
+func LatestVersion(kind Kind) int {
+	ms, err := Migrations(kind)
+	if err != nil {
+		panic(err) // embedded at build time; a test covers it
+	}
+	return len(ms)
+}
+
+const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
+    version     INTEGER NOT NULL,
+    name        VARCHAR NOT NULL,
+    applied_at  TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+)`
+
+// schemaVersion is the highest applied version in catalog ("" for the
+// default database); 0 for a store that has none yet.
+func schemaVersion(ctx context.Context, q querier, catalog string) (int, error) {
+	prefix := ""
+	if catalog != "" {
+		prefix = catalog + "."
+	}
+	var exists bool
+	err := q.QueryRowContext(ctx, `SELECT count(*) > 0 FROM duckdb_tables()
+		WHERE table_name = 'schema_migrations' AND schema_name = 'main' AND database_name = coalesce(nullif(?, ''), current_database())`,
+		catalog).Scan(&exists)
+	if err != nil || !exists {
+		return 0, err
+	}
+	var v sql.NullInt64
+	err = q.QueryRowContext(ctx, "SELECT max(version) FROM "+prefix+"schema_migrations").Scan(&v)
+	return int(v.Int64), err
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// NewerStoreError refuses a store written by a newer cra.
+type NewerStoreError struct {
+	Store         string
+	Version, Know int
+}
+
+func (e *NewerStoreError) Error() string {
+	return fmt.Sprintf("%s has schema version %d but this cra knows versions up to %d: it was written by a newer cra — upgrade cra to use it",
+		e.Store, e.Version, e.Know)
+}
+
+// migrate applies the pending migrations of kind, each in its own
+// transaction with its schema_migrations row, so a crash mid-way leaves the
+// store at a whole version and the next open goes on from there.
+func migrate(ctx context.Context, db *sql.DB, kind Kind, store string) error {
+	ms, err := Migrations(kind)
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, createMigrationsTable); err != nil {
+		return fmt.Errorf("migrate %s: %w", store, err)
+	}
+	current, err := schemaVersion(ctx, db, "")
+	if err != nil {
+		return fmt.Errorf("migrate %s: %w", store, err)
+	}
+	if current > len(ms) {
+		return &NewerStoreError{Store: store, Version: current, Know: len(ms)}
+	}
+	for _, m := range ms[current:] {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate %s to version %d (%s): %w", store, m.Version, m.Name, err)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", m.Version, m.Name); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate %s: record version %d: %w", store, m.Version, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migrate %s: commit version %d: %w", store, m.Version, err)
+		}
+	}
+	return nil
+}

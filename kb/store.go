@@ -1,0 +1,154 @@
+package kb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
+)
+
+// Kind names one of the two stores.
+type Kind string
+
+const (
+	Curated Kind = "curated"
+	Raw     Kind = "raw"
+)
+
+// Kinds lists both stores in the order cra attaches them.
+var Kinds = []Kind{Curated, Raw}
+
+// File is the store's file name inside the home.
+func (k Kind) File() string { return string(k) + ".duckdb" }
+
+// Store is one open store. A writable Store holds the write lock until Close:
+// writers should open, write in bounded transactions and close, not sit on it.
+type Store struct {
+	DB   *sql.DB
+	Kind Kind
+	Path string
+	lock *writeLock
+}
+
+// Options say how to open a store.
+type Options struct {
+	// Write opens read-write: it takes the write lock and applies pending
+	// migrations. Otherwise the store is opened read-only and must exist.
+	Write bool
+	// Command describes the writer for the lock note, e.g. "cra bootstrap".
+	Command string
+}
+
+// NotInitializedError says the home has no such store yet.
+type NotInitializedError struct{ Path string }
+
+func (e *NotInitializedError) Error() string {
+	return fmt.Sprintf("no store at %s: run `cra init` first (or pass --home)", e.Path)
+}
+
+// Open opens the store of kind in home directory dir.
+func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, error) {
+	path := filepath.Join(dir, kind.File())
+	s := &Store{Kind: kind, Path: path}
+	if !opts.Write {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, &NotInitializedError{Path: path}
+		}
+		db, err := openDB(ctx, path, "?access_mode=read_only")
+		if err != nil {
+			return nil, err
+		}
+		s.DB = db
+		v, err := schemaVersion(ctx, db, "")
+		if err == nil && v > LatestVersion(kind) {
+			err = &NewerStoreError{Store: kind.File(), Version: v, Know: LatestVersion(kind)}
+		}
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		return s, nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, &NotInitializedError{Path: path}
+	}
+	lock, err := acquireWriteLock(path, opts.Command)
+	if err != nil {
+		return nil, err
+	}
+	db, err := openMigrated(ctx, path, kind)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	s.DB, s.lock = db, lock
+	return s, nil
+}
+
+// openMigrated opens path read-write and applies pending migrations; the
+// caller holds the write lock.
+func openMigrated(ctx context.Context, path string, kind Kind) (*sql.DB, error) {
+	db, err := openDB(ctx, path, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := migrate(ctx, db, kind, kind.File()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func openDB(ctx context.Context, path, query string) (*sql.DB, error) {
+	db, err := sql.Open("duckdb", path+query)
+	if err == nil {
+		err = db.PingContext(ctx)
+		if err != nil {
+			db.Close()
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, translateOpenError(path, err))
+	}
+	return db, nil
+}
+
+// Close checkpoints a writable store, closes it and releases the lock.
+func (s *Store) Close() error {
+	if s == nil || s.DB == nil {
+		return nil
+	}
+	var errs []error
+	if s.lock != nil {
+		// Fold the WAL into the file so other DuckDB clients see one file.
+		if _, err := s.DB.Exec("CHECKPOINT"); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, s.DB.Close(), s.lock.release())
+	s.DB = nil
+	return errors.Join(errs...)
+}
+
+// Init creates the home and both stores, applying every migration. It is
+// idempotent: on an existing home it only applies pending migrations.
+func Init(ctx context.Context, dir, command string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create home %s: %w", dir, err)
+	}
+	for _, k := range Kinds {
+		s, err := Open(ctx, dir, k, Options{Write: true, Command: command})
+		if err != nil {
+			return err
+		}
+		if err := s.Close(); err != nil {
+			return fmt.Errorf("close %s: %w", k.File(), err)
+		}
+	}
+	return nil
+}

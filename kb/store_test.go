@@ -1,0 +1,241 @@
+package kb
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/internal/golden"
+)
+
+// A child process started by a test holds a store's write lock until its
+// stdin closes. See startHolder.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("CRA_TEST_HOLD_STORE"); dir != "" {
+		s, err := Open(context.Background(), dir, Raw, Options{Write: true, Command: "cra bootstrap"})
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("ready")
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		s.Close()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func initHome(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := Init(context.Background(), dir, "cra init"); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestMigrationsCreateExactlyTheSchema(t *testing.T) {
+	dir := initHome(t)
+	for _, k := range Kinds {
+		s, err := Open(context.Background(), dir, k, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := s.DB.Query(`SELECT table_name, column_name, data_type, is_nullable
+			FROM information_schema.columns WHERE table_schema = 'main'
+			ORDER BY table_name, ordinal_position`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for rows.Next() {
+			var table, col, typ, nullable string
+			if err := rows.Scan(&table, &col, &typ, &nullable); err != nil {
+				t.Fatal(err)
+			}
+			null := ""
+			if nullable == "NO" {
+				null = " NOT NULL"
+			}
+			fmt.Fprintf(&b, "%s.%s %s%s\n", table, col, typ, null)
+		}
+		rows.Close()
+		s.Close()
+		golden.Assert(t, filepath.Join("testdata", "schema_"+string(k)+".golden"), []byte(b.String()))
+	}
+}
+
+func TestReopenIsANoOp(t *testing.T) {
+	dir := initHome(t)
+	for range 2 {
+		if err := Init(context.Background(), dir, "cra init"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range Kinds {
+		s, err := Open(context.Background(), dir, k, Options{Write: true, Command: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n, v int
+		if err := s.DB.QueryRow("SELECT count(*), max(version) FROM schema_migrations").Scan(&n, &v); err != nil {
+			t.Fatal(err)
+		}
+		if n != LatestVersion(k) || v != LatestVersion(k) {
+			t.Errorf("%s: %d migration rows up to version %d, want %d", k, n, v, LatestVersion(k))
+		}
+		s.Close()
+	}
+}
+
+func TestNewerStoreIsRefused(t *testing.T) {
+	dir := initHome(t)
+	s, err := Open(context.Background(), dir, Raw, Options{Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB.Exec("INSERT INTO schema_migrations (version, name) VALUES (999, 'from_the_future')"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for name, open := range map[string]func() error{
+		"write":  func() error { s, err := Open(context.Background(), dir, Raw, Options{Write: true}); s.Close(); return err },
+		"read":   func() error { s, err := Open(context.Background(), dir, Raw, Options{}); s.Close(); return err },
+		"attach": func() error { a, err := Attach(context.Background(), dir, false, ""); a.Close(); return err },
+	} {
+		err := open()
+		var newer *NewerStoreError
+		if !errors.As(err, &newer) || newer.Version != 999 {
+			t.Errorf("%s: got %v, want a NewerStoreError for version 999", name, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "upgrade cra") {
+			t.Errorf("%s: message does not say what to do: %v", name, err)
+		}
+	}
+}
+
+func TestReadOnlyOpenOfMissingStoreSaysRunInit(t *testing.T) {
+	_, err := Open(context.Background(), t.TempDir(), Curated, Options{})
+	var ni *NotInitializedError
+	if !errors.As(err, &ni) || !strings.Contains(err.Error(), "cra init") {
+		t.Fatalf("got %v", err)
+	}
+	_, err = Attach(context.Background(), t.TempDir(), false, "")
+	if !errors.As(err, &ni) {
+		t.Fatalf("attach: got %v", err)
+	}
+}
+
+// TestShippedMigrationsAreNeverEdited pins the checksum of every migration
+// once shipped: editing one fails here; a new one is appended with -update.
+func TestShippedMigrationsAreNeverEdited(t *testing.T) {
+	path := filepath.Join("testdata", "migrations.sha256")
+	var b strings.Builder
+	for _, k := range Kinds {
+		ms, err := Migrations(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			fmt.Fprintf(&b, "%x %s/%04d_%s.sql\n", sha256.Sum256([]byte(m.SQL)), k, m.Version, m.Name)
+		}
+	}
+	got := b.String()
+	want, err := os.ReadFile(path)
+	if err == nil {
+		for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+			if !strings.Contains(got, line+"\n") {
+				t.Errorf("shipped migration changed or removed: %s — write a new migration instead", line)
+			}
+		}
+		if t.Failed() {
+			t.FailNow() // even with -update: the pinned checksums are not rewritten
+		}
+	}
+	golden.Assert(t, path, []byte(got))
+}
+
+// startHolder starts this test binary as a separate process holding the raw
+// store's write lock; closing the returned stdin ends it.
+func startHolder(t *testing.T, dir string) (*exec.Cmd, func()) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CRA_TEST_HOLD_STORE="+dir)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if strings.TrimSpace(line) != "ready" {
+		t.Fatalf("holder did not start: %q", line)
+	}
+	return cmd, func() { stdin.Close(); _ = cmd.Wait() }
+}
+
+func TestSecondWriterIsRefusedNamingTheHolder(t *testing.T) {
+	dir := initHome(t)
+	cmd, stop := startHolder(t, dir)
+	defer stop()
+
+	wantHolder := func(name string, err error) {
+		t.Helper()
+		var le *LockedError
+		if !errors.As(err, &le) {
+			t.Fatalf("%s: got %v, want a LockedError", name, err)
+		}
+		if le.PID != cmd.Process.Pid || le.Command != "cra bootstrap" {
+			t.Errorf("%s: holder = pid %d %q, want pid %d \"cra bootstrap\"", name, le.PID, le.Command, cmd.Process.Pid)
+		}
+		want := fmt.Sprintf("another cra process (pid %d, cra bootstrap", cmd.Process.Pid)
+		if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "raw.duckdb") {
+			t.Errorf("%s: message %q lacks %q", name, err, want)
+		}
+	}
+	_, err := Open(context.Background(), dir, Raw, Options{Write: true, Command: "cra index"})
+	wantHolder("write", err)
+	_, err = Attach(context.Background(), dir, true, "cra sql --write")
+	wantHolder("attach --write", err)
+	// A reader is refused by DuckDB's own lock; we still name the holder.
+	_, err = Open(context.Background(), dir, Raw, Options{})
+	wantHolder("read", err)
+
+	// The curated store is not held: writing it works meanwhile.
+	s, err := Open(context.Background(), dir, Curated, Options{Write: true, Command: "cra index"})
+	if err != nil {
+		t.Fatalf("curated should be free: %v", err)
+	}
+	s.Close()
+}
+
+func TestKilledWriterLeavesNoLock(t *testing.T) {
+	dir := initHome(t)
+	cmd, stop := startHolder(t, dir)
+	defer stop()
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := Open(context.Background(), dir, Raw, Options{Write: true, Command: "cra bootstrap"})
+		if err == nil {
+			s.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("store still locked after the holder was killed: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
