@@ -108,7 +108,11 @@ func TestNewerStoreIsRefused(t *testing.T) {
 	}
 	s.Close()
 	for name, open := range map[string]func() error{
-		"write":  func() error { s, err := Open(context.Background(), dir, Raw, Options{Write: true}); s.Close(); return err },
+		"write": func() error {
+			s, err := Open(context.Background(), dir, Raw, Options{Write: true})
+			s.Close()
+			return err
+		},
 		"read":   func() error { s, err := Open(context.Background(), dir, Raw, Options{}); s.Close(); return err },
 		"attach": func() error { a, err := Attach(context.Background(), dir, false, ""); a.Close(); return err },
 	} {

@@ -1,20 +1,18 @@
+// Command cra runs the training loop of a small local code model: it indexes
+// repositories, mines their history into synthetic ground truth, logs every
+// agent run, curates datasets and exports them for LoRA training.
 package main
 
 import (
-	"database/sql"
-	"fmt"
-
-	_ "github.com/duckdb/duckdb-go/v2"
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() {
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		panic(err)
-	}
-	var v string
-	if err := db.QueryRow("select version()").Scan(&v); err != nil {
-		panic(err)
-	}
-	fmt.Println(v)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/cra-dev/cra/internal/tabular"
+	"github.com/cra-dev/cra/kb"
+)
+
+type sqlOptions struct {
+	script string // the SQL text, from the argument or -f
+	source string // where it came from, for errors
+	write  bool
+	format string
+	output string
+}
+
+func (a *app) sqlCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "sql",
+		Usage:     "run SQL over the stores (attached as curated and raw)",
+		ArgsUsage: `"<query>" | -f FILE`,
+		Description: "Both stores are attached: `select * from raw.task_runs`, `from curated.files`.\n" +
+			"Unqualified names look in raw, then curated. Read-only unless --write.\n" +
+			"A file may hold several statements; they run in order and each query's result is printed.\n" +
+			"Formats: table (default on a terminal; long cells are cut), csv (default otherwise),\n" +
+			"json, jsonl, markdown, parquet (needs -o; written by DuckDB with zstd).\n" +
+			"SQL errors print DuckDB's message and exit 2.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the SQL from `FILE` (- for stdin)"},
+			&cli.BoolFlag{Name: "write", Usage: "open the stores read-write (takes both write locks)"},
+			&cli.StringFlag{Name: "format", Usage: "table, csv, json, jsonl, markdown or parquet"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the result to `FILE` instead of stdout"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			opts, err := a.sqlOptions(cmd)
+			if err != nil {
+				return err
+			}
+			return a.runSQL(ctx, commandName(cmd), opts)
+		},
+	}
+}
+
+func (a *app) sqlOptions(cmd *cli.Command) (sqlOptions, error) {
+	o := sqlOptions{write: cmd.Bool("write"), format: cmd.String("format"), output: cmd.String("output")}
+	switch file := cmd.String("file"); {
+	case file != "" && cmd.Args().Len() > 0:
+		return o, usagef("give the SQL as an argument or with -f, not both")
+	case file == "-":
+		b, err := io.ReadAll(a.stdin)
+		if err != nil {
+			return o, err
+		}
+		o.script, o.source = string(b), "stdin"
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return o, usagef("read %s: %v", file, err)
+		}
+		o.script, o.source = string(b), file
+	case cmd.Args().Len() > 0:
+		o.script, o.source = strings.Join(cmd.Args().Slice(), " "), "query"
+	default:
+		return o, usagef(`no SQL: run cra sql "select ..." or cra sql -f FILE`)
+	}
+	if o.format == "" {
+		o.format = a.defaultFormat(o.output)
+	}
+	formats := append(slices.Clone(tabular.Formats), "parquet")
+	if !slices.Contains(formats, o.format) {
+		return o, usagef("--format %q: use one of %s", o.format, strings.Join(formats, ", "))
+	}
+	if o.format == "parquet" && o.output == "" {
+		return o, usagef("--format parquet needs -o FILE")
+	}
+	return o, nil
+}
+
+func (a *app) defaultFormat(output string) string {
+	switch ext := strings.TrimPrefix(filepath.Ext(output), "."); ext {
+	case "parquet", "csv", "json", "jsonl":
+		return ext
+	case "md":
+		return "markdown"
+	}
+	switch {
+	case a.json:
+		return "json"
+	case a.stdoutTTY && output == "":
+		return "table"
+	}
+	return "csv"
+}
+
+// sqlError is an error DuckDB raised for the user's SQL.
+type sqlError struct {
+	source string
+	n      int // statement number, from 1
+	err    error
+	hint   string
+}
+
+func (e *sqlError) Error() string {
+	msg := fmt.Sprintf("%s, statement %d: %v", e.source, e.n, e.err)
+	if e.hint != "" {
+		msg += "\n" + e.hint
+	}
+	return msg
+}
+
+func (e *sqlError) Unwrap() error { return e.err }
+
+func (a *app) runSQL(ctx context.Context, command string, o sqlOptions) error {
+	stmts := kb.SplitStatements(o.script)
+	if len(stmts) == 0 {
+		return usagef("%s holds no SQL statement", o.source)
+	}
+	att, err := kb.Attach(ctx, a.home.Dir, o.write, command)
+	if err != nil {
+		return err
+	}
+	defer att.Close()
+	out := a.stdout
+	if o.output != "" && o.format != "parquet" {
+		f, err := os.Create(o.output)
+		if err != nil {
+			return usagef("-o %s: %v", o.output, err)
+		}
+		defer f.Close()
+		out = f
+	}
+	results := 0
+	for i, stmt := range stmts {
+		fail := func(err error) error {
+			e := &sqlError{source: o.source, n: i + 1, err: err}
+			if strings.Contains(err.Error(), "read-only mode") {
+				e.hint = "cra sql opens the stores read-only; pass --write to change them"
+			}
+			return e
+		}
+		rowsWanted, err := kb.ReturnsRows(ctx, att.Conn, stmt)
+		if err != nil {
+			return fail(err)
+		}
+		if !rowsWanted {
+			if _, err := att.Conn.ExecContext(ctx, stmt); err != nil {
+				return fail(err)
+			}
+			continue
+		}
+		if results++; results > 1 && o.output != "" {
+			return usagef("-o %s takes one result, but statement %d is the second query", o.output, i+1)
+		}
+		if o.format == "parquet" {
+			q := fmt.Sprintf("COPY (%s) TO '%s' (FORMAT parquet, COMPRESSION zstd)", stmt, strings.ReplaceAll(o.output, "'", "''"))
+			if _, err := att.Conn.ExecContext(ctx, q); err != nil {
+				return fail(err)
+			}
+			continue
+		}
+		if err := a.printQuery(ctx, att.Conn, stmt, o.format, out, results > 1); err != nil {
+			return fail(err)
+		}
+	}
+	return nil
+}
+
+func (a *app) printQuery(ctx context.Context, conn *sql.Conn, stmt, format string, out io.Writer, separate bool) error {
+	rows, err := conn.QueryContext(ctx, stmt)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if separate && (format == "table" || format == "markdown" || format == "csv") {
+		fmt.Fprintln(out)
+	}
+	_, err = tabular.Write(out, format, rows)
+	return err
+}

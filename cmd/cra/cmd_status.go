@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+func (a *app) statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show the home, store sizes, row counts per table and the last runs of each kind",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			st, err := kb.ReadStatus(ctx, a.home.Dir)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.writeJSON(struct {
+					Home   string `json:"home"`
+					Config string `json:"config"`
+					*kb.Status
+				}{a.home.Dir, a.home.ConfigPath(), st})
+			}
+			return a.printStatus(st)
+		},
+	}
+}
+
+func (a *app) printStatus(st *kb.Status) error {
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "home\t%s\n", a.home.Dir)
+	fmt.Fprintf(tw, "config\t%s\n", a.home.ConfigPath())
+	for _, s := range st.Stores {
+		fmt.Fprintf(tw, "\n%s\t%s\t%s\tschema v%d\n", s.Kind, s.Path, humanBytes(s.Bytes), s.Version)
+		for _, t := range s.Tables {
+			fmt.Fprintf(tw, "  %s\t%d\n", t.Table, t.Rows)
+		}
+	}
+	fmt.Fprintf(tw, "\nlast runs\n")
+	for _, r := range st.LastRuns {
+		last := "never"
+		if r.Last != nil {
+			last = r.Last.Local().Format(time.DateTime)
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%s\n", r.Kind, r.Count, last)
+	}
+	return tw.Flush()
+}

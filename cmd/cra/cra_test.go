@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/internal/golden"
+)
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// cra runs the whole CLI in-process with --home set to home.
+func cra(t *testing.T, home string, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)
+	return result{code, out.String(), errb.String()}
+}
+
+func mustRun(t *testing.T, home string, args ...string) string {
+	t.Helper()
+	r := cra(t, home, "", args...)
+	if r.code != 0 {
+		t.Fatalf("cra %s: exit %d\nstderr: %s", strings.Join(args, " "), r.code, r.stderr)
+	}
+	return r.stdout
+}
+
+func newHome(t *testing.T) string {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "home")
+	mustRun(t, home, "init")
+	return home
+}
+
+// fixtureHome is a home whose raw store holds rows exercising every value
+// shape the formats must handle: NULLs, lists, JSON, times, newlines, quotes
+// and non-ASCII text.
+func fixtureHome(t *testing.T) string {
+	home := newHome(t)
+	mustRun(t, home, "sql", "--write", `
+		INSERT INTO raw.task_runs (task_id, repo_path, mode, execute_model, context_window, reserved_tokens,
+			stages, success, total_tokens, final_plan, timestamp) VALUES
+		('t-1', '/repos/a', 'plan', 'qwen3:1.7b', 32768, 8192, ['scope', 'precision'], true, 1200,
+			'{"steps": [{"id": "s1"}]}', TIMESTAMPTZ '2026-11-01 10:00:00+00'),
+		('t-2', '/repos/b, "quoted"', 'implement', 'qwen3:1.7b', 32768, 8192, [], NULL, NULL,
+			NULL, TIMESTAMPTZ '2026-11-02 11:30:00.25+00');
+		INSERT INTO raw.retrieval_llm_calls (task_id, call_type, model, prompt, response, latency_ms, timestamp) VALUES
+		('t-1', 'scope', 'qwen3:1.7b', 'line one
+line two | piped', 'réponse ✓', 42, TIMESTAMPTZ '2026-11-01 10:00:01+00');
+	`)
+	return home
+}
+
+const fixtureQuery = `SELECT task_id, repo_path, stages, success, total_tokens, final_plan, timestamp FROM raw.task_runs ORDER BY task_id`
+
+func TestSQLFormats(t *testing.T) {
+	home := fixtureHome(t)
+	for _, format := range []string{"table", "csv", "json", "jsonl", "markdown"} {
+		t.Run(format, func(t *testing.T) {
+			out := mustRun(t, home, "sql", "--format", format, fixtureQuery)
+			golden.Assert(t, filepath.Join("testdata", "sql", "format_"+format+".golden"), []byte(out))
+		})
+	}
+	t.Run("multiline and unicode", func(t *testing.T) {
+		out := mustRun(t, home, "sql", "--format", "table", "select prompt, response from raw.retrieval_llm_calls")
+		golden.Assert(t, filepath.Join("testdata", "sql", "table_escapes.golden"), []byte(out))
+	})
+}
+
+func TestSQLJSONIsValidAndTyped(t *testing.T) {
+	home := fixtureHome(t)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "sql", fixtureQuery)), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0]["total_tokens"] != float64(1200) || rows[1]["success"] != nil {
+		t.Fatalf("unexpected rows: %v", rows)
+	}
+	if stages, ok := rows[0]["stages"].([]any); !ok || len(stages) != 2 {
+		t.Fatalf("stages should be a JSON list: %#v", rows[0]["stages"])
+	}
+	if plan, ok := rows[0]["final_plan"].(map[string]any); !ok || plan["steps"] == nil {
+		t.Fatalf("a JSON column should be a JSON object: %#v", rows[0]["final_plan"])
+	}
+}
+
+func TestSQLDefaultFormatOffTerminalIsCSV(t *testing.T) {
+	home := newHome(t)
+	if out := mustRun(t, home, "sql", "select count(*) as n from raw.task_runs"); out != "n\n0\n" {
+		t.Fatalf("got %q", out)
+	}
+}
+
+func TestSQLMultiStatementFile(t *testing.T) {
+	home := newHome(t)
+	file := filepath.Join(t.TempDir(), "q.sql")
+	script := `-- a notebook
+create temp table t as select * from range(3) r(i);
+insert into t values (10);
+select sum(i) as total from t;   -- 13
+select 'a;b' as s, count(*) as n from curated.files;
+`
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, home, "sql", "--format", "csv", "-f", file)
+	if want := "total\n13\n\ns,n\na;b,0\n"; out != want {
+		t.Fatalf("got %q, want %q", out, want)
+	}
+	// The same script from stdin.
+	if r := cra(t, home, script, "sql", "--format", "csv", "-f", "-"); r.stdout != out || r.code != 0 {
+		t.Fatalf("stdin: %+v", r)
+	}
+}
+
+func TestSQLIsReadOnlyUnlessWrite(t *testing.T) {
+	home := newHome(t)
+	insert := `insert into raw.index_runs (repo_path, files_scanned, files_changed, duration_ms, status, timestamp)
+		values ('r', 1, 1, 1, 'ok', now())`
+	r := cra(t, home, "", "sql", insert)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "read-only") || !strings.Contains(r.stderr, "--write") {
+		t.Fatalf("read-only write: %+v", r)
+	}
+	if out := mustRun(t, home, "sql", "select count(*) from raw.index_runs"); !strings.HasSuffix(out, "\n0\n") {
+		t.Fatalf("the refused insert landed: %q", out)
+	}
+	mustRun(t, home, "sql", "--write", insert)
+	if out := mustRun(t, home, "sql", "select count(*) from index_runs"); !strings.HasSuffix(out, "\n1\n") {
+		t.Fatalf("the --write insert is missing: %q", out)
+	}
+}
+
+func TestSQLErrorsExit2WithDuckDBMessage(t *testing.T) {
+	home := newHome(t)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"syntax", []string{"sql", "selec 1"}, `syntax error at or near "selec"`},
+		{"missing table", []string{"sql", "select * from raw.nope"}, "Table with name nope does not exist"},
+		{"second statement", []string{"sql", "select 1; select * from nope2"}, "statement 2"},
+		{"no sql", []string{"sql"}, "no SQL"},
+		{"bad format", []string{"sql", "--format", "xml", "select 1"}, `--format "xml"`},
+		{"parquet needs -o", []string{"sql", "--format", "parquet", "select 1"}, "needs -o"},
+		{"unknown flag", []string{"sql", "--nope", "select 1"}, "nope"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cra(t, home, "", tc.args...)
+			if r.code != exitUsage {
+				t.Errorf("exit %d, want %d (stderr %q)", r.code, exitUsage, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("stderr %q lacks %q", r.stderr, tc.want)
+			}
+		})
+	}
+}
+
+func TestSQLOutputFiles(t *testing.T) {
+	home := fixtureHome(t)
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "runs.parquet")
+	mustRun(t, home, "sql", "-o", pq, fixtureQuery) // format from the extension
+	csvPath := filepath.Join(dir, "runs.csv")
+	mustRun(t, home, "sql", "--format", "csv", "-o", csvPath, fixtureQuery)
+
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	var codec string
+	if err := db.QueryRow(fmt.Sprintf("select count(*) from read_parquet('%s')", pq)).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("parquet rows = %d, %v", n, err)
+	}
+	if err := db.QueryRow(fmt.Sprintf("select any_value(compression) from parquet_metadata('%s')", pq)).Scan(&codec); err != nil || codec != "ZSTD" {
+		t.Fatalf("parquet codec = %q, %v", codec, err)
+	}
+	data, err := os.ReadFile(csvPath)
+	if err != nil || !strings.HasPrefix(string(data), "task_id,repo_path,") || strings.Count(string(data), "\n") != 3 {
+		t.Fatalf("csv file: %q %v", data, err)
+	}
+	if r := cra(t, home, "", "sql", "-o", pq, "select 1; select 2"); r.code != exitUsage {
+		t.Fatalf("two results into one file: %+v", r)
+	}
+}
+
+func TestNotInitialisedHomeSaysRunInit(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "none")
+	for _, args := range [][]string{{"sql", "select 1"}, {"status"}} {
+		r := cra(t, home, "", args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "run `cra init`") {
+			t.Errorf("%v: %+v", args, r)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/kb"
+)
+
+// Exit codes, the one place they are decided. Listed in `cra --help`.
+const (
+	exitOK          = 0   // everything done
+	exitFailures    = 1   // finished, but some inputs or steps failed
+	exitUsage       = 2   // usage, configuration or environment error: nothing was done
+	exitInterrupted = 130 // SIGINT/SIGTERM: stopped, stores left consistent
+)
+
+const exitCodesHelp = `EXIT CODES:
+   0    everything done
+   1    finished, but some inputs failed (see the summary)
+   2    usage, configuration or store error (bad flag, bad config.toml, store missing,
+        locked by another cra or newer than this cra, SQL error): nothing was done
+   130  interrupted (SIGINT/SIGTERM): stores left consistent; run again to finish`
+
+// usageError is a mistake in how cra was called.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
+
+// partialError says a batch finished with some inputs failed.
+type partialError struct{ failed, total int }
+
+func (e *partialError) Error() string {
+	return fmt.Sprintf("%d of %d inputs failed", e.failed, e.total)
+}
+
+// exitCode maps an error returned by a command to the process exit code.
+func exitCode(ctx context.Context, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return exitInterrupted
+	}
+	var (
+		usage   *usageError
+		cfgErr  *config.Error
+		notInit *kb.NotInitializedError
+		locked  *kb.LockedError
+		newer   *kb.NewerStoreError
+		partial *partialError
+		sqlErr  *sqlError
+	)
+	switch {
+	case errors.As(err, &partial):
+		return exitFailures
+	case errors.As(err, &usage), errors.As(err, &cfgErr), errors.As(err, &notInit),
+		errors.As(err, &locked), errors.As(err, &newer), errors.As(err, &sqlErr):
+		return exitUsage
+	}
+	return exitFailures
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
+
+	"github.com/cra-dev/cra/internal/config"
+)
+
+// app is what every command gets: the injected streams and the global flags.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	stdoutTTY      bool
+	home           config.Home
+	json           bool
+	log            *slog.Logger
+}
+
+// Run runs cra with args (without the program name) and returns the exit
+// code. Tests call it in-process with buffers.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stdoutTTY: isTerminal(stdout)}
+	root := a.rootCommand()
+	setUsageErrors(root)
+	err := root.Run(ctx, append([]string{"cra"}, args...))
+	code := exitCode(ctx, err)
+	if err != nil {
+		msg := err.Error()
+		if code == exitInterrupted {
+			msg = "interrupted: " + msg
+		}
+		fmt.Fprintf(stderr, "cra: %s\n", msg)
+	}
+	return code
+}
+
+func (a *app) rootCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "cra",
+		Usage: "index code, mine git history and curate fine-tuning datasets for a local code model",
+		Description: "Data lives in the home directory (--home, $CRA_HOME, default ~/.cra): config.toml,\n" +
+			"curated.duckdb (the code knowledge base), raw.duckdb (every run and model call),\n" +
+			"sessions/ and exports/.\n\n" + exitCodesHelp,
+		Writer:                a.stdout,
+		ErrWriter:             a.stderr,
+		Reader:                a.stdin,
+		EnableShellCompletion: true,
+		Suggest:               true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "home", Usage: "cra's data directory (default $CRA_HOME, else ~/.cra)"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json (logs go to stderr)"},
+			&cli.BoolFlag{Name: "json", Usage: "machine-readable output on stdout"},
+		},
+		Before: a.before,
+		// Errors are printed once, by Run; cli must never exit the process.
+		ExitErrHandler: func(context.Context, *cli.Command, error) {},
+		Commands: []*cli.Command{
+			a.initCommand(),
+			a.sqlCommand(),
+			a.statusCommand(),
+		},
+	}
+}
+
+// setUsageErrors makes every command's flag errors usage errors (exit 2)
+// that point at the command's help.
+func setUsageErrors(cmd *cli.Command) {
+	cmd.OnUsageError = func(_ context.Context, c *cli.Command, err error, _ bool) error {
+		return usagef("%v (see `%s --help`)", err, c.FullName())
+	}
+	for _, sub := range cmd.Commands {
+		setUsageErrors(sub)
+	}
+}
+
+func (a *app) before(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+	home, err := config.ResolveHome(cmd.String("home"))
+	if err != nil {
+		return ctx, usagef("--home: %v", err)
+	}
+	a.home, a.json = home, cmd.Bool("json")
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cmd.String("log-level"))); err != nil {
+		return ctx, usagef("--log-level %q: use debug, info, warn or error", cmd.String("log-level"))
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch cmd.String("log-format") {
+	case "text":
+		a.log = slog.New(slog.NewTextHandler(a.stderr, opts))
+	case "json":
+		a.log = slog.New(slog.NewJSONHandler(a.stderr, opts))
+	default:
+		return ctx, usagef("--log-format %q: use text or json", cmd.String("log-format"))
+	}
+	return ctx, nil
+}
+
+// commandName names the running command for lock notes, e.g. "cra sql".
+func commandName(cmd *cli.Command) string {
+	return strings.TrimSpace("cra " + strings.TrimPrefix(cmd.FullName(), "cra "))
+}
+
+// loadConfig reads the home's config.toml (defaults when absent).
+func (a *app) loadConfig() (config.Config, error) { return a.home.Load() }
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// writeJSON prints v as indented JSON on stdout.
+func (a *app) writeJSON(v any) error {
+	enc := jsonEncoder(a.stdout)
+	return enc.Encode(v)
+}
