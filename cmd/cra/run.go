@@ -61,6 +61,12 @@ func (a *app) rootCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "machine-readable output on stdout"},
 		},
 		Before: a.before,
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef("unknown command %q (see `cra --help`)", cmd.Args().First())
+			}
+			return cli.ShowRootCommandHelp(cmd)
+		},
 		// Errors are printed once, by Run; cli must never exit the process.
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 		Commands: []*cli.Command{
