@@ -1,0 +1,60 @@
+package notebooks
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// TestNotebooksRunAgainstTheSchema runs every statement of every notebook
+// against a fixture store with a few rows, so a schema change that breaks a
+// notebook fails here.
+func TestNotebooksRunAgainstTheSchema(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := kb.Init(ctx, dir, "test"); err != nil {
+		t.Fatal(err)
+	}
+	a, err := kb.Attach(ctx, dir, true, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Conn.ExecContext(ctx, `
+		INSERT INTO curated.repos (path, indexed_at) VALUES ('/r', now());
+		INSERT INTO curated.files (repo_id, path, language, content_hash, size_bytes) VALUES (1, 'a.py', 'python', 'h', 10), (1, 'b.py', 'python', 'h2', 20);
+		INSERT INTO curated.symbols (file_id, name, kind, start_line, end_line) VALUES (1, 'f', 'function', 1, 2);
+		INSERT INTO curated.dependencies (source_file_id, target_file_id, kind) VALUES (1, 2, 'import');
+		INSERT INTO raw.task_runs (task_id, repo_path, mode, execute_model, context_window, reserved_tokens, stages, success, timestamp)
+			VALUES ('t', '/r', 'plan', 'm', 32768, 8192, ['scope'], true, now());
+		INSERT INTO raw.retrieval_llm_calls (task_id, call_type, model, prompt, latency_ms, error, timestamp)
+			VALUES ('t', 'scope', 'm', 'p', 10, 'timeout', now());`); err != nil {
+		t.Fatal(err)
+	}
+	all, err := All()
+	if err != nil || len(all) == 0 {
+		t.Fatalf("notebooks: %d, %v", len(all), err)
+	}
+	for _, nb := range all {
+		stmts := kb.SplitStatements(nb.SQL)
+		if len(stmts) == 0 {
+			t.Errorf("%s has no statement", nb.Name)
+		}
+		for i, stmt := range stmts {
+			rows, err := a.Conn.QueryContext(ctx, stmt)
+			if err != nil {
+				t.Errorf("%s statement %d: %v", nb.Name, i+1, err)
+				continue
+			}
+			n := 0
+			for rows.Next() {
+				n++
+			}
+			rows.Close()
+			if n == 0 {
+				t.Errorf("%s statement %d returned no row on the fixture", nb.Name, i+1)
+			}
+		}
+	}
+}
