@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -168,22 +169,24 @@ func (a *app) runSQL(ctx context.Context, command string, o sqlOptions) error {
 			}
 			continue
 		}
-		if err := a.printQuery(ctx, att.Conn, stmt, o.format, out, results > 1); err != nil {
+		start := time.Now()
+		n, err := a.printQuery(ctx, att.Conn, stmt, o.format, out, results > 1)
+		if err != nil {
 			return fail(err)
 		}
+		a.log.Debug("query", "statement", i+1, "rows", n, "elapsed", time.Since(start))
 	}
 	return nil
 }
 
-func (a *app) printQuery(ctx context.Context, conn *sql.Conn, stmt, format string, out io.Writer, separate bool) error {
+func (a *app) printQuery(ctx context.Context, conn *sql.Conn, stmt, format string, out io.Writer, separate bool) (int, error) {
 	rows, err := conn.QueryContext(ctx, stmt)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
 	if separate && (format == "table" || format == "markdown" || format == "csv") {
 		fmt.Fprintln(out)
 	}
-	_, err = tabular.Write(out, format, rows)
-	return err
+	return tabular.Write(out, format, rows)
 }
