@@ -1,0 +1,108 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// ollama speaks Ollama's native API (POST /api/chat, stream false), not its
+// OpenAI shim: only the native API takes num_ctx per request, and without it
+// Ollama silently truncates long prompts to its small default window.
+type ollama struct{ c *client }
+
+type ollamaChatRequest struct {
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	Stream   bool          `json:"stream"`
+	Format   string        `json:"format,omitempty"`
+	Options  ollamaOptions `json:"options"`
+}
+
+type ollamaOptions struct {
+	NumCtx int `json:"num_ctx,omitempty"`
+	// Temperature is always sent: 0 (greedy) is the project default and must
+	// not fall back to the model's.
+	Temperature float64 `json:"temperature"`
+	NumPredict  int     `json:"num_predict,omitempty"`
+}
+
+type ollamaChatResponse struct {
+	Model   string       `json:"model"`
+	Message *chatMessage `json:"message"`
+	// Counts are absent when Ollama skips them (e.g. a fully cached prompt).
+	PromptEvalCount *int   `json:"prompt_eval_count"`
+	EvalCount       *int   `json:"eval_count"`
+	Error           string `json:"error"`
+}
+
+func (o *ollama) send(ctx context.Context, req Request) (Response, error) {
+	c := o.c
+	in := ollamaChatRequest{
+		Model:    c.cfg.Model,
+		Messages: messages(req),
+		Options: ollamaOptions{
+			NumCtx:      c.cfg.ContextWindow,
+			Temperature: c.temperature(req),
+			NumPredict:  c.maxTokens(req),
+		},
+	}
+	if req.JSON {
+		in.Format = "json"
+	}
+	body, err := json.Marshal(in)
+	if err != nil {
+		return Response{}, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.BaseURL+"/api/chat", bytes.NewReader(body))
+	if err != nil {
+		return Response{}, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hresp, err := c.http.Do(hreq)
+	if err != nil {
+		return Response{}, err
+	}
+	defer hresp.Body.Close()
+	raw, err := io.ReadAll(hresp.Body)
+	if err != nil {
+		return Response{}, err // connection lost mid-body: a transport error
+	}
+	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
+		return Response{}, o.statusFailure(hresp, raw)
+	}
+	var out ollamaChatResponse
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return Response{}, c.malformed(raw, err)
+	}
+	if out.Message == nil {
+		return Response{}, c.malformed(raw, fmt.Errorf("no message in the answer"))
+	}
+	return Response{Text: out.Message.Content, Model: out.Model,
+		PromptTokens: out.PromptEvalCount, CompletionTokens: out.EvalCount}, nil
+}
+
+func (o *ollama) statusFailure(hresp *http.Response, raw []byte) *failure {
+	c := o.c
+	var e struct {
+		Error string `json:"error"`
+	}
+	detail := string(raw)
+	if json.Unmarshal(raw, &e) == nil && e.Error != "" {
+		detail = e.Error
+	}
+	if hresp.StatusCode == http.StatusNotFound {
+		lower := strings.ToLower(detail)
+		if strings.Contains(lower, "model") && strings.Contains(lower, "not found") {
+			m := c.cfg.Model
+			return &failure{status: hresp.StatusCode, err: &kindError{kind: ErrModelNotFound,
+				msg: fmt.Sprintf("model %s not found on %s — run `ollama pull %s`", m, c.cfg.BaseURL, m)}}
+		}
+		detail += " (is base_url the Ollama server root, without /v1?)"
+	}
+	return c.statusFailure(hresp.StatusCode, hresp.Header, detail, nil)
+}

@@ -1,0 +1,92 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// openAI serves openai_compat (vLLM, llama-server: Model names the base
+// model or a LoRA adapter, chosen per request) and remote_api (teacher
+// models) through go-openai's chat completions.
+type openAI struct {
+	c   *client
+	api *openai.Client
+}
+
+func newOpenAI(c *client, key string) *openAI {
+	conf := openai.DefaultConfig(key) // "" sends no Authorization header
+	conf.BaseURL = c.cfg.BaseURL
+	conf.HTTPClient = hook(c.http)
+	return &openAI{c: c, api: openai.NewClientWithConfig(conf)}
+}
+
+func (p *openAI) send(ctx context.Context, req Request) (Response, error) {
+	c := p.c
+	in := openai.ChatCompletionRequest{Model: c.cfg.Model, MaxTokens: c.maxTokens(req)}
+	for _, m := range messages(req) {
+		in.Messages = append(in.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+	}
+	if req.JSON {
+		in.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	x := &exchange{extra: map[string]any{"temperature": c.temperature(req)}}
+	out, err := p.api.CreateChatCompletion(withExchange(ctx, x), in)
+	if err != nil {
+		return Response{}, p.classify(err, x)
+	}
+	if len(out.Choices) == 0 {
+		return Response{}, c.malformed(x.body, errors.New("no choices in the answer"))
+	}
+	resp := Response{Text: out.Choices[0].Message.Content, Model: out.Model}
+	// go-openai's Usage is not a pointer: absent and all-zero look the same,
+	// and both mean the server did not count.
+	if u := out.Usage; u.PromptTokens != 0 || u.CompletionTokens != 0 {
+		pt, ct := u.PromptTokens, u.CompletionTokens
+		resp.PromptTokens, resp.CompletionTokens = &pt, &ct
+	}
+	return resp, nil
+}
+
+// classify turns go-openai's errors into failures; errors without an HTTP
+// answer go back as they are, for the client's transport classification.
+func (p *openAI) classify(err error, x *exchange) error {
+	c := p.c
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	var status int
+	var detail string
+	switch {
+	case errors.As(err, &apiErr):
+		status, detail = apiErr.HTTPStatusCode, apiErr.Message
+	case errors.As(err, &reqErr):
+		status, detail = reqErr.HTTPStatusCode, string(reqErr.Body)
+	case x.status >= 200 && x.status <= 299:
+		return c.malformed(x.body, err) // go-openai could not decode a 2xx
+	default:
+		return err
+	}
+	if status == 0 { // a RequestError wrapping an APIError leaves the inner code unset
+		status = x.status
+	}
+	if status == http.StatusNotFound && modelMissing(detail) {
+		hint := "a LoRA adapter must be loaded by the server"
+		if c.cfg.Provider == ProviderRemoteAPI {
+			hint = "check the model name in the config"
+		}
+		return &failure{status: status, err: &kindError{kind: ErrModelNotFound, cause: err,
+			msg: fmt.Sprintf("model %s is not served at %s — see GET %s/models (%s)",
+				c.cfg.Model, c.cfg.BaseURL, c.cfg.BaseURL, hint)}}
+	}
+	return c.statusFailure(status, x.header, detail, err)
+}
+
+// modelMissing recognises vLLM's and OpenAI's "no such model" messages.
+func modelMissing(detail string) bool {
+	d := strings.ToLower(detail)
+	return strings.Contains(d, "model") && (strings.Contains(d, "does not exist") || strings.Contains(d, "not found"))
+}

@@ -1,0 +1,270 @@
+package fakellm_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/internal/fakellm"
+)
+
+const (
+	ollamaChat = `{"model":"m1","stream":false,"format":"json","options":{"temperature":0,"num_predict":64,"num_ctx":4096},` +
+		`"messages":[{"role":"system","content":"sys"},{"role":"user","content":"hello there"}]}`
+	openAIChat = `{"model":"m1","temperature":0.5,"max_tokens":64,"response_format":{"type":"json_object"},` +
+		`"messages":[{"role":"system","content":"sys"},{"role":"user","content":"hello there"}]}`
+)
+
+func post(t *testing.T, url, body string, header ...string) (*http.Response, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		out = map[string]any{"raw": string(raw)}
+	}
+	return resp, out
+}
+
+func TestChatWireFormats(t *testing.T) {
+	tests := []struct {
+		name, path, body string
+		format           string
+		temperature      float64
+		text             func(map[string]any) any
+		usage            func(map[string]any) (any, any)
+	}{
+		{
+			name: "ollama", path: "/api/chat", body: ollamaChat, format: fakellm.FormatOllama, temperature: 0,
+			text:  func(m map[string]any) any { return m["message"].(map[string]any)["content"] },
+			usage: func(m map[string]any) (any, any) { return m["prompt_eval_count"], m["eval_count"] },
+		},
+		{
+			name: "openai", path: "/v1/chat/completions", body: openAIChat, format: fakellm.FormatOpenAI, temperature: 0.5,
+			text: func(m map[string]any) any {
+				return m["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"]
+			},
+			usage: func(m map[string]any) (any, any) {
+				u, _ := m["usage"].(map[string]any)
+				return u["prompt_tokens"], u["completion_tokens"]
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakellm.New(t,
+				fakellm.Reply{Text: "scripted", PromptTokens: 7, CompletionTokens: 3},
+				fakellm.Reply{Text: "no usage", OmitUsage: true})
+			srv.SetDefault(fakellm.Fixed("default"))
+
+			resp, got := post(t, srv.URL+tt.path, tt.body, "Authorization", "Bearer k")
+			if resp.StatusCode != 200 || tt.text(got) != "scripted" {
+				t.Fatalf("first reply: %d %v", resp.StatusCode, got)
+			}
+			if p, c := tt.usage(got); p != 7.0 || c != 3.0 {
+				t.Errorf("usage = %v, %v; want 7, 3", p, c)
+			}
+			_, got = post(t, srv.URL+tt.path, tt.body)
+			if p, c := tt.usage(got); tt.text(got) != "no usage" || p != nil || c != nil {
+				t.Errorf("OmitUsage reply: %v", got)
+			}
+			_, got = post(t, srv.URL+tt.path, tt.body)
+			if tt.text(got) != "default" {
+				t.Errorf("after the script: %v, want the default reply", got)
+			}
+
+			reqs := srv.Requests()
+			if len(reqs) != 3 || srv.Calls() != 3 {
+				t.Fatalf("recorded %d requests, %d calls; want 3", len(reqs), srv.Calls())
+			}
+			r := reqs[0]
+			if r.Format != tt.format || r.Path != tt.path || r.Model != "m1" || r.Authorization != "Bearer k" {
+				t.Errorf("recorded %+v", r)
+			}
+			if len(r.Messages) != 2 || r.Messages[0] != (fakellm.Message{Role: "system", Content: "sys"}) ||
+				r.Messages[1].Content != "hello there" {
+				t.Errorf("messages = %+v", r.Messages)
+			}
+			if r.Temperature == nil || *r.Temperature != tt.temperature {
+				t.Errorf("temperature = %v, want %v", r.Temperature, tt.temperature)
+			}
+			if r.MaxTokens == nil || *r.MaxTokens != 64 || !r.JSON {
+				t.Errorf("max tokens %v, json %v", r.MaxTokens, r.JSON)
+			}
+		})
+	}
+}
+
+func TestEchoIsTheDefault(t *testing.T) {
+	srv := fakellm.New(t)
+	_, got := post(t, srv.URL+"/api/chat", ollamaChat)
+	if c := got["message"].(map[string]any)["content"]; c != "hello there" {
+		t.Errorf("echo = %v", c)
+	}
+	if o := srv.Requests()[0].Options; o["num_ctx"] != 4096.0 {
+		t.Errorf("options = %v", o)
+	}
+}
+
+func TestErrorsAndRetryAfter(t *testing.T) {
+	tests := []struct {
+		name, path, body string
+		rep              fakellm.Reply
+		wantStatus       int
+		wantBody         string
+	}{
+		{"ollama 404", "/api/chat", ollamaChat, fakellm.Reply{Status: 404}, 404, `model \"m1\" not found`},
+		{"openai 404", "/v1/chat/completions", openAIChat, fakellm.Reply{Status: 404}, 404, "The model `m1` does not exist."},
+		{"429", "/v1/chat/completions", openAIChat, fakellm.Reply{Status: 429, RetryAfter: "2", Error: "slow down"}, 429, "slow down"},
+		{"malformed", "/api/chat", ollamaChat, fakellm.Reply{Malformed: true}, 200, "cut sho"},
+		{"raw body", "/api/chat", ollamaChat, fakellm.Reply{Status: 502, Body: "<html>bad gateway</html>"}, 502, "bad gateway"},
+		{"unknown path", "/api/generate", ollamaChat, fakellm.Reply{}, 404, "404 page not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakellm.New(t, tt.rep)
+			if tt.name == "unknown path" {
+				srv.AllowUnused()
+			}
+			resp, got := post(t, srv.URL+tt.path, tt.body)
+			if resp.StatusCode != tt.wantStatus {
+				t.Errorf("status = %d, want %d", resp.StatusCode, tt.wantStatus)
+			}
+			if b, _ := json.Marshal(got); !strings.Contains(string(b), tt.wantBody) {
+				t.Errorf("body %s does not contain %q", b, tt.wantBody)
+			}
+			if resp.Header.Get("Retry-After") != tt.rep.RetryAfter {
+				t.Errorf("Retry-After = %q, want %q", resp.Header.Get("Retry-After"), tt.rep.RetryAfter)
+			}
+		})
+	}
+}
+
+func TestModelLists(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.SetModels("a", "b:lora")
+	for path, want := range map[string]string{"/api/tags": `"name":"b:lora"`, "/v1/models": `"id":"b:lora"`} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("%s = %s, want %s", path, b, want)
+		}
+	}
+	if srv.Calls() != 0 || len(srv.Requests()) != 2 {
+		t.Errorf("model lists: %d calls, %d requests; want 0, 2", srv.Calls(), len(srv.Requests()))
+	}
+}
+
+func TestDropClosesTheConnection(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Reply{Drop: true})
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/chat", strings.NewReader(ollamaChat))
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("status %d, want a transport error", resp.StatusCode)
+	}
+}
+
+func TestDelayEndsWhenTheClientGoesAway(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Reply{Delay: time.Hour})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/api/chat", strings.NewReader(ollamaChat))
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	srv.WaitForCalls(t, 1, 5*time.Second)
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("want an error after cancel")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("request still held 5s after cancel")
+	}
+}
+
+func TestConcurrentRequests(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.SetDefault(func(r fakellm.Request) fakellm.Reply {
+		return fakellm.Reply{Text: r.Messages[1].Content, Delay: 20 * time.Millisecond}
+	})
+	const n = 8
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			body := strings.Replace(ollamaChat, "hello there", fmt.Sprint("q", i), 1)
+			resp, err := http.Post(srv.URL+"/api/chat", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Errorf("q%d: %v", i, err)
+				return
+			}
+			defer resp.Body.Close()
+			var got struct{ Message fakellm.Message }
+			if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || got.Message.Content != fmt.Sprint("q", i) {
+				t.Errorf("reply %+v (%v) to q%d", got, err, i)
+			}
+		})
+	}
+	wg.Wait()
+	if srv.Calls() != n || srv.MaxInFlight() < 2 || srv.MaxInFlight() > n {
+		t.Errorf("calls %d, max in flight %d", srv.Calls(), srv.MaxInFlight())
+	}
+}
+
+// cleanupTB captures what New does at cleanup.
+type cleanupTB struct {
+	testing.TB
+	cleanups []func()
+	errors   []string
+}
+
+func (c *cleanupTB) Cleanup(f func()) { c.cleanups = append(c.cleanups, f) }
+func (c *cleanupTB) Errorf(format string, args ...any) {
+	c.errors = append(c.errors, fmt.Sprintf(format, args...))
+}
+
+func TestUnusedRepliesFailTheTest(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		tb := &cleanupTB{TB: t}
+		srv := fakellm.New(tb, fakellm.Reply{Text: "never asked"})
+		if allow {
+			srv.AllowUnused()
+		}
+		for _, f := range tb.cleanups {
+			f()
+		}
+		if failed := len(tb.errors) > 0; failed == allow {
+			t.Errorf("AllowUnused=%v: cleanup errors %q", allow, tb.errors)
+		}
+	}
+}
