@@ -1,0 +1,77 @@
+package llm
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cra-dev/cra/internal/config"
+)
+
+// Role is what a call is for; each role has its own model and temperature.
+type Role string
+
+const (
+	RoleCoding    Role = "coding"    // code generation (implement)
+	RoleReasoning Role = "reasoning" // task analysis, scope, precision, plan, enrichment, train-plan
+)
+
+// Router resolves which model serves a role and stage (spec 3.3). It is
+// built once per command from the loaded config.
+type Router struct{ models config.Models }
+
+// NewRouter makes a Router over the [models] section.
+func NewRouter(models config.Models) *Router { return &Router{models: models} }
+
+// Resolve picks the model: [models.overrides] for stage, else
+// [models].<role>, else an error telling the user to run `cra init`.
+func (r *Router) Resolve(role Role, stage string) (ModelConfig, error) {
+	m := r.models
+	var model string
+	var temp float64
+	switch role {
+	case RoleCoding:
+		model, temp = m.Coding, m.Temperature.Coding
+	case RoleReasoning:
+		model, temp = m.Reasoning, m.Temperature.Reasoning
+	default:
+		return ModelConfig{}, fmt.Errorf("%w: unknown model role %q (coding or reasoning)", ErrInvalidConfig, role)
+	}
+	if override, ok := m.Overrides[stage]; ok && stage != "" && override != "" {
+		model = override
+	}
+	if model == "" {
+		return ModelConfig{}, fmt.Errorf("%w: no %s model configured: run `cra init --%s-model M` or set models.%s in config.toml",
+			ErrInvalidConfig, role, role, role)
+	}
+	return ModelConfig{
+		Provider:       m.Provider,
+		BaseURL:        m.BaseURL,
+		Model:          model,
+		Temperature:    temp,
+		MaxTokens:      m.MaxTokens,
+		ContextWindow:  m.ContextWindow,
+		APIKeyEnv:      m.APIKeyEnv,
+		Timeout:        time.Duration(m.TimeoutSeconds) * time.Second,
+		MaxRetries:     m.MaxRetries,
+		MaxConcurrency: m.MaxConcurrency,
+	}, nil
+}
+
+// Teacher resolves the [teacher] section; an empty model means distillation
+// is not configured.
+func Teacher(t config.Teacher, maxTokens, contextWindow int) (ModelConfig, error) {
+	if t.Model == "" {
+		return ModelConfig{}, fmt.Errorf("%w: no teacher model: set teacher.model and teacher.base_url in config.toml", ErrInvalidConfig)
+	}
+	return ModelConfig{
+		Provider:       t.Provider,
+		BaseURL:        t.BaseURL,
+		Model:          t.Model,
+		MaxTokens:      maxTokens,
+		ContextWindow:  contextWindow,
+		APIKeyEnv:      t.APIKeyEnv,
+		Timeout:        time.Duration(t.TimeoutSeconds) * time.Second,
+		MaxRetries:     t.MaxRetries,
+		MaxConcurrency: t.MaxConcurrency,
+	}, nil
+}
