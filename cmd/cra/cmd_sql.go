@@ -163,7 +163,8 @@ func (a *app) runSQL(ctx context.Context, command string, o sqlOptions) error {
 			return usagef("-o %s takes one result, but statement %d is the second query", o.output, i+1)
 		}
 		if o.format == "parquet" {
-			q := fmt.Sprintf("COPY (%s) TO '%s' (FORMAT parquet, COMPRESSION zstd)", stmt, strings.ReplaceAll(o.output, "'", "''"))
+			// The newline ends a trailing -- comment before the closing parenthesis.
+			q := fmt.Sprintf("COPY (%s\n) TO '%s' (FORMAT parquet, COMPRESSION zstd)", stmt, strings.ReplaceAll(o.output, "'", "''"))
 			if _, err := att.Conn.ExecContext(ctx, q); err != nil {
 				return fail(err)
 			}

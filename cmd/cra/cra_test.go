@@ -173,7 +173,7 @@ func TestSQLOutputFiles(t *testing.T) {
 	home := fixtureHome(t)
 	dir := t.TempDir()
 	pq := filepath.Join(dir, "runs.parquet")
-	mustRun(t, home, "sql", "-o", pq, fixtureQuery) // format from the extension
+	mustRun(t, home, "sql", "-o", pq, fixtureQuery+" -- the runs") // format from the extension
 	csvPath := filepath.Join(dir, "runs.csv")
 	mustRun(t, home, "sql", "--format", "csv", "-o", csvPath, fixtureQuery)
 
