@@ -1,0 +1,22 @@
+// Package lang owns pure, per-file language extraction: given one file's path
+// and bytes it returns the symbols, docstrings, inline comments, import specs,
+// references (calls, inheritance, type references) and CGRAG code-index facts
+// (raises, error strings, mutated state) that tree-sitter can recover from that
+// file alone. Python, JavaScript (with JSX), TypeScript, TSX and Go have
+// extractors; LanguageOf also names languages that have none.
+//
+// It does no I/O, never touches a store and never resolves anything across
+// files: import resolution, caller→callee edges and called_by belong to the
+// ingest package, which sees the whole repository.
+//
+// Concurrency: an Extractor owns a tree-sitter parser, a compiled query and a
+// query cursor, which live in C memory and are not safe for concurrent use.
+// Each worker goroutine makes its own (New, NewPython, ... or a Set, which
+// keeps one per language) and Closes it when done. Trees are closed before
+// Extract returns.
+//
+// Robustness: syntax errors are not errors (FileFacts.ErrorNodes counts them
+// and what tree-sitter recovered is still extracted); invalid UTF-8 is
+// replaced in every returned string; files over MaxFileBytes and parses that
+// time out return an error and nothing else.
+package lang
