@@ -115,9 +115,6 @@ func commandName(cmd *cli.Command) string {
 	return strings.TrimSpace("cra " + strings.TrimPrefix(cmd.FullName(), "cra "))
 }
 
-// loadConfig reads the home's config.toml (defaults when absent).
-func (a *app) loadConfig() (config.Config, error) { return a.home.Load() }
-
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
