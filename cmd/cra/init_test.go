@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cra-dev/cra/kb"
 )
 
 func TestInitCreatesHomeAndIsIdempotent(t *testing.T) {
@@ -117,7 +119,7 @@ func TestStatusJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "status")), &st); err != nil {
 		t.Fatal(err)
 	}
-	if st.Home != home || len(st.Stores) != 2 || st.Stores[1].Kind != "raw" || st.Stores[1].Bytes == 0 || st.Stores[1].Version != 1 {
+	if st.Home != home || len(st.Stores) != 2 || st.Stores[1].Kind != "raw" || st.Stores[1].Bytes == 0 || st.Stores[1].Version != kb.LatestVersion(kb.Raw) {
 		t.Fatalf("status: %+v", st)
 	}
 	counts := map[string]int64{}
