@@ -10,5 +10,7 @@ package deps
 import (
 	_ "github.com/apache/arrow-go/v18/parquet/pqarrow"
 	_ "github.com/go-git/go-git/v5"
+	_ "golang.org/x/mod/modfile"
+	_ "golang.org/x/sync/errgroup"
 	_ "gonum.org/v1/gonum/stat"
 )
