@@ -1,0 +1,5 @@
+package api
+
+import . "example.com/shop/sub/x"
+
+func UseDot() { X() }

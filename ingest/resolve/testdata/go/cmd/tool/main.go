@@ -1,0 +1,5 @@
+package main
+
+import "example.com/tools/gen"
+
+func main() { gen.Run() }

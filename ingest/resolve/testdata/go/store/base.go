@@ -1,0 +1,5 @@
+package store
+
+type Base struct{}
+
+func (b *Base) Reset() {}

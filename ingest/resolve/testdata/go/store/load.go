@@ -1,0 +1,7 @@
+package store
+
+func (s *Store) load() {}
+
+func helper() {}
+
+func useTest() { testHelper() }

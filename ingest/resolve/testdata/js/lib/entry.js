@@ -1,0 +1,5 @@
+import { run } from './legacy.js';
+
+export function go() {
+  run();
+}

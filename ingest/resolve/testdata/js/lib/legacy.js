@@ -1,0 +1,3 @@
+exports.run = function () {
+  return 1;
+};

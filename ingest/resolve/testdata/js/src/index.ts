@@ -1,0 +1,2 @@
+export { helper, other as alias } from './util';
+export * from './shapes';

@@ -1,0 +1,3 @@
+import { x } from './self';
+
+export function x(): void {}

@@ -1,0 +1,7 @@
+export function helper(): number {
+  return other();
+}
+
+export function other(): number {
+  return 1;
+}

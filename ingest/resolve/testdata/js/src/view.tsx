@@ -1,0 +1,5 @@
+import { App } from './app';
+
+export function View() {
+  return <App />;
+}
