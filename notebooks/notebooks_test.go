@@ -24,7 +24,9 @@ func TestNotebooksRunAgainstTheSchema(t *testing.T) {
 	if _, err := a.Conn.ExecContext(ctx, `
 		INSERT INTO curated.repos (path, indexed_at) VALUES ('/r', now());
 		INSERT INTO curated.files (repo_id, path, language, content_hash, size_bytes) VALUES (1, 'a.py', 'python', 'h', 10), (1, 'b.py', 'python', 'h2', 20);
-		INSERT INTO curated.symbols (file_id, name, kind, start_line, end_line) VALUES (1, 'f', 'function', 1, 2);
+		INSERT INTO curated.symbols (file_id, name, kind, start_line, end_line, raises) VALUES (1, 'f', 'function', 1, 2, ['ValueError']);
+		INSERT INTO curated.skipped_files (repo_id, path, reason, size_bytes) VALUES (1, 'logo.png', 'binary', 5);
+		INSERT INTO curated.co_changes (file_a_id, file_b_id, count) VALUES (1, 2, 3);
 		INSERT INTO curated.dependencies (source_file_id, target_file_id, kind) VALUES (1, 2, 'import');
 		INSERT INTO raw.task_runs (task_id, repo_path, mode, execute_model, context_window, reserved_tokens, stages, success, timestamp)
 			VALUES ('t', '/r', 'plan', 'm', 32768, 8192, ['scope'], true, now());

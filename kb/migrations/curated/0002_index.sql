@@ -45,7 +45,7 @@ CREATE TABLE name_references (
 CREATE TABLE skipped_files (
     repo_id     BIGINT NOT NULL,               -- repos.id
     path        VARCHAR NOT NULL,              -- a directory ends with '/'
-    reason      VARCHAR NOT NULL,              -- binary, too_large, vendored, generated, minified, gitignored, symlink_outside, submodule, unreadable, parse_failed
+    reason      VARCHAR NOT NULL,              -- binary, too_large, vendored, generated, minified, gitignored, symlink, symlink_outside, submodule, unreadable
     detail      VARCHAR,
     size_bytes  BIGINT
 );
