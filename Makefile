@@ -5,7 +5,7 @@ REPO     ?= $(CURDIR)
 BENCH    ?= .
 COUNT    ?= 6
 
-.PHONY: build test lint bench demo clean
+.PHONY: build test lint bench bench-index demo clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cra
@@ -24,14 +24,22 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) ./... | tee bench.txt
 
+# cra index on generated repositories: files/s, MB/s, commits/s and the
+# ratios to `git log --numstat` and `ctags -R` (when installed) on the same tree.
+bench-index:
+	$(GO) test -run '^$$' -bench 'BenchmarkIndex' -benchmem -count $(COUNT) -benchtime 3x ./ingest/ | tee bench-index.txt
+
 # The main job on a throw-away home: REPO=path to choose the repository.
 demo: build
 	@home=$$(mktemp -d -t cra-demo-XXXXXX); \
 	echo "demo home: $$home (repository $(REPO))"; \
 	./$(BIN) --home $$home init && \
-	./$(BIN) --home $$home status && \
+	./$(BIN) --home $$home index $(REPO) && \
+	./$(BIN) --home $$home index $(REPO) && \
 	./$(BIN) --home $$home sql --format table \
-		"select table_catalog as store, count(*) as tables from information_schema.tables where table_catalog in ('curated', 'raw') group by all order by 1"
+		"select language, count(*) as files, sum(size_bytes) as bytes from files group by all order by files desc limit 10" && \
+	./$(BIN) --home $$home sql --format table \
+		"select file_path, qualified_name, called_by from code_index order by len(called_by) desc limit 5"
 
 clean:
-	rm -rf bin bench.txt
+	rm -rf bin bench.txt bench-index.txt

@@ -71,6 +71,7 @@ func (a *app) rootCommand() *cli.Command {
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 		Commands: []*cli.Command{
 			a.initCommand(),
+			a.indexCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 		},

@@ -1,0 +1,62 @@
+package history
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Commit is one commit as `git log --numstat --no-renames` shows it.
+type Commit struct {
+	Hash    string
+	Parents []string     // empty for a root commit and for the boundary of a shallow clone
+	Author  string       // "Name <email>"
+	Message string       // full message; trailing newlines trimmed
+	Time    time.Time    // author time, in the author's time zone
+	Files   []FileChange // sorted by path; empty for merge commits (git log shows no diff for merges)
+}
+
+// IsMerge reports whether c has more than one parent.
+func (c Commit) IsMerge() bool { return len(c.Parents) > 1 }
+
+// Insertions is the sum of inserted lines over c's files.
+func (c Commit) Insertions() int {
+	n := 0
+	for _, f := range c.Files {
+		n += f.Insertions
+	}
+	return n
+}
+
+// Deletions is the sum of deleted lines over c's files.
+func (c Commit) Deletions() int {
+	n := 0
+	for _, f := range c.Files {
+		n += f.Deletions
+	}
+	return n
+}
+
+// FileChange is one line of `git log --numstat`.
+type FileChange struct {
+	Path       string // full slash path, unquoted
+	Insertions int
+	Deletions  int
+	Binary     bool // git prints "-\t-": counted as changed with 0/0
+}
+
+// Options tunes Walk.
+type Options struct {
+	// Workers is the number of goroutines computing diffs; <= 0 means
+	// runtime.NumCPU().
+	Workers int
+	// Known reports commits already loaded; nil means none. Walk calls it
+	// from one goroutine, before any diff is computed.
+	Known func(hash string) bool
+}
+
+func sortFiles(files []FileChange) {
+	slices.SortFunc(files, func(a, b FileChange) int { return strings.Compare(a.Path, b.Path) })
+}
+
+func trimNewlines(s string) string { return strings.TrimRight(s, "\n") }

@@ -1,0 +1,148 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+)
+
+// writer is the single goroutine that writes one repository's rows into the
+// curated store, always inside bounded transactions on its own connection.
+type writer struct {
+	conn   *sql.Conn
+	repoID int64
+	// goModules maps each go.mod's directory to its module path, as the
+	// last tree walk found them; import resolution needs them.
+	goModules map[string]string
+}
+
+// tx runs fn in one transaction: committed when fn succeeds, rolled back
+// otherwise (a kill -9 in between leaves DuckDB's WAL to roll it back).
+func (w *writer) tx(ctx context.Context, fn func() error) (err error) {
+	if _, err := w.conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			// Rolling back must not depend on the cancelled context.
+			w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck
+		}
+	}()
+	if err = fn(); err != nil {
+		return err
+	}
+	_, err = w.conn.ExecContext(ctx, "COMMIT")
+	return err
+}
+
+func (w *writer) exec(ctx context.Context, query string, args ...any) error {
+	_, err := w.conn.ExecContext(ctx, query, args...)
+	return err
+}
+
+// appender appends rows to columns of table on the writer's connection, in
+// its current transaction. Columns left out take their defaults.
+func (w *writer) appender(table string, columns ...string) (*duckdb.Appender, error) {
+	var a *duckdb.Appender
+	err := w.conn.Raw(func(dc any) error {
+		var err error
+		a, err = duckdb.NewAppenderWithColumns(dc.(driver.Conn), "", "", table, columns)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("appender on %s: %w", table, err)
+	}
+	return a, nil
+}
+
+// appendAll appends every row to table and closes the appender (which
+// flushes). rows are built by the caller as column values in order.
+func (w *writer) appendAll(table string, columns []string, rows [][]driver.Value) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	a, err := w.appender(table, columns...)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := a.AppendRow(r...); err != nil {
+			a.Close()
+			return fmt.Errorf("append to %s: %w", table, err)
+		}
+	}
+	if err := a.Close(); err != nil {
+		return fmt.Errorf("append to %s: %w", table, err)
+	}
+	return nil
+}
+
+// nextIDs draws n ids from a table's sequence, so that rows appended with
+// explicit ids (to link parents and children before they are written) agree
+// with rows inserted later through the column default.
+func (w *writer) nextIDs(ctx context.Context, sequence string, n int) ([]int64, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	rows, err := w.conn.QueryContext(ctx, fmt.Sprintf("SELECT nextval('%s') FROM range(%d)", sequence, n))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := make([]int64, 0, n)
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func (w *writer) markStale(ctx context.Context) error {
+	return w.exec(ctx, "UPDATE repos SET derived_stale = true WHERE id = ? AND NOT derived_stale", w.repoID)
+}
+
+// upsertRepo returns the repository's id, creating its row on first index.
+func (w *writer) upsertRepo(ctx context.Context, path string, src *source) (int64, error) {
+	var id int64
+	err := w.tx(ctx, func() error {
+		err := w.conn.QueryRowContext(ctx, "SELECT id FROM repos WHERE path = ?", path).Scan(&id)
+		if err == sql.ErrNoRows {
+			return w.conn.QueryRowContext(ctx, `INSERT INTO repos (path, remote_url, indexed_at, is_git)
+				VALUES (?, ?, now(), ?) RETURNING id`, path, nullable(src.remote), src.git).Scan(&id)
+		}
+		if err != nil {
+			return err
+		}
+		return w.exec(ctx, "UPDATE repos SET remote_url = ?, is_git = ? WHERE id = ?", nullable(src.remote), src.git, id)
+	})
+	return id, err
+}
+
+// finishRepo stamps the run on the repository's row.
+func (w *writer) finishRepo(ctx context.Context, src *source, res *Result) error {
+	var head any
+	if src.head != "" {
+		head = src.head
+	}
+	if err := w.exec(ctx, "UPDATE repos SET indexed_at = now(), tree_rev = ?, head_commit = coalesce(?, head_commit) WHERE id = ?",
+		src.rev(), head, w.repoID); err != nil {
+		return err
+	}
+	if res.FilesChanged+res.CommitsAdded > 2000 {
+		return w.exec(ctx, "CHECKPOINT")
+	}
+	return nil
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
