@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"strings"
 
@@ -55,20 +56,14 @@ func indexHistory(ctx context.Context, w *writer, src *source, opts Options, res
 }
 
 func (w *writer) knownCommits(ctx context.Context) (map[string]bool, error) {
-	rows, err := w.conn.QueryContext(ctx, "SELECT hash FROM commits WHERE repo_id = ?", w.repoID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	known := map[string]bool{}
-	for rows.Next() {
+	err := w.scan(ctx, "SELECT hash FROM commits WHERE repo_id = ?", func(r *sql.Rows) error {
 		var h string
-		if err := rows.Scan(&h); err != nil {
-			return nil, err
-		}
+		err := r.Scan(&h)
 		known[h] = true
-	}
-	return known, rows.Err()
+		return err
+	})
+	return known, err
 }
 
 var (

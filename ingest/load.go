@@ -115,20 +115,6 @@ func (w *writer) loadFacts(ctx context.Context) (*repoFacts, error) {
 	return f, nil
 }
 
-func (w *writer) scan(ctx context.Context, query string, row func(*sql.Rows) error) error {
-	rows, err := w.conn.QueryContext(ctx, query, w.repoID)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := row(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
 // importNames converts a STRUCT(name, alias)[] as the driver returns it.
 func importNames(v any) []lang.ImportName {
 	list, _ := v.([]any)

@@ -103,6 +103,22 @@ func (w *writer) nextIDs(ctx context.Context, sequence string, n int) ([]int64, 
 	return ids, rows.Err()
 }
 
+// scan runs query with the repository id as its one argument and calls row
+// for each row.
+func (w *writer) scan(ctx context.Context, query string, row func(*sql.Rows) error) error {
+	rows, err := w.conn.QueryContext(ctx, query, w.repoID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 func (w *writer) markStale(ctx context.Context) error {
 	return w.exec(ctx, "UPDATE repos SET derived_stale = true WHERE id = ? AND NOT derived_stale", w.repoID)
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 
 	"github.com/cra-dev/cra/ingest/lang"
@@ -13,21 +14,17 @@ const otherLanguage = "other"
 
 // knownFiles maps the repository's indexed paths to their id and hash.
 func (w *writer) knownFiles(ctx context.Context) (map[string]knownFile, error) {
-	rows, err := w.conn.QueryContext(ctx, "SELECT path, id, content_hash FROM files WHERE repo_id = ?", w.repoID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	known := map[string]knownFile{}
-	for rows.Next() {
+	err := w.scan(ctx, "SELECT path, id, content_hash FROM files WHERE repo_id = ?", func(r *sql.Rows) error {
 		var p string
 		var k knownFile
-		if err := rows.Scan(&p, &k.id, &k.hash); err != nil {
-			return nil, err
+		if err := r.Scan(&p, &k.id, &k.hash); err != nil {
+			return err
 		}
 		known[p] = k
-	}
-	return known, rows.Err()
+		return nil
+	})
+	return known, err
 }
 
 // fileTables hold rows keyed by file_id that a re-parse replaces.
