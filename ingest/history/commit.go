@@ -14,6 +14,10 @@ type Commit struct {
 	Message string       // full message; trailing newlines trimmed
 	Time    time.Time    // author time, in the author's time zone
 	Files   []FileChange // sorted by path; empty for merge commits (git log shows no diff for merges)
+
+	Committer  string    // "Name <email>"
+	CommitTime time.Time // committer time, in the committer's time zone
+	Tree       string    // the commit's tree hash
 }
 
 // IsMerge reports whether c has more than one parent.
@@ -43,6 +47,12 @@ type FileChange struct {
 	Insertions int
 	Deletions  int
 	Binary     bool // git prints "-\t-": counted as changed with 0/0
+
+	// From and To are the blob hashes before and after ("" where the path
+	// is absent on that side); Special marks a symlink or submodule on
+	// either side, whose "content" is a target path or a commit hash.
+	From, To string
+	Special  bool
 }
 
 // Options tunes Walk.

@@ -15,7 +15,7 @@ import (
 
 // logFormat delimits each commit's fields with control bytes that cannot
 // occur in them; with -z the numstat records that follow end in NUL.
-const logFormat = "%x01%H%x02%P%x02%an <%ae>%x02%aI%x02%B%x03"
+const logFormat = "%x01%H%x02%P%x02%an <%ae>%x02%aI%x02%cn <%ce>%x02%cI%x02%T%x02%B%x03"
 
 // gitLog runs `git log --numstat --no-renames -z` from head in dir and parses
 // its output into Commits, the reference Walk must equal.
@@ -34,7 +34,48 @@ func gitLog(t testing.TB, dir, head string) []Commit {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for i := range commits {
+		if !commits[i].IsMerge() {
+			addBlobs(t, dir, &commits[i])
+		}
+	}
 	return commits
+}
+
+// addBlobs fills the blob hashes and Special of c's files from
+// `git diff-tree --raw`, which names both sides of every changed path.
+func addBlobs(t testing.TB, dir string, c *Commit) {
+	t.Helper()
+	cmd := exec.Command("git", "diff-tree", "-r", "-z", "--no-renames", "--no-abbrev", "--root", c.Hash)
+	cmd.Dir = dir
+	cmd.Env = gitEnv(t.TempDir())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git diff-tree %s: %v", c.Hash, err)
+	}
+	fields := strings.Split(strings.TrimPrefix(string(out), c.Hash+"\x00"), "\x00")
+	byPath := map[string][2]string{}
+	special := map[string]bool{}
+	for i := 0; i+1 < len(fields); i += 2 {
+		meta := strings.Fields(strings.TrimPrefix(fields[i], ":")) // modes, hashes, status
+		if len(meta) != 5 {
+			t.Fatalf("git diff-tree %s: record %q", c.Hash, fields[i])
+		}
+		side := func(mode, hash string) string {
+			if mode == "000000" {
+				return ""
+			}
+			return hash
+		}
+		byPath[fields[i+1]] = [2]string{side(meta[0], meta[2]), side(meta[1], meta[3])}
+		for _, m := range meta[:2] {
+			special[fields[i+1]] = special[fields[i+1]] || m == "120000" || m == "160000"
+		}
+	}
+	for j := range c.Files {
+		f := &c.Files[j]
+		f.From, f.To, f.Special = byPath[f.Path][0], byPath[f.Path][1], special[f.Path]
+	}
 }
 
 func parseGitLog(out string) ([]Commit, error) {
@@ -45,14 +86,19 @@ func parseGitLog(out string) ([]Commit, error) {
 			return nil, fmt.Errorf("git log: no end of header in %q", chunk)
 		}
 		f := strings.Split(header, "\x02")
-		if len(f) != 5 {
+		if len(f) != 8 {
 			return nil, fmt.Errorf("git log: %d header fields in %q", len(f), header)
 		}
 		when, err := time.Parse(time.RFC3339, f[3])
 		if err != nil {
 			return nil, fmt.Errorf("git log: %w", err)
 		}
-		c := Commit{Hash: f[0], Parents: strings.Fields(f[1]), Author: f[2], Time: when, Message: strings.TrimRight(f[4], "\n")}
+		committed, err := time.Parse(time.RFC3339, f[5])
+		if err != nil {
+			return nil, fmt.Errorf("git log: %w", err)
+		}
+		c := Commit{Hash: f[0], Parents: strings.Fields(f[1]), Author: f[2], Time: when,
+			Committer: f[4], CommitTime: committed, Tree: f[6], Message: strings.TrimRight(f[7], "\n")}
 		for _, rec := range strings.Split(numstat, "\x00") {
 			rec = strings.TrimLeft(rec, "\n")
 			if rec == "" {
@@ -152,6 +198,12 @@ func diffCommit(want, got Commit) []string {
 	}
 	if got.Author != want.Author {
 		add("author", got.Author, want.Author)
+	}
+	if got.Committer != want.Committer || !got.CommitTime.Equal(want.CommitTime) {
+		add("committer", got.Committer+" "+got.CommitTime.String(), want.Committer+" "+want.CommitTime.String())
+	}
+	if got.Tree != want.Tree {
+		add("tree", got.Tree, want.Tree)
 	}
 	if got.Message != want.Message {
 		add("message", got.Message, want.Message)

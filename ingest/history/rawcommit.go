@@ -13,11 +13,12 @@ import (
 // rawCommit is a commit object's fields, read the way git reads them (go-git's
 // decoder splits author lines differently from git for unusual idents).
 type rawCommit struct {
-	tree     plumbing.Hash
-	parents  []plumbing.Hash
-	author   []byte // the author header's value
-	encoding []byte
-	message  []byte
+	tree      plumbing.Hash
+	parents   []plumbing.Hash
+	author    []byte // the author header's value
+	committer []byte // the committer header's value
+	encoding  []byte
+	message   []byte
 }
 
 var errNoTree = errors.New("commit has no tree header")
@@ -53,6 +54,10 @@ func parseCommit(data []byte) (rawCommit, error) {
 		case "author":
 			if c.author == nil {
 				c.author = value
+			}
+		case "committer":
+			if c.committer == nil {
+				c.committer = value
 			}
 		case "encoding":
 			c.encoding = value

@@ -29,7 +29,9 @@ type statter struct {
 // nothing for an absent side); if either is binary the change is binary;
 // identical contents (a mode change) count 0/0.
 func (s *statter) stat(c change) (FileChange, error) {
-	fc := FileChange{Path: c.path}
+	fc := FileChange{Path: c.path, From: blobID(c.from), To: blobID(c.to)}
+	fc.Special = c.from.mode == modeSymlink || c.from.mode == modeGitlink ||
+		c.to.mode == modeSymlink || c.to.mode == modeGitlink
 	a, aBin, err := s.content(0, c.from)
 	if err != nil {
 		return fc, err
@@ -77,4 +79,12 @@ func (s *statter) content(slot int, sd side) (data []byte, binary bool, err erro
 	}
 	s.buf[slot] = data
 	return data, bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0, nil
+}
+
+// blobID is the hex hash of one side of a change, "" when the path is absent.
+func blobID(sd side) string {
+	if sd.mode == modeNone {
+		return ""
+	}
+	return sd.hash.String()
 }

@@ -158,12 +158,14 @@ func (w *worker) commit(ctx context.Context, n *node) (Commit, error) {
 	if err != nil {
 		return Commit{}, err
 	}
-	author := raw.author
+	author, committer := raw.author, raw.committer
 	if raw.encoding != nil {
 		author = []byte(reencode(author, raw.encoding))
+		committer = []byte(reencode(committer, raw.encoding))
 	}
-	c := Commit{Hash: n.hash.String(), Parents: make([]string, len(n.parents))}
+	c := Commit{Hash: n.hash.String(), Parents: make([]string, len(n.parents)), Tree: n.tree.String()}
 	c.Author, c.Time = ident(author)
+	c.Committer, c.CommitTime = ident(committer)
 	c.Message = trimNewlines(reencode(raw.message, raw.encoding))
 	for i, ph := range n.parents {
 		c.Parents[i] = ph.String()
