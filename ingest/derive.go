@@ -28,7 +28,7 @@ func derive(ctx context.Context, w *writer, src *source, opts Options) error {
 	facts.repo.GoModules = w.goModules
 	deps := resolve.Dependencies(&facts.repo)
 	refs := resolve.References(&facts.repo)
-	return w.tx(ctx, func() error {
+	return w.Tx(ctx, func() error {
 		if err := w.replaceEdges(ctx, facts, deps, refs); err != nil {
 			return err
 		}
@@ -52,14 +52,14 @@ func (w *writer) replaceEdges(ctx context.Context, f *repoFacts, deps []resolve.
 	for _, d := range deps {
 		depRows = append(depRows, []driver.Value{f.fileIDs[d.From], f.fileIDs[d.To], d.Kind})
 	}
-	if err := w.appendAll("dependencies", []string{"source_file_id", "target_file_id", "kind"}, depRows); err != nil {
+	if err := w.AppendAll("dependencies", []string{"source_file_id", "target_file_id", "kind"}, depRows); err != nil {
 		return err
 	}
 	refRows := make([][]driver.Value, 0, len(refs))
 	for _, r := range refs {
 		refRows = append(refRows, []driver.Value{f.symbolIDs[r.FromFile][r.FromSymbol], f.symbolIDs[r.ToFile][r.ToSymbol], r.Kind})
 	}
-	return w.appendAll("symbol_references", []string{"caller_symbol_id", "callee_symbol_id", "reference_kind"}, refRows)
+	return w.AppendAll("symbol_references", []string{"caller_symbol_id", "callee_symbol_id", "reference_kind"}, refRows)
 }
 
 // deriveHistory maps the per-path history onto the files of the indexed

@@ -30,7 +30,7 @@ func indexHistory(ctx context.Context, w *writer, src *source, opts Options, res
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := w.tx(ctx, func() error { return w.writeCommits(ctx, batch) }); err != nil {
+		if err := w.Tx(ctx, func() error { return w.writeCommits(ctx, batch) }); err != nil {
 			return err
 		}
 		res.CommitsAdded += len(batch)
@@ -91,10 +91,10 @@ func (w *writer) writeCommits(ctx context.Context, batch []history.Commit) error
 			files = append(files, []driver.Value{ids[i], valid(f.Path), f.Insertions, f.Deletions, f.Binary})
 		}
 	}
-	if err := w.appendAll("commits", commitsColumns, commits); err != nil {
+	if err := w.AppendAll("commits", commitsColumns, commits); err != nil {
 		return err
 	}
-	if err := w.appendAll("commit_files", commitFilesColumns, files); err != nil {
+	if err := w.AppendAll("commit_files", commitFilesColumns, files); err != nil {
 		return err
 	}
 	return w.markStale(ctx)

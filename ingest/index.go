@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/cra-dev/cra/kb"
 )
 
 // Options configure one index run.
@@ -124,7 +126,7 @@ func Index(ctx context.Context, db *sql.DB, path string, opts Options) (*Result,
 		return res, err
 	}
 	defer conn.Close()
-	w := &writer{conn: conn}
+	w := &writer{Writer: kb.Writer{Conn: conn}, conn: conn}
 	if w.repoID, err = w.upsertRepo(ctx, abs, src); err != nil {
 		return res, err
 	}

@@ -135,7 +135,7 @@ func indexTree(ctx context.Context, w *writer, src *source, opts Options, res *R
 		res.SkipReasons[s.Skip]++
 	}
 	w.goModules = goMods
-	return w.tx(ctx, func() error {
+	return w.Tx(ctx, func() error {
 		if err := w.deleteFiles(ctx, gone, true); err != nil {
 			return err
 		}
@@ -170,7 +170,7 @@ func writeParsed(ctx context.Context, w *writer, parsed <-chan parsedFile, opts 
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := w.tx(ctx, func() error { return w.writeFiles(ctx, batch) }); err != nil {
+		if err := w.Tx(ctx, func() error { return w.writeFiles(ctx, batch) }); err != nil {
 			return err
 		}
 		opts.Progress.Add(int64(len(batch)))

@@ -3,15 +3,15 @@ package ingest
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"fmt"
 
-	duckdb "github.com/duckdb/duckdb-go/v2"
+	"github.com/cra-dev/cra/kb"
 )
 
 // writer is the single goroutine that writes one repository's rows into the
 // curated store, always inside bounded transactions on its own connection.
 type writer struct {
+	kb.Writer
 	conn   *sql.Conn
 	repoID int64
 	// goModules maps each go.mod's directory to its module path, as the
@@ -19,65 +19,9 @@ type writer struct {
 	goModules map[string]string
 }
 
-// tx runs fn in one transaction: committed when fn succeeds, rolled back
-// otherwise (a kill -9 in between leaves DuckDB's WAL to roll it back).
-func (w *writer) tx(ctx context.Context, fn func() error) (err error) {
-	if _, err := w.conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			// Rolling back must not depend on the cancelled context.
-			w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck
-		}
-	}()
-	if err = fn(); err != nil {
-		return err
-	}
-	_, err = w.conn.ExecContext(ctx, "COMMIT")
-	return err
-}
-
 func (w *writer) exec(ctx context.Context, query string, args ...any) error {
 	_, err := w.conn.ExecContext(ctx, query, args...)
 	return err
-}
-
-// appender appends rows to columns of table on the writer's connection, in
-// its current transaction. Columns left out take their defaults.
-func (w *writer) appender(table string, columns ...string) (*duckdb.Appender, error) {
-	var a *duckdb.Appender
-	err := w.conn.Raw(func(dc any) error {
-		var err error
-		a, err = duckdb.NewAppenderWithColumns(dc.(driver.Conn), "", "", table, columns)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("appender on %s: %w", table, err)
-	}
-	return a, nil
-}
-
-// appendAll appends every row to table and closes the appender (which
-// flushes). rows are built by the caller as column values in order.
-func (w *writer) appendAll(table string, columns []string, rows [][]driver.Value) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	a, err := w.appender(table, columns...)
-	if err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if err := a.AppendRow(r...); err != nil {
-			a.Close()
-			return fmt.Errorf("append to %s: %w", table, err)
-		}
-	}
-	if err := a.Close(); err != nil {
-		return fmt.Errorf("append to %s: %w", table, err)
-	}
-	return nil
 }
 
 // nextIDs draws n ids from a table's sequence, so that rows appended with
@@ -126,7 +70,7 @@ func (w *writer) markStale(ctx context.Context) error {
 // upsertRepo returns the repository's id, creating its row on first index.
 func (w *writer) upsertRepo(ctx context.Context, path string, src *source) (int64, error) {
 	var id int64
-	err := w.tx(ctx, func() error {
+	err := w.Tx(ctx, func() error {
 		err := w.conn.QueryRowContext(ctx, "SELECT id FROM repos WHERE path = ?", path).Scan(&id)
 		if err == sql.ErrNoRows {
 			return w.conn.QueryRowContext(ctx, `INSERT INTO repos (path, remote_url, indexed_at, is_git)

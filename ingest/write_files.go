@@ -187,7 +187,7 @@ func (r *factRowSet) append(w *writer) error {
 		{"imports", importsColumns, r.imports},
 		{"name_references", refsColumns, r.refs},
 	} {
-		if err := w.appendAll(t.table, t.columns, t.rows); err != nil {
+		if err := w.AppendAll(t.table, t.columns, t.rows); err != nil {
 			return err
 		}
 	}
@@ -228,5 +228,5 @@ func (w *writer) replaceSkips(ctx context.Context, skips []walk.Entry) error {
 	for _, s := range skips {
 		rows = append(rows, []driver.Value{w.repoID, s.Path, s.Skip, nullable(s.Detail), s.Size})
 	}
-	return w.appendAll("skipped_files", []string{"repo_id", "path", "reason", "detail", "size_bytes"}, rows)
+	return w.AppendAll("skipped_files", []string{"repo_id", "path", "reason", "detail", "size_bytes"}, rows)
 }
