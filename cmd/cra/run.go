@@ -72,6 +72,7 @@ func (a *app) rootCommand() *cli.Command {
 		Commands: []*cli.Command{
 			a.initCommand(),
 			a.indexCommand(),
+			a.bootstrapCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 		},

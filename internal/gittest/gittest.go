@@ -101,6 +101,15 @@ func (r *Repo) Commit(message string) string {
 	return r.Git("rev-parse", "HEAD")
 }
 
+// CommitAs is Commit with another author ("Name <email>"), such as a bot.
+func (r *Repo) CommitAs(author, message string) string {
+	r.t.Helper()
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "--allow-empty", "--author", author, "-m", message)
+	r.when = r.when.Add(time.Minute)
+	return r.Git("rev-parse", "HEAD")
+}
+
 // Merge merges branch into the current branch with a merge commit (--no-ff)
 // and returns its hash. A conflict fails the test.
 func (r *Repo) Merge(branch, message string) string {

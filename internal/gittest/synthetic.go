@@ -18,6 +18,11 @@ type Synthetic struct {
 	Files   int // source files in the final tree
 	Commits int // commits on main; every 50th is a merge of a short branch
 	Funcs   int // functions per file (size); default 20
+	// Realistic makes the history look like people's work, for mining it:
+	// a commit changes one function per file (not every line that carries
+	// the version) and its message names what it changed, in a few
+	// phrasings, with some bot, wip and oversized commits among them.
+	Realistic bool
 }
 
 // Build writes the repository into dir (a new work tree, checked out) and
@@ -66,7 +71,7 @@ func (s Synthetic) Build(tb testing.TB, dir string) int64 {
 		}
 		for _, i := range changes {
 			versions[i]++
-			body := syntheticSource(paths[i], i, versions[i], s.Funcs, s.Files)
+			body := syntheticSource(paths[i], i, versions[i], s.Funcs, s.Files, s.Realistic)
 			fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", paths[i], len(body), body)
 		}
 	}
@@ -88,7 +93,11 @@ func (s Synthetic) Build(tb testing.TB, dir string) int64 {
 			commit("refs/heads/main", fmt.Sprintf("Merge topic %d", c), base, topic, nil)
 			continue
 		}
-		commit("refs/heads/main", fmt.Sprintf("Change %d: update %s", c, paths[changes[0]]), "", "", changes)
+		msg := fmt.Sprintf("Change %d: update %s", c, paths[changes[0]])
+		if s.Realistic {
+			msg = realisticMessage(rng, c, changes[0], versions[changes[0]]+1, s.Funcs)
+		}
+		commit("refs/heads/main", msg, "", "", changes)
 	}
 	if err := w.Flush(); err != nil {
 		tb.Fatal(err)
@@ -123,19 +132,56 @@ func syntheticPath(i int) string {
 	return fmt.Sprintf("ts/%s/mod%03d.ts", pkg, i)
 }
 
+// realisticMessage is the message of commit c, which changes file i to
+// version v (so function v % funcs in realistic mode).
+func realisticMessage(rng *rand.Rand, c, i, v, funcs int) string {
+	f := v % funcs
+	var name string
+	switch i % 3 {
+	case 0:
+		name = fmt.Sprintf("Service%d.op%d", i, f)
+	case 1:
+		name = fmt.Sprintf("Store%d.Op%d", i, f)
+	default:
+		name = fmt.Sprintf("Widget%d.render%d", i, f)
+	}
+	switch c % 10 {
+	case 3:
+		return "wip"
+	case 7:
+		return fmt.Sprintf("Fix the result of %s for large inputs\n\nThe counter was off by one.\n\nSigned-off-by: Dev <dev@example.com>", name)
+	}
+	templates := []string{
+		"Fix %s when the input is missing",
+		"Handle unknown keys in %s",
+		"Make %s return the cached value first",
+		"Refactor %s to share the helper",
+		"Add a fast path to %s for small inputs",
+	}
+	return fmt.Sprintf(templates[rng.IntN(len(templates))], name)
+}
+
 // syntheticSource is file i at version v: funcs functions with docstrings,
-// comments, error paths and calls into a neighbouring file.
-func syntheticSource(path string, i, v, funcs, files int) string {
+// comments, error paths and calls into a neighbouring file. In realistic
+// mode only function v % funcs carries the version, so a new version
+// changes a few lines.
+func syntheticSource(path string, i, v, funcs, files int, realistic bool) string {
 	var b strings.Builder
 	next := (i + 3) % files
+	fv := func(f int) int { // the version function f shows
+		if realistic && f != v%funcs {
+			return 0
+		}
+		return v
+	}
 	switch i % 3 {
 	case 0:
 		fmt.Fprintf(&b, "\"\"\"Module %d, version %d.\"\"\"\nimport logging\nfrom py.pkg%02d import mod%03d\n\nlog = logging.getLogger(__name__)\n_cache = {}\n\n\n", i, v, next/10, next)
 		fmt.Fprintf(&b, "class Service%d:\n    \"\"\"A service.\"\"\"\n\n    def __init__(self):\n        self.state = %d\n\n", i, v)
 		for f := range funcs {
 			fmt.Fprintf(&b, "    def op%d(self, x, y=None):\n        \"\"\"Operation %d.\n\n        Args:\n            x: the input.\n            y: optional.\n\n        Returns:\n            the result.\n        \"\"\"\n", f, f)
-			fmt.Fprintf(&b, "        # TODO: handle y (version %d)\n        if x is None:\n            log.error(\"op%d got no input\")\n            raise ValueError(\"x is required\")\n", v, f)
-			fmt.Fprintf(&b, "        self.state += 1\n        _cache[x] = mod%03d.helper(x)\n        return self.op%d(x) if x > 100 else x * %d\n\n", next, (f+1)%funcs, f+v)
+			fmt.Fprintf(&b, "        # TODO: handle y (version %d)\n        if x is None:\n            log.error(\"op%d got no input\")\n            raise ValueError(\"x is required\")\n", fv(f), f)
+			fmt.Fprintf(&b, "        self.state += 1\n        _cache[x] = mod%03d.helper(x)\n        return self.op%d(x) if x > 100 else x * %d\n\n", next, (f+1)%funcs, f+fv(f))
 		}
 		b.WriteString("\ndef helper(x):\n    return x\n")
 	case 1:
@@ -143,13 +189,13 @@ func syntheticSource(path string, i, v, funcs, files int) string {
 		fmt.Fprintf(&b, "// ErrNotFound%d is returned when nothing matches.\nvar ErrNotFound%d = errors.New(\"not found\")\n\n// Store%d keeps values.\ntype Store%d struct {\n\titems map[string]int\n\tn     int\n}\n\n", i, i, i, i)
 		for f := range funcs {
 			fmt.Fprintf(&b, "// Op%d does operation %d.\n// It returns ErrNotFound%d for unknown keys.\nfunc (s *Store%d) Op%d(k string) (int, error) {\n", f, f, i, i, f)
-			fmt.Fprintf(&b, "\tv, ok := s.items[k]\n\tif !ok {\n\t\treturn 0, fmt.Errorf(\"op%d %%s: %%w\", k, ErrNotFound%d)\n\t}\n\ts.n++ // count calls (version %d)\n\treturn v + %d, nil\n}\n\n", f, i, v, f)
+			fmt.Fprintf(&b, "\tv, ok := s.items[k]\n\tif !ok {\n\t\treturn 0, fmt.Errorf(\"op%d %%s: %%w\", k, ErrNotFound%d)\n\t}\n\ts.n++ // count calls (version %d)\n\treturn v + %d, nil\n}\n\n", f, i, fv(f), f)
 		}
 	default:
 		fmt.Fprintf(&b, "import { helper } from '../pkg%02d/mod%03d';\n\n/** Module %d, version %d. */\nexport class Widget%d {\n  private count = 0;\n\n", next/10, next, i, v, i)
 		for f := range funcs {
 			fmt.Fprintf(&b, "  /**\n   * Render part %d.\n   * @param x the input\n   * @returns the output\n   */\n  render%d(x: number): number {\n", f, f)
-			fmt.Fprintf(&b, "    if (x < 0) {\n      throw new Error('negative input %d');\n    }\n    this.count++; // FIXME: overflow (version %d)\n    return helper(x) + %d;\n  }\n\n", f, v, f)
+			fmt.Fprintf(&b, "    if (x < 0) {\n      throw new Error('negative input %d');\n    }\n    this.count++; // FIXME: overflow (version %d)\n    return helper(x) + %d;\n  }\n\n", f, fv(f), f)
 		}
 		b.WriteString("}\n\nexport function helper(x: number): number {\n  return x;\n}\n")
 	}

@@ -1,0 +1,186 @@
+package bootstrap
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// objectCacheSize bounds the inflated objects shared by a repository's
+// workers (go-git's LRU is safe for concurrent use).
+const objectCacheSize = 128 * cache.MiByte
+
+// clone is an opened repository from which each worker opens its own
+// storage: a go-git Repository is not safe for concurrent use.
+type clone struct {
+	path   string
+	repo   *git.Repository // for the single-goroutine parts (refs)
+	worker func() (*git.Repository, func())
+}
+
+// openClone opens the repository at path (a work tree or a bare clone) and
+// refuses what bootstrap cannot mine: not a repository, a shallow clone
+// (its history is cut), a repository without commits.
+func openClone(path string) (*clone, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	repo, err := git.PlainOpenWithOptions(path, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		if errors.Is(err, git.ErrRepositoryNotExists) {
+			return nil, fmt.Errorf("not a git repository")
+		}
+		return nil, err
+	}
+	st, ok := repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return nil, fmt.Errorf("unexpected storage %T", repo.Storer)
+	}
+	shallow, err := st.Shallow()
+	if err != nil {
+		return nil, fmt.Errorf("read shallow file: %w", err)
+	}
+	if len(shallow) > 0 {
+		return nil, fmt.Errorf("shallow clone: its history is cut (run `git fetch --unshallow` in %s)", path)
+	}
+	fs, shared := st.Filesystem(), cache.NewObjectLRU(objectCacheSize)
+	c := &clone{path: path, repo: repo}
+	c.worker = func() (*git.Repository, func()) {
+		s := filesystem.NewStorageWithOptions(fs, shared, filesystem.Options{KeepDescriptors: true})
+		r, err := git.Open(s, nil)
+		if err != nil { // only fails on a storage without config, which st had
+			panic(err)
+		}
+		return r, func() { _ = s.Close() }
+	}
+	return c, nil
+}
+
+// tips returns the commits every branch, remote-tracking branch, tag and
+// HEAD point at, sorted and without duplicates: bootstrap mines all of
+// them, not only HEAD's first-parent chain.
+func (c *clone) tips() ([]string, error) {
+	refs, err := c.repo.References()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	err = refs.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Type() != plumbing.HashReference {
+			return nil // symbolic refs (HEAD, origin/HEAD) point at refs listed anyway
+		}
+		name := ref.Name()
+		if !name.IsBranch() && !name.IsRemote() && !name.IsTag() {
+			return nil // notes, stash, pull refs...
+		}
+		h, err := c.peel(ref.Hash())
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if !h.IsZero() {
+			seen[h.String()] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if head, err := c.repo.Head(); err == nil {
+		seen[head.Hash().String()] = true
+	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return nil, fmt.Errorf("HEAD: %w", err)
+	}
+	out := make([]string, 0, len(seen))
+	for h := range seen {
+		out = append(out, h)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// peel follows annotated tags to the commit they name; a tag of a tree or
+// blob gives the zero hash.
+func (c *clone) peel(h plumbing.Hash) (plumbing.Hash, error) {
+	for range 10 {
+		obj, err := c.repo.Storer.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return h, err
+		}
+		switch obj.Type() {
+		case plumbing.CommitObject:
+			return h, nil
+		case plumbing.TagObject:
+			tag, err := object.DecodeTag(c.repo.Storer, obj)
+			if err != nil {
+				return h, err
+			}
+			h = tag.Target
+		default:
+			return plumbing.ZeroHash, nil
+		}
+	}
+	return plumbing.ZeroHash, nil
+}
+
+// treeFiles lists the regular files of commit's tree: path → blob.
+// Symlinks and submodules are left out (they hold no source).
+func treeFiles(repo *git.Repository, commit string) (map[string]plumbing.Hash, error) {
+	cm, err := repo.CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", commit, err)
+	}
+	tree, err := cm.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("tree of %s: %w", commit, err)
+	}
+	files := map[string]plumbing.Hash{}
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if err == io.EOF {
+			return files, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tree of %s: %w", commit, err)
+		}
+		if e.Mode == filemode.Regular || e.Mode == filemode.Executable || e.Mode == filemode.Deprecated {
+			files[filepath.ToSlash(name)] = e.Hash
+		}
+	}
+}
+
+// readBlob returns a blob's content and size; content is nil when the blob
+// is larger than limit.
+func readBlob(repo *git.Repository, h plumbing.Hash, limit int64) ([]byte, int64, error) {
+	obj, err := repo.Storer.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, 0, fmt.Errorf("blob %s: %w", h, err)
+	}
+	if limit > 0 && obj.Size() > limit {
+		return nil, obj.Size(), nil
+	}
+	if obj.Size() == 0 {
+		return []byte{}, 0, nil
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, 0, fmt.Errorf("blob %s: %w", h, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, 0, fmt.Errorf("blob %s: %w", h, err)
+	}
+	return b, obj.Size(), nil
+}

@@ -1,0 +1,132 @@
+package bootstrap
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/kb"
+)
+
+func newHome(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := kb.Init(context.Background(), dir, "test"); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func testOptions() Options {
+	return Options{Jobs: 2, Filter: config.Default().Bootstrap}
+}
+
+// mine runs a batch and fails the test on a batch error.
+func mine(t testing.TB, home string, opts Options, paths ...string) *Summary {
+	t.Helper()
+	sum, err := Run(context.Background(), home, paths, opts)
+	if err != nil {
+		t.Fatalf("bootstrap %v: %v", paths, err)
+	}
+	return sum
+}
+
+// rawRows returns a raw-store query's rows as tab-separated lines.
+func rawRows(t testing.TB, home, q string, args ...any) []string {
+	t.Helper()
+	s, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows, err := s.DB.Query(q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = fmt.Sprint(v)
+		}
+		out = append(out, strings.Join(parts, "\t"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// outcomes maps each commit seen to its outcome.
+func outcomes(t testing.TB, home string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, r := range rawRows(t, home, "SELECT commit, outcome FROM bootstrap_commits") {
+		c, o, _ := strings.Cut(r, "\t")
+		out[c] = o
+	}
+	return out
+}
+
+// targetOf decodes one commit's ground truth of one stage into v.
+func targetOf(t testing.TB, home, commit, stage string, v any) {
+	t.Helper()
+	rows := rawRows(t, home, "SELECT target::VARCHAR FROM synthetic_targets WHERE commit = ? AND stage = ?", commit, stage)
+	if len(rows) != 1 {
+		t.Fatalf("commit %.8s stage %s: %d targets, want 1", commit, stage, len(rows))
+	}
+	if err := json.Unmarshal([]byte(rows[0]), v); err != nil {
+		t.Fatalf("commit %.8s stage %s: %v", commit, stage, err)
+	}
+}
+
+// dumpTables is every bootstrap row a re-run must reproduce, without the
+// columns that depend on when or in which run it was written.
+var dumpTables = map[string]string{
+	"bootstrap_commits": "SELECT repo_path, commit, parents, committed_at, files, insertions, deletions, outcome, detail FROM bootstrap_commits",
+	"synthetic_tasks":   "SELECT id, repo_path, commit, parent, author, committed_at, message, task, files_changed, insertions, deletions, source FROM synthetic_tasks",
+	"synthetic_targets": "SELECT id, task_id, repo_path, commit, stage, target::VARCHAR, source FROM synthetic_targets",
+}
+
+func dump(t testing.TB, home string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for table, q := range dumpTables {
+		rows := rawRows(t, home, q)
+		sort.Strings(rows)
+		out[table] = rows
+	}
+	return out
+}
+
+// sameRows fails the test on the first table whose rows differ.
+func sameRows(t testing.TB, got, want map[string][]string) {
+	t.Helper()
+	for table, w := range want {
+		g := got[table]
+		if len(g) != len(w) {
+			t.Errorf("%s: %d rows, want %d", table, len(g), len(w))
+			continue
+		}
+		for i := range w {
+			if g[i] != w[i] {
+				t.Errorf("%s: row %d differs:\n got %.300s\nwant %.300s", table, i, g[i], w[i])
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,342 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cra-dev/cra/ingest/history"
+	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/kb"
+)
+
+// commitInfo is a commit as the history walk delivers it.
+type commitInfo = history.Commit
+
+// Outcomes of a commit beyond the filter's rejection reasons.
+const (
+	OutcomeVerified       = "verified"              // ground truth built and the edits round-trip: stored
+	OutcomeBeforeSince    = "before_since"          // committed before --since
+	OutcomeRootCommit     = "root_commit"           // no parent to build against
+	OutcomeSpecialFile    = "special_file"          // changes a symlink or submodule
+	OutcomeInvalidUTF8    = "invalid_utf8"          // a changed file is not valid UTF-8
+	OutcomeTooLarge       = "file_too_large"        // a changed file is over [index] max_file_bytes
+	OutcomeParentParse    = "parent_parse_error"    // a changed source file does not parse at the parent
+	OutcomeEditRoundtrip  = "edit_roundtrip_failed" // the edits do not reproduce the child byte for byte
+	OutcomeGroundTruthErr = "error"                 // an object could not be read
+)
+
+// batchCommits bounds one write transaction.
+const batchCommits = 256
+
+// errEnough stops the walk once --max-commits commits are collected.
+var errEnough = errors.New("enough commits")
+
+// replay mines one repository's new commits. It returns the repository's
+// result; err is set when the repository failed as a whole.
+func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
+	res := &RepoResult{Repo: path, Outcomes: map[string]int{}}
+	c, err := openClone(path)
+	if err != nil {
+		return res, err
+	}
+	tips, err := c.tips()
+	if err != nil {
+		return res, fmt.Errorf("read refs: %w", err)
+	}
+	if len(tips) == 0 {
+		return res, errors.New("repository has no commits")
+	}
+	var prev []string
+	var known map[string]knownCommit
+	err = r.withStore(ctx, func(s *rawStore) error {
+		if prev, err = s.watermark(ctx, path); err != nil {
+			return err
+		}
+		if slices.Equal(prev, tips) {
+			return nil
+		}
+		known, err = s.knownCommits(ctx, path)
+		return err
+	})
+	if err != nil {
+		return res, err
+	}
+	if slices.Equal(prev, tips) {
+		res.Status = StatusUpToDate
+		return res, r.withStore(ctx, func(s *rawStore) error {
+			return s.setRepo(ctx, path, r.runID, tips, StatusUpToDate, "")
+		})
+	}
+
+	// The new commits, parents first, over every tip.
+	var fresh []commitInfo
+	delivered := map[string]bool{}
+	isKnown := func(h string) bool { _, ok := known[h]; return ok || delivered[h] }
+	complete := true
+	for _, tip := range tips {
+		err := history.Walk(ctx, path, tip, history.Options{Workers: r.opts.Jobs, Known: isKnown}, func(cm commitInfo) error {
+			if r.opts.MaxCommits > 0 && len(fresh) >= r.opts.MaxCommits {
+				return errEnough
+			}
+			delivered[cm.Hash] = true
+			fresh = append(fresh, cm)
+			return nil
+		})
+		if errors.Is(err, errEnough) {
+			complete = false
+			break
+		}
+		if err != nil {
+			return res, fmt.Errorf("walk history from %s: %w", tip[:12], err)
+		}
+	}
+	res.Seen = len(fresh)
+
+	// Co-change history: every commit known, old and new.
+	var cos []coCommit
+	for _, k := range known {
+		if !k.merge {
+			cos = append(cos, k.co)
+		}
+	}
+	for _, cm := range fresh {
+		if !cm.IsMerge() {
+			cos = append(cos, coCommit{at: cm.CommitTime, files: changedPaths(cm)})
+		}
+	}
+	co := newCoHistory(cos, r.opts.CoChangeMaxFiles)
+
+	results := make([]*result, len(fresh))
+	var work []int
+	for i, cm := range fresh {
+		results[i] = &result{commit: cm}
+		if reason, detail := r.precheck(cm); reason != "" {
+			results[i].outcome, results[i].detail = reason, detail
+			continue
+		}
+		work = append(work, i)
+	}
+	r.progress.AddTotal(int64(len(work)))
+	cache := newFactCache()
+	err = r.build(ctx, c, cache, co, fresh, results, work)
+	res.BlobsParsed, res.BytesParsed = int(cache.parsed.Load()), cache.bytes.Load()
+	if err != nil {
+		return res, err
+	}
+	for _, rs := range results {
+		res.Outcomes[rs.outcome]++
+	}
+	res.Verified = res.Outcomes[OutcomeVerified]
+	res.Status = StatusOK
+	var mark []string
+	if complete {
+		mark = tips
+	} else {
+		res.Status = StatusPartial
+	}
+	return res, r.withStore(ctx, func(s *rawStore) error {
+		return s.setRepo(ctx, path, r.runID, mark, res.Status, "")
+	})
+}
+
+// precheck applies --since and the commit filter.
+func (r *runner) precheck(cm commitInfo) (reason, detail string) {
+	if !r.opts.Since.IsZero() && cm.CommitTime.Before(r.opts.Since) {
+		return OutcomeBeforeSince, "committed " + cm.CommitTime.Format("2006-01-02")
+	}
+	if len(cm.Parents) == 0 {
+		return OutcomeRootCommit, "no parent to build against"
+	}
+	info := CommitInfo{Hash: cm.Hash, Parents: len(cm.Parents), Author: cm.Author, Committer: cm.Committer, Message: cm.Message}
+	for _, f := range cm.Files {
+		info.Files = append(info.Files, FileStat{Path: f.Path, Insertions: f.Insertions, Deletions: f.Deletions, Binary: f.Binary})
+	}
+	if reason, detail := r.filter.Check(info); reason != "" {
+		return reason, detail
+	}
+	for _, f := range cm.Files {
+		if f.Special {
+			return OutcomeSpecialFile, f.Path
+		}
+	}
+	return "", ""
+}
+
+// build computes the ground truth of the commits in work with r.opts.Jobs
+// workers and writes every result in walk order, batchCommits at a time.
+func (r *runner) build(ctx context.Context, c *clone, cache *factCache, co *coHistory, fresh []commitInfo, results []*result, work []int) error {
+	done := make([]chan struct{}, len(results))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	isWork := map[int]bool{}
+	for _, i := range work {
+		isWork[i] = true
+	}
+	for i := range results {
+		if !isWork[i] {
+			close(done[i])
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	next := make(chan int)
+	g.Go(func() error {
+		defer close(next)
+		for _, i := range work {
+			select {
+			case next <- i:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	mods := &moduleCache{m: map[plumbing.Hash]string{}}
+	for range max(1, r.opts.Jobs) {
+		g.Go(func() error {
+			repo, release := c.worker()
+			w := &worker{repo: repo, release: release, langs: lang.NewSet(), cache: cache, mods: mods, maxSize: r.opts.MaxFileBytes}
+			defer w.close()
+			for i := range next {
+				r.groundTruth(w, co, c.path, fresh[i], results[i])
+				close(done[i])
+				r.progress.Add(1)
+			}
+			return nil
+		})
+	}
+	// The writer: results in walk order, so what a kill leaves behind is
+	// closed under ancestry and the next run's walk starts after it.
+	g.Go(func() error {
+		var batch []*result
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			err := r.withStore(gctx, func(s *rawStore) error { return s.writeBatch(gctx, r.runID, c.path, batch) })
+			batch = batch[:0]
+			return err
+		}
+		for i := range results {
+			select {
+			case <-done[i]:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			batch = append(batch, results[i])
+			results[i] = &result{outcome: results[i].outcome} // free the targets once written
+			if len(batch) == batchCommits {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return flush()
+	})
+	return g.Wait()
+}
+
+// groundTruth builds one commit's ground truth into res.
+func (r *runner) groundTruth(w *worker, co *coHistory, repoPath string, cm commitInfo, res *result) {
+	res.outcome, res.detail = OutcomeGroundTruthErr, ""
+	if len(cm.Parents) != 1 {
+		res.outcome, res.detail = OutcomeGroundTruthErr, "no parent to build against"
+		return
+	}
+	snap, err := w.snapshot(cm.Parents[0])
+	if err != nil {
+		res.detail = err.Error()
+		return
+	}
+	var changes []*fileChange
+	var touched, created []string
+	for _, f := range cm.Files {
+		fc := &fileChange{path: f.Path, created: f.From == "", deleted: f.To == ""}
+		var reason string
+		if fc.parent, fc.before, reason, err = w.side(f.Path, f.From); err == nil && reason == "" {
+			fc.child, fc.after, reason, err = w.side(f.Path, f.To)
+		}
+		if err != nil {
+			res.detail = err.Error()
+			return
+		}
+		if reason != "" {
+			res.outcome, res.detail = reason, f.Path
+			return
+		}
+		if fc.before != nil && (fc.before.failed != "" || fc.before.errorNodes > 0) {
+			res.outcome, res.detail = OutcomeParentParse, f.Path
+			return
+		}
+		if fc.after != nil && fc.after.failed != "" {
+			fc.after = nil
+		}
+		fc.hunks = Hunks(fc.parent, fc.child)
+		changes = append(changes, fc)
+		if fc.created {
+			created = append(created, f.Path)
+		} else {
+			touched = append(touched, f.Path)
+		}
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
+
+	implement, err := buildImplement(changes)
+	if err != nil {
+		res.outcome, res.detail = OutcomeEditRoundtrip, err.Error()
+		return
+	}
+	task := CleanMessage(cm.Message)
+	summary, rationale, _ := strings.Cut(task, "\n")
+	res.targets = map[string]any{
+		kb.StageScope: buildScope(scopeInput{
+			snap: snap, task: task, touched: touched, created: created,
+			co: co, at: cm.CommitTime, minCount: r.opts.Filter.CoChangeMinCount,
+		}),
+		kb.StagePrecision: buildPrecision(changes, snap.repo.GoModules),
+		kb.StagePlan:      buildPlan(changes, snap, strings.TrimSpace(summary), strings.TrimSpace(rationale)),
+		kb.StageImplement: implement,
+	}
+	res.task = &kb.SyntheticTask{
+		ID: syntheticID(repoPath, cm.Hash, ""), Commit: cm.Hash, Parent: cm.Parents[0], Author: cm.Author,
+		CommittedAt: cm.CommitTime, Message: cm.Message, Task: task,
+		FilesChanged: len(cm.Files), Insertions: cm.Insertions(), Deletions: cm.Deletions(),
+	}
+	res.outcome, res.detail = OutcomeVerified, ""
+}
+
+// side reads one side of a changed file (blob id "" when absent): its
+// content and facts, or the outcome that rules the commit out.
+func (w *worker) side(p, id string) (content []byte, f *facts, outcome string, err error) {
+	if id == "" {
+		return nil, nil, "", nil
+	}
+	h := plumbing.NewHash(id)
+	content, _, err = readBlob(w.repo, h, w.maxSize)
+	switch {
+	case err != nil:
+		return nil, nil, "", err
+	case content == nil:
+		return nil, nil, OutcomeTooLarge, nil
+	case !utf8.Valid(content):
+		return nil, nil, OutcomeInvalidUTF8, nil
+	}
+	f, err = w.facts(p, h)
+	return content, f, "", err
+}
+
+func changedPaths(cm commitInfo) []string {
+	out := make([]string, len(cm.Files))
+	for i, f := range cm.Files {
+		out[i] = f.Path
+	}
+	return out
+}

@@ -1,0 +1,241 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/cra-dev/cra/ingest"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/kb"
+)
+
+// Repository statuses.
+const (
+	StatusOK          = "ok"          // every new commit processed; the watermark moved
+	StatusUpToDate    = "up_to_date"  // no ref moved since the last run
+	StatusPartial     = "partial"     // --max-commits reached: the rest next run
+	StatusFailed      = "failed"      // the repository could not be mined; the batch went on
+	StatusInterrupted = "interrupted" // SIGINT/SIGTERM: what was written stays, a re-run finishes
+)
+
+// Options configure a bootstrap run.
+type Options struct {
+	Jobs             int       // workers per repository and repositories at once; <= 0 means all cores
+	MaxCommits       int       // new commits per repository this run; 0 means all
+	Since            time.Time // commits committed earlier are recorded as before_since
+	Filter           config.Bootstrap
+	MaxFileBytes     int64 // changed files larger than this reject the commit; and are not parsed
+	CoChangeMaxFiles int
+	Progress         ingest.Progress
+	Log              *slog.Logger
+}
+
+// Summary is a whole run: the funnel per repository and in total.
+type Summary struct {
+	RunID       int64          `json:"run_id"`
+	Repos       []*RepoResult  `json:"repos"`
+	Total       map[string]int `json:"total"` // outcome → commits, over every repository
+	Steps       []FunnelStep   `json:"funnel"`
+	Seen        int            `json:"seen"`
+	Verified    int            `json:"verified"`
+	Failed      int            `json:"failed"`
+	Interrupted bool           `json:"interrupted"`
+}
+
+// RepoResult is one repository's part of a run.
+type RepoResult struct {
+	Repo     string `json:"repo"`
+	Status   string `json:"status"`
+	Error    string `json:"error,omitempty"`
+	Indexed  bool   `json:"indexed"` // indexed first: it was not in the knowledge base
+	Seen     int    `json:"seen"`    // new commits walked
+	Verified int    `json:"verified"`
+	// BlobsParsed and BytesParsed: each blob is parsed once per run.
+	BlobsParsed int            `json:"blobs_parsed"`
+	BytesParsed int64          `json:"bytes_parsed"`
+	Outcomes    map[string]int `json:"outcomes"` // outcome → commits
+	Steps       []FunnelStep   `json:"funnel"`
+	Seconds     float64        `json:"seconds"`
+}
+
+type runner struct {
+	opts     Options
+	filter   *Filter
+	runID    int64
+	storeMu  sync.Mutex
+	store    *rawStore
+	progress ingest.Progress
+}
+
+type noProgress struct{}
+
+func (noProgress) Add(int64)           {}
+func (noProgress) Phase(string, int64) {}
+func (noProgress) AddTotal(int64)      {}
+func (o Options) withDefaults() Options {
+	if o.Jobs <= 0 {
+		o.Jobs = runtime.NumCPU()
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = config.Default().Index.MaxFileBytes
+	}
+	if o.CoChangeMaxFiles <= 0 {
+		o.CoChangeMaxFiles = config.Default().Index.CoChangeMaxFiles
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Progress == nil {
+		o.Progress = noProgress{}
+	}
+	return o
+}
+
+// withStore runs fn with the raw store; one caller at a time, so each
+// transaction is whole.
+func (r *runner) withStore(ctx context.Context, fn func(*rawStore) error) error {
+	r.storeMu.Lock()
+	defer r.storeMu.Unlock()
+	return fn(r.store)
+}
+
+// Run mines the repositories at paths into the raw store of the home dir.
+// Repositories missing from the knowledge base are indexed first. A
+// repository that fails is recorded and the batch goes on; the error
+// returned is for what stops the whole batch (a store that cannot be
+// opened, a cancelled ctx).
+func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summary, error) {
+	opts = opts.withDefaults()
+	filter, err := NewFilter(opts.Filter)
+	if err != nil {
+		return nil, err
+	}
+	abs := make([]string, len(paths))
+	for i, p := range paths {
+		abs[i] = canonical(p)
+	}
+	indexed, err := indexMissing(ctx, dir, abs, opts)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra bootstrap"})
+	if err != nil {
+		return nil, err
+	}
+	defer raw.Close()
+	conn, err := raw.DB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	r := &runner{opts: opts, filter: filter, store: &rawStore{kb.Writer{Conn: conn}}, progress: opts.Progress}
+	if r.runID, err = r.store.beginRun(ctx, len(abs), map[string]any{
+		"jobs": opts.Jobs, "max_commits": opts.MaxCommits, "since": opts.Since, "filter": opts.Filter,
+		"max_file_bytes": opts.MaxFileBytes, "co_change_max_files": opts.CoChangeMaxFiles,
+	}); err != nil {
+		return nil, err
+	}
+	sum := &Summary{RunID: r.runID, Repos: make([]*RepoResult, len(abs)), Total: map[string]int{}}
+	opts.Progress.Phase("bootstrap", -1)
+	for i, p := range abs {
+		start := time.Now()
+		res, err := r.replay(ctx, p)
+		res.Repo, res.Indexed, res.Seconds = p, indexed[p], time.Since(start).Seconds()
+		switch {
+		case ctx.Err() != nil:
+			res.Status, res.Error = StatusInterrupted, "interrupted"
+			sum.Interrupted = true
+		case err != nil:
+			res.Status, res.Error = StatusFailed, err.Error()
+			sum.Failed++
+			opts.Log.Error("bootstrap failed", "repo", p, "error", err)
+		}
+		if res.Status == StatusFailed || res.Status == StatusInterrupted {
+			if err := r.withStore(context.WithoutCancel(ctx), func(s *rawStore) error {
+				return s.setRepo(context.WithoutCancel(ctx), p, r.runID, nil, res.Status, res.Error)
+			}); err != nil {
+				return sum, err
+			}
+		}
+		res.Steps = Funnel(res.Outcomes)
+		sum.Repos[i] = res
+		for k, n := range res.Outcomes {
+			sum.Total[k] += n
+		}
+		sum.Seen += res.Seen
+		sum.Verified += res.Verified
+		opts.Log.Info("bootstrap repository done", "repo", p, "status", res.Status, "seen", res.Seen, "verified", res.Verified)
+		if sum.Interrupted {
+			break
+		}
+	}
+	sum.Steps = Funnel(sum.Total)
+	status := StatusOK
+	switch {
+	case sum.Interrupted:
+		status = StatusInterrupted
+	case sum.Failed > 0:
+		status = "partial"
+	}
+	if err := r.store.finishRun(context.WithoutCancel(ctx), r.runID, sum.Failed, status); err != nil {
+		return sum, err
+	}
+	if sum.Interrupted {
+		return sum, ctx.Err()
+	}
+	return sum, nil
+}
+
+// canonical is the absolute, symlink-free path cra index stores too.
+func canonical(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// indexMissing indexes the repositories the knowledge base does not have
+// yet and reports which it indexed. A repository that fails to index is
+// left to fail in replay with its own error.
+func indexMissing(ctx context.Context, dir string, paths []string, opts Options) (map[string]bool, error) {
+	curated, err := kb.Open(ctx, dir, kb.Curated, kb.Options{})
+	if err != nil {
+		return nil, err
+	}
+	k := kb.NewKnowledgeBase(curated.DB)
+	var missing []string
+	for _, p := range paths {
+		if _, err := k.RepoByPath(ctx, p); errors.Is(err, kb.ErrNotFound) {
+			missing = append(missing, p)
+		} else if err != nil {
+			curated.Close()
+			return nil, fmt.Errorf("knowledge base: %w", err)
+		}
+	}
+	curated.Close()
+	indexed := map[string]bool{}
+	if len(missing) == 0 {
+		return indexed, nil
+	}
+	opts.Log.Info("indexing repositories not in the knowledge base yet", "repos", len(missing))
+	sum, err := ingest.IndexRepos(ctx, dir, missing, ingest.Options{
+		Jobs: opts.Jobs, MaxFileBytes: opts.MaxFileBytes, CoChangeMaxFiles: opts.CoChangeMaxFiles,
+		Progress: opts.Progress, Log: opts.Log,
+	})
+	if sum != nil {
+		for _, o := range sum.Repos {
+			indexed[o.Repo] = o.Status == "ok"
+		}
+	}
+	return indexed, err
+}

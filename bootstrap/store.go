@@ -1,0 +1,184 @@
+package bootstrap
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// rawStore is the bootstrap's side of the raw store: one connection, owned
+// by the run's single writer goroutine (and used before the workers start).
+type rawStore struct {
+	kb.Writer
+}
+
+// syntheticID is the deterministic id of a task (no stage) or a target.
+func syntheticID(repo, commit, stage string) string {
+	h := sha256.New()
+	h.Write([]byte(repo))
+	h.Write([]byte{0})
+	h.Write([]byte(commit))
+	if stage != "" {
+		h.Write([]byte{0})
+		h.Write([]byte(stage))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (s *rawStore) beginRun(ctx context.Context, repos int, options any) (int64, error) {
+	js, err := json.Marshal(options)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = s.Conn.QueryRowContext(ctx, `INSERT INTO bootstrap_runs (started_at, repos, status, options)
+		VALUES (now(), ?, 'running', ?) RETURNING id`, repos, string(js)).Scan(&id)
+	return id, err
+}
+
+func (s *rawStore) finishRun(ctx context.Context, id int64, failed int, status string) error {
+	_, err := s.Conn.ExecContext(ctx, `UPDATE bootstrap_runs SET finished_at = now(), failed = ?, status = ? WHERE id = ?`,
+		failed, status, id)
+	return err
+}
+
+// watermark returns the ref tips processed last time, nil on a first run.
+func (s *rawStore) watermark(ctx context.Context, repo string) ([]string, error) {
+	var tips []any
+	err := s.Conn.QueryRowContext(ctx, `SELECT watermark FROM bootstrap_repos WHERE repo_path = ?`, repo).Scan(&tips)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(tips))
+	for i, t := range tips {
+		out[i], _ = t.(string)
+	}
+	return out, nil
+}
+
+// knownCommit is a commit an earlier run saw, as later runs need it: known
+// (the walk stops there) and its changed files for co-change counts.
+type knownCommit struct {
+	merge bool
+	co    coCommit
+}
+
+func (s *rawStore) knownCommits(ctx context.Context, repo string) (map[string]knownCommit, error) {
+	rows, err := s.Conn.QueryContext(ctx, `SELECT commit, len(parents) > 1, committed_at, files
+		FROM bootstrap_commits WHERE repo_path = ?`, repo)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	known := map[string]knownCommit{}
+	for rows.Next() {
+		var hash string
+		var k knownCommit
+		var files []any
+		if err := rows.Scan(&hash, &k.merge, &k.co.at, &files); err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			if p, ok := f.(string); ok {
+				k.co.files = append(k.co.files, p)
+			}
+		}
+		known[hash] = k
+	}
+	return known, rows.Err()
+}
+
+// setRepo records a repository's watermark and last outcome; a nil tips
+// keeps the previous watermark (an interrupted or failed run).
+func (s *rawStore) setRepo(ctx context.Context, repo string, runID int64, tips []string, status, errText string) error {
+	var e any
+	if errText != "" {
+		e = errText
+	}
+	if tips == nil {
+		_, err := s.Conn.ExecContext(ctx, `INSERT INTO bootstrap_repos (repo_path, watermark, last_run_id, last_status, last_error, updated_at)
+			VALUES (?, []::VARCHAR[], ?, ?, ?, now())
+			ON CONFLICT (repo_path) DO UPDATE SET last_run_id = excluded.last_run_id,
+				last_status = excluded.last_status, last_error = excluded.last_error, updated_at = excluded.updated_at`,
+			repo, runID, status, e)
+		return err
+	}
+	_, err := s.Conn.ExecContext(ctx, `INSERT INTO bootstrap_repos (repo_path, watermark, last_run_id, last_status, last_error, updated_at)
+		VALUES (?, ?, ?, ?, ?, now())
+		ON CONFLICT (repo_path) DO UPDATE SET watermark = excluded.watermark, last_run_id = excluded.last_run_id,
+			last_status = excluded.last_status, last_error = excluded.last_error, updated_at = excluded.updated_at`,
+		repo, tips, runID, status, e)
+	return err
+}
+
+// result is what replay decided about one commit, ready to be written.
+type result struct {
+	commit  commitInfo
+	outcome string // OutcomeVerified or the first rule the commit failed
+	detail  string
+	task    *kb.SyntheticTask
+	targets map[string]any // stage → ground truth
+}
+
+var (
+	commitsColumns = []string{"run_id", "repo_path", "commit", "parents", "committed_at", "files",
+		"insertions", "deletions", "outcome", "detail"}
+	tasksColumns = []string{"id", "run_id", "repo_path", "commit", "parent", "author", "committed_at", "message",
+		"task", "files_changed", "insertions", "deletions", "created_at"}
+	targetsColumns = []string{"id", "task_id", "repo_path", "commit", "stage", "target", "created_at"}
+)
+
+// writeBatch writes results (in walk order) in one transaction: the commits
+// seen, and the tasks and targets of the verified ones.
+func (s *rawStore) writeBatch(ctx context.Context, runID int64, repo string, batch []*result) error {
+	now := time.Now()
+	var commits, tasks, targets [][]driver.Value
+	for _, r := range batch {
+		c := r.commit
+		files := make([]string, len(c.Files))
+		for i, f := range c.Files {
+			files[i] = f.Path
+		}
+		var detail any
+		if r.detail != "" {
+			detail = r.detail
+		}
+		commits = append(commits, []driver.Value{runID, repo, c.Hash, nonNil(c.Parents), c.CommitTime, nonNil(files),
+			c.Insertions(), c.Deletions(), r.outcome, detail})
+		if r.task == nil {
+			continue
+		}
+		t := r.task
+		tasks = append(tasks, []driver.Value{t.ID, runID, repo, t.Commit, t.Parent, t.Author, t.CommittedAt,
+			t.Message, t.Task, t.FilesChanged, t.Insertions, t.Deletions, now})
+		for _, stage := range kb.SyntheticStages {
+			js, err := json.Marshal(r.targets[stage])
+			if err != nil {
+				return fmt.Errorf("commit %s: %s: %w", c.Hash, stage, err)
+			}
+			// The Appender JSON-encodes a Go string into a JSON column; a
+			// RawMessage goes in as the document it is.
+			targets = append(targets, []driver.Value{syntheticID(repo, c.Hash, stage), t.ID, repo, c.Hash, stage, json.RawMessage(js), now})
+		}
+	}
+	return s.Tx(ctx, func() error {
+		if err := s.AppendAll("bootstrap_commits", commitsColumns, commits); err != nil {
+			return err
+		}
+		if err := s.AppendAll("synthetic_tasks", tasksColumns, tasks); err != nil {
+			return err
+		}
+		return s.AppendAll("synthetic_targets", targetsColumns, targets)
+	})
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/cra-dev/cra/bootstrap"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/progress"
+)
+
+func (a *app) bootstrapCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "bootstrap",
+		Usage:     "mine cloned repositories' git history into synthetic ground truth (the nightly batch)",
+		ArgsUsage: "<repo>...",
+		Description: "Replays every new commit of every branch (normal or bare clones; remote-tracking\n" +
+			"branches and tags included) against its own first parent. Commits pass a filter\n" +
+			"([bootstrap] in config.toml: no merges, no bots, a meaningful message, 1 to max_files\n" +
+			"source files and at most max_changed_lines lines, no lockfiles, vendored, generated or\n" +
+			"binary files); for each one that passes, the ground truth of every pipeline stage\n" +
+			"(scope, precision, plan, implement) is rebuilt from the parent state alone and stored in\n" +
+			"raw.synthetic_tasks and raw.synthetic_targets. Implement edits are verified to reproduce\n" +
+			"the commit byte for byte. Every commit's outcome is in raw.bootstrap_commits (the funnel:\n" +
+			"raw.bootstrap_funnel).\n\n" +
+			"Incremental: only commits not seen by an earlier run are walked; a run with no new\n" +
+			"commits finishes at once. Resumable: a killed run keeps what it wrote; run it again.\n" +
+			"Repositories not in the knowledge base are indexed first. A repository that fails\n" +
+			"(not a repository, no commits, shallow clone, unreadable objects) is recorded in\n" +
+			"raw.bootstrap_repos and the batch goes on (exit 1).",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "workers (default: all cores)"},
+			&cli.IntFlag{Name: "max-commits", Usage: "at most N new commits per repository this run (the rest next run)"},
+			&cli.StringFlag{Name: "since", Usage: "only commits committed on or after DATE (YYYY-MM-DD or RFC 3339)"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() == 0 {
+				return usagef("bootstrap needs at least one repository path (see `cra bootstrap --help`)")
+			}
+			if cmd.Int("jobs") < 0 || cmd.Int("max-commits") < 0 {
+				return usagef("--jobs and --max-commits must be positive")
+			}
+			since, err := parseSince(cmd.String("since"))
+			if err != nil {
+				return err
+			}
+			cfg, err := config.Load(a.home.ConfigPath())
+			if err != nil {
+				return err
+			}
+			p := progress.Start(progress.Options{Out: a.stderr, TTY: isTerminal(a.stderr), Log: a.log})
+			sum, err := bootstrap.Run(ctx, a.home.Dir, cmd.Args().Slice(), bootstrap.Options{
+				Jobs:             int(cmd.Int("jobs")),
+				MaxCommits:       int(cmd.Int("max-commits")),
+				Since:            since,
+				Filter:           cfg.Bootstrap,
+				MaxFileBytes:     cfg.Index.MaxFileBytes,
+				CoChangeMaxFiles: cfg.Index.CoChangeMaxFiles,
+				Progress:         p,
+				Log:              a.log,
+			})
+			p.Stop()
+			if sum != nil {
+				if a.json {
+					if err := a.writeJSON(sum); err != nil {
+						return err
+					}
+				} else if err := a.printBootstrapSummary(sum); err != nil {
+					return err
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if sum.Failed > 0 {
+				return &partialError{failed: sum.Failed, total: len(sum.Repos)}
+			}
+			return nil
+		},
+	}
+}
+
+func parseSince(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{"2006-01-02", time.RFC3339} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, usagef("--since %q: use YYYY-MM-DD or RFC 3339 (2026-01-31T00:00:00Z)", s)
+}
+
+func (a *app) printBootstrapSummary(sum *bootstrap.Summary) error {
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REPO\tSTATUS\tSEEN\tPASSED FILTER\tBUILT\tVERIFIED\tSECONDS")
+	for _, r := range sum.Repos {
+		status := r.Status
+		if r.Error != "" && r.Status != bootstrap.StatusInterrupted {
+			status += ": " + r.Error
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.1f\n", r.Repo, status, r.Seen,
+			milestone(r.Steps, bootstrap.MilestonePassed), milestone(r.Steps, bootstrap.MilestoneBuilt), r.Verified, r.Seconds)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "\nfunnel over %d repositories (run %d):\n", len(sum.Repos), sum.RunID)
+	tw = tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	for _, s := range sum.Steps {
+		if s.Milestone {
+			fmt.Fprintf(tw, "%s\t\t%d\t\n", strings.ReplaceAll(s.Step, "_", " "), s.Remaining)
+		} else {
+			fmt.Fprintf(tw, "  - %s\t-%d\t%d\t\n", s.Step, s.Rejected, s.Remaining)
+		}
+	}
+	return tw.Flush()
+}
+
+func milestone(steps []bootstrap.FunnelStep, name string) int {
+	for _, s := range steps {
+		if s.Milestone && s.Step == name {
+			return s.Remaining
+		}
+	}
+	return 0
+}
