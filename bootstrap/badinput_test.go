@@ -1,0 +1,64 @@
+package bootstrap
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/internal/gittest"
+)
+
+// One bad repository is recorded with its reason and skipped; the others
+// in the batch are mined.
+func TestBootstrapBadRepositories(t *testing.T) {
+	good, _ := project(t)
+
+	plain := t.TempDir()
+	if err := os.WriteFile(filepath.Join(plain, "main.py"), []byte("x = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := gittest.New(t)
+
+	shallowSrc, _ := project(t)
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	shallowSrc.Git("clone", "-q", "--depth", "2", "file://"+shallowSrc.Dir, shallow)
+
+	corrupt, _ := project(t)
+	blob := corrupt.Git("rev-parse", "HEAD~1:app/store.py")
+	if err := os.Remove(filepath.Join(corrupt.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct {
+		name, path, reason string
+	}{
+		{"not a repository", plain, "not a git repository"},
+		{"no commits", empty.Dir, "no commits"},
+		{"shallow clone", shallow, "shallow clone"},
+		{"corrupt objects", corrupt.Dir, "object not found"},
+		{"missing path", filepath.Join(t.TempDir(), "gone"), "no such file"},
+	}
+	paths := []string{good.Dir}
+	for _, c := range cases {
+		paths = append(paths, c.path)
+	}
+	home := newHome(t)
+	sum := mine(t, home, testOptions(), paths...)
+	if sum.Failed != len(cases) {
+		t.Errorf("%d repositories failed, want %d", sum.Failed, len(cases))
+	}
+	if res := sum.Repos[0]; res.Status != StatusOK || res.Verified == 0 {
+		t.Errorf("the good repository: %s (%s), %d verified; want ok with ground truth", res.Status, res.Error, res.Verified)
+	}
+	for i, c := range cases {
+		res := sum.Repos[i+1]
+		if res.Status != StatusFailed || !strings.Contains(res.Error, c.reason) {
+			t.Errorf("%s: status %s, error %q; want failed with %q", c.name, res.Status, res.Error, c.reason)
+		}
+		rows := rawRows(t, home, "SELECT last_status, last_error FROM bootstrap_repos WHERE repo_path = ?", res.Repo)
+		if len(rows) != 1 || !strings.HasPrefix(rows[0], "failed\t") || !strings.Contains(rows[0], c.reason) {
+			t.Errorf("%s: bootstrap_repos has %q; want the failure and its reason", c.name, rows)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/internal/gittest"
+)
+
+// TestMain lets a test run bootstrap in a child process it can kill -9.
+func TestMain(m *testing.M) {
+	if home := os.Getenv("CRA_TEST_BOOTSTRAP_HOME"); home != "" {
+		if _, err := Run(context.Background(), home, []string{os.Getenv("CRA_TEST_BOOTSTRAP_REPO")}, testOptions()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// A kill -9 at any moment leaves the raw store consistent, and a re-run ends
+// with exactly the rows of an uninterrupted run: no duplicates, nothing lost.
+func TestKilledBootstrapResumesToTheSameRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mines a 1,500-commit repository several times")
+	}
+	repo := filepath.Join(t.TempDir(), "repo")
+	gittest.Synthetic{Files: 60, Commits: 1500, Funcs: 6, Realistic: true}.Build(t, repo)
+	want := newHome(t)
+	start := time.Now()
+	sum := mine(t, want, testOptions(), repo)
+	took := time.Since(start)
+	if sum.Verified < 100 {
+		t.Fatalf("only %d commits verified (%v): the test needs a run long enough to kill", sum.Verified, sum.Total)
+	}
+	wantRows := dump(t, want)
+
+	killed := 0
+	for _, frac := range []float64{0.3, 0.6, 0.9} {
+		after := time.Duration(frac * float64(took))
+		t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
+			home := newHome(t)
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "CRA_TEST_BOOTSTRAP_HOME="+home, "CRA_TEST_BOOTSTRAP_REPO="+repo)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(after)
+			cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // reported below
+			cmd.Wait()                          //nolint:errcheck // killed on purpose
+			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				killed++
+				t.Logf("killed after %v: %d commits were stored", after, len(rawRows(t, home, "SELECT commit FROM bootstrap_commits")))
+			} else {
+				t.Logf("the child finished before the kill after %v (%v)", after, cmd.ProcessState)
+			}
+			mine(t, home, testOptions(), repo)
+			sameRows(t, dump(t, home), wantRows)
+		})
+	}
+	if killed == 0 {
+		t.Error("no child was killed mid-run: the test proved nothing")
+	}
+}
