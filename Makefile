@@ -4,8 +4,10 @@ BIN      ?= bin/cra
 REPO     ?= $(CURDIR)
 BENCH    ?= .
 COUNT    ?= 6
+# bench-bootstrap mines REPO when given on the command line, else a generated one.
+BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build test lint bench bench-index demo clean
+.PHONY: build test lint bench bench-index bench-bootstrap demo clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cra
@@ -29,6 +31,12 @@ bench:
 bench-index:
 	$(GO) test -run '^$$' -bench 'BenchmarkIndex' -benchmem -count $(COUNT) -benchtime 3x ./ingest/ | tee bench-index.txt
 
+# cra bootstrap on a generated ~150-file, ~6,000-commit repository (REPO=path
+# for any real clone): commits/s, verified commits, peak RSS and the ratio to
+# `git log --all --numstat --no-renames` on the same repository.
+bench-bootstrap:
+	CRA_BENCH_REPO=$(BENCH_REPO) $(GO) test -run '^$$' -bench 'BenchmarkBootstrap' -benchmem -count $(COUNT) -benchtime 2x ./bootstrap/ | tee bench-bootstrap.txt
+
 # The main job on a throw-away home: REPO=path to choose the repository.
 demo: build
 	@home=$$(mktemp -d -t cra-demo-XXXXXX); \
@@ -42,4 +50,4 @@ demo: build
 		"select file_path, qualified_name, called_by from code_index order by len(called_by) desc limit 5"
 
 clean:
-	rm -rf bin bench.txt bench-index.txt
+	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt

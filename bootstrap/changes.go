@@ -12,6 +12,7 @@ type fileChange struct {
 	deleted       bool
 	before, after *facts // nil where absent or not a source file
 	hunks         []Hunk
+	lines         [2][]string // split on demand: [0] parent, [1] child
 }
 
 // parentLines returns, for each hunk, the parent lines it changes; a pure
@@ -75,11 +76,19 @@ func touchedSymbols(c *fileChange, parent bool) (idx map[int]bool, module bool) 
 		return idx, false
 	}
 	lines, inserts := c.changedLines(parent)
-	text := splitLines(content)
+	side := 1
+	if parent {
+		side = 0
+	}
 	for _, l := range lines {
 		if i := innermost(f.symbols, l); i >= 0 {
 			idx[i] = true
-		} else if l-1 < len(text) && !blank(text[l-1]) {
+			continue
+		}
+		if c.lines[side] == nil {
+			c.lines[side] = splitLines(content)
+		}
+		if text := c.lines[side]; l-1 < len(text) && !blank(text[l-1]) {
 			module = true
 		}
 	}

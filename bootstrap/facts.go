@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"container/list"
 	"sync"
 	"sync/atomic"
 
@@ -22,35 +23,88 @@ type facts struct {
 	failed     string // why the blob was not parsed ("" when it was)
 }
 
-// factCache holds the facts of every blob parsed in a run, by blob id: each
-// blob is parsed once per run, whichever commit's state it belongs to.
+// factCache holds the facts of the blobs parsed in a run, by blob id: a
+// blob is parsed once, whichever commits' states contain it. The cache is
+// bounded by an estimate of its size and drops the least recently used
+// facts first. Commits are replayed parents first, so what it drops is
+// blobs that later states no longer hold: in practice every blob is still
+// parsed once (a test checks it), and memory stays flat however long the
+// history.
 type factCache struct {
 	mu      sync.Mutex
-	entries map[plumbing.Hash]*factEntry
+	entries map[plumbing.Hash]*list.Element // of *factEntry
+	lru     list.List                       // front: most recently used
+	size    int64
+	limit   int64
 	parsed  atomic.Int64 // blobs parsed, for the summary and the tests
 	bytes   atomic.Int64
 }
 
 type factEntry struct {
+	hash plumbing.Hash
 	once sync.Once
 	f    *facts
+	size int64 // 0 until computed
 }
 
+// factCacheBytes bounds the fact cache of one repository's run.
+const factCacheBytes = 192 << 20
+
 func newFactCache() *factCache {
-	return &factCache{entries: map[plumbing.Hash]*factEntry{}}
+	return &factCache{entries: map[plumbing.Hash]*list.Element{}, limit: factCacheBytes}
 }
 
 // get returns the facts of blob h, computing them once with parse.
 func (c *factCache) get(h plumbing.Hash, parse func() *facts) *facts {
 	c.mu.Lock()
-	e := c.entries[h]
-	if e == nil {
-		e = &factEntry{}
-		c.entries[h] = e
+	el := c.entries[h]
+	if el == nil {
+		el = c.lru.PushFront(&factEntry{hash: h})
+		c.entries[h] = el
+	} else {
+		c.lru.MoveToFront(el)
 	}
+	e := el.Value.(*factEntry)
 	c.mu.Unlock()
-	e.once.Do(func() { e.f = parse() })
+	e.once.Do(func() {
+		e.f = parse()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		e.size = e.f.estimate()
+		c.size += e.size
+		for c.size > c.limit && c.lru.Len() > 1 {
+			old := c.lru.Back()
+			oe := old.Value.(*factEntry)
+			if oe.size == 0 {
+				break // still being computed
+			}
+			c.lru.Remove(old)
+			delete(c.entries, oe.hash)
+			c.size -= oe.size
+		}
+	})
 	return e.f
+}
+
+// estimate is roughly the memory f holds, in bytes.
+func (f *facts) estimate() int64 {
+	if f == nil {
+		return 64
+	}
+	n := int64(128)
+	for _, s := range f.symbols {
+		n += 160 + int64(len(s.Name)+len(s.Signature)+len(s.Receiver))
+	}
+	for _, r := range f.refs {
+		n += 64 + int64(len(r.Name))
+	}
+	for _, im := range f.imports {
+		n += 128 + int64(len(im.Module)+len(im.Alias))
+		for _, nm := range im.Names {
+			n += 48 + int64(len(nm.Name)+len(nm.Alias))
+		}
+	}
+	return n
 }
 
 // extract parses src with the worker's extractors and keeps what replay needs.

@@ -26,18 +26,6 @@ type mention struct {
 // dotted.name, snake_case, camelCase, or a capitalised word past the first
 // (a class such as Parser); plain English words do not seed.
 func mentions(text string, s *snapshot) []mention {
-	defs := map[string][]string{} // symbol name → files defining it
-	for i, f := range s.facts {
-		if f == nil {
-			continue
-		}
-		p := s.repo.Files[i].Path
-		for _, sym := range f.symbols {
-			if fs := defs[sym.Name]; len(fs) == 0 || fs[len(fs)-1] != p {
-				defs[sym.Name] = append(fs, p)
-			}
-		}
-	}
 	var out []mention
 	for wi, word := range strings.Fields(text) {
 		quoted := strings.Contains(word, "`")
@@ -59,7 +47,7 @@ func mentions(text string, s *snapshot) []mention {
 			if !identifier.MatchString(name) || !codeLike(name, quoted || call || dotted, wi > 0) {
 				continue
 			}
-			if files := defs[name]; len(files) > 0 && len(files) <= maxMentionMatches {
+			if files := s.definers(name); len(files) > 0 && len(files) <= maxMentionMatches {
 				out = append(out, mention{files: files, reason: "defines " + name})
 			}
 		}
@@ -94,6 +82,27 @@ func (s *snapshot) filesNamed(tok string) []string {
 	for _, f := range s.repo.Files {
 		if strings.HasSuffix(f.Path, suffix) {
 			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// definers returns the files that declare a symbol named name, in path
+// order; it stops counting past maxMentionMatches.
+func (s *snapshot) definers(name string) []string {
+	var out []string
+	for i, f := range s.facts {
+		if f == nil {
+			continue
+		}
+		for _, sym := range f.symbols {
+			if sym.Name == name {
+				out = append(out, s.repo.Files[i].Path)
+				break
+			}
+		}
+		if len(out) > maxMentionMatches {
+			break
 		}
 	}
 	return out

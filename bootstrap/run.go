@@ -134,6 +134,11 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 		return nil, err
 	}
 	defer conn.Close()
+	// DuckDB keeps written blocks cached up to its memory limit (80% of RAM
+	// by default); the batch only appends, so a small cache loses nothing.
+	if _, err := conn.ExecContext(ctx, "SET memory_limit = '256MB'"); err != nil {
+		return nil, err
+	}
 	r := &runner{opts: opts, filter: filter, store: &rawStore{kb.Writer{Conn: conn}}, progress: opts.Progress}
 	if r.runID, err = r.store.beginRun(ctx, len(abs), map[string]any{
 		"jobs": opts.Jobs, "max_commits": opts.MaxCommits, "since": opts.Since, "filter": opts.Filter,
