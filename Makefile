@@ -42,10 +42,12 @@ demo: build
 	@home=$$(mktemp -d -t cra-demo-XXXXXX); \
 	echo "demo home: $$home (repository $(REPO))"; \
 	./$(BIN) --home $$home init && \
-	./$(BIN) --home $$home index $(REPO) && \
-	./$(BIN) --home $$home index $(REPO) && \
+	./$(BIN) --home $$home bootstrap $(REPO) && \
+	./$(BIN) --home $$home bootstrap $(REPO) && \
 	./$(BIN) --home $$home sql --format table \
-		"select language, count(*) as files, sum(size_bytes) as bytes from files group by all order by files desc limit 10" && \
+		"select outcome, sum(commits) as commits from bootstrap_funnel group by all order by commits desc" && \
+	./$(BIN) --home $$home sql --format table \
+		"select stage, count(*) as targets, round(avg(length(target::varchar))) as avg_bytes from synthetic_targets group by all" && \
 	./$(BIN) --home $$home sql --format table \
 		"select file_path, qualified_name, called_by from code_index order by len(called_by) desc limit 5"
 
