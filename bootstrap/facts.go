@@ -47,11 +47,11 @@ type factEntry struct {
 	size int64 // 0 until computed
 }
 
-// factCacheBytes bounds the fact cache of one repository's run.
+// factCacheBytes bounds the fact caches of a run, all repositories together.
 const factCacheBytes = 192 << 20
 
-func newFactCache() *factCache {
-	return &factCache{entries: map[plumbing.Hash]*list.Element{}, limit: factCacheBytes}
+func newFactCache(limit int64) *factCache {
+	return &factCache{entries: map[plumbing.Hash]*list.Element{}, limit: limit}
 }
 
 // get returns the facts of blob h, computing them once with parse.

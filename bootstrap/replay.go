@@ -125,7 +125,7 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		work = append(work, i)
 	}
 	r.progress.AddTotal(int64(len(work)))
-	cache := newFactCache()
+	cache := newFactCache(r.cacheBytes)
 	err = r.build(ctx, c, cache, co, fresh, results, work)
 	res.BlobsParsed, res.BytesParsed = int(cache.parsed.Load()), cache.bytes.Load()
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/cra-dev/cra/ingest"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb"
@@ -71,6 +73,8 @@ type runner struct {
 	storeMu  sync.Mutex
 	store    *rawStore
 	progress ingest.Progress
+	// cacheBytes bounds each repository's fact cache.
+	cacheBytes int64
 }
 
 type noProgress struct{}
@@ -148,37 +152,35 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	}
 	sum := &Summary{RunID: r.runID, Repos: make([]*RepoResult, len(abs)), Total: map[string]int{}}
 	opts.Progress.Phase("bootstrap", -1)
+	// Repositories in parallel too: many small clones are mostly walks and
+	// waits. Their fact caches share one budget.
+	repoJobs := max(1, min(opts.Jobs, len(abs)))
+	r.cacheBytes = factCacheBytes / int64(repoJobs)
+	var g errgroup.Group
+	g.SetLimit(repoJobs)
 	for i, p := range abs {
-		start := time.Now()
-		res, err := r.replay(ctx, p)
-		res.Repo, res.Indexed, res.Seconds = p, indexed[p], time.Since(start).Seconds()
-		switch {
-		case ctx.Err() != nil:
-			res.Status, res.Error = StatusInterrupted, "interrupted"
+		g.Go(func() error {
+			res, err := r.mine(ctx, p)
+			res.Indexed = indexed[p]
+			sum.Repos[i] = res
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return sum, err
+	}
+	for _, res := range sum.Repos {
+		switch res.Status {
+		case StatusInterrupted:
 			sum.Interrupted = true
-		case err != nil:
-			res.Status, res.Error = StatusFailed, err.Error()
+		case StatusFailed:
 			sum.Failed++
-			opts.Log.Error("bootstrap failed", "repo", p, "error", err)
 		}
-		if res.Status == StatusFailed || res.Status == StatusInterrupted {
-			if err := r.withStore(context.WithoutCancel(ctx), func(s *rawStore) error {
-				return s.setRepo(context.WithoutCancel(ctx), p, r.runID, nil, res.Status, res.Error)
-			}); err != nil {
-				return sum, err
-			}
-		}
-		res.Steps = Funnel(res.Outcomes)
-		sum.Repos[i] = res
 		for k, n := range res.Outcomes {
 			sum.Total[k] += n
 		}
 		sum.Seen += res.Seen
 		sum.Verified += res.Verified
-		opts.Log.Info("bootstrap repository done", "repo", p, "status", res.Status, "seen", res.Seen, "verified", res.Verified)
-		if sum.Interrupted {
-			break
-		}
 	}
 	sum.Steps = Funnel(sum.Total)
 	status := StatusOK
@@ -195,6 +197,30 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 		return sum, ctx.Err()
 	}
 	return sum, nil
+}
+
+// mine replays one repository and records a failure or an interruption
+// with its reason; the error is for a store that cannot be written.
+func (r *runner) mine(ctx context.Context, p string) (*RepoResult, error) {
+	start := time.Now()
+	res, err := r.replay(ctx, p)
+	res.Repo, res.Seconds = p, time.Since(start).Seconds()
+	switch {
+	case ctx.Err() != nil:
+		res.Status, res.Error = StatusInterrupted, "interrupted"
+	case err != nil:
+		res.Status, res.Error = StatusFailed, err.Error()
+		r.opts.Log.Error("bootstrap failed", "repo", p, "error", err)
+	}
+	res.Steps = Funnel(res.Outcomes)
+	r.opts.Log.Info("bootstrap repository done", "repo", p, "status", res.Status, "seen", res.Seen, "verified", res.Verified)
+	if res.Status != StatusFailed && res.Status != StatusInterrupted {
+		return res, nil
+	}
+	bg := context.WithoutCancel(ctx)
+	return res, r.withStore(bg, func(s *rawStore) error {
+		return s.setRepo(bg, p, r.runID, nil, res.Status, res.Error)
+	})
 }
 
 // canonical is the absolute, symlink-free path cra index stores too.
