@@ -1,11 +1,14 @@
 package bootstrap
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/golden"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -77,6 +80,17 @@ func project(t testing.TB) (*gittest.Repo, map[string]string) {
 
 	r.Write("app/cache.py", "from app.store import new_store\n\n\nclass Cache:\n    def __init__(self):\n        self.store = new_store()\n")
 	c["create"] = r.Commit("Add a Cache class backed by the store module")
+
+	r.Remove("app/util.py")
+	r.Write("app/text.py", utilV1)
+	c["move"] = r.Commit("Move slugify from app/util.py into the text helpers module")
+
+	r.Remove("app/cache.py")
+	c["delete"] = r.Commit("Remove the Cache class nobody uses any more")
+
+	r.WriteBytes("docs/logo.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+	r.Write("app/api.py", api2+"\nLOGO = \"docs/logo.png\"\n")
+	c["binary"] = r.Commit("Serve the project logo from the API handler module")
 	return r, c
 }
 
@@ -91,15 +105,16 @@ func TestBootstrapOutcomes(t *testing.T) {
 	want := map[string]string{
 		"root": OutcomeRootCommit, "default": OutcomeVerified, "branch": OutcomeVerified,
 		"bot": "bot", "wip": "message_short", "merge": "merge",
-		"rename": OutcomeVerified, "create": OutcomeVerified,
+		"rename": OutcomeVerified, "create": OutcomeVerified, "move": OutcomeVerified,
+		"delete": OutcomeVerified, "binary": "binary",
 	}
 	for name, o := range want {
 		if got[c[name]] != o {
 			t.Errorf("%s commit: outcome %q, want %q", name, got[c[name]], o)
 		}
 	}
-	if sum.Verified != 4 || sum.Total[OutcomeVerified] != 4 {
-		t.Errorf("verified %d (total %v), want 4", sum.Verified, sum.Total)
+	if sum.Verified != 6 || sum.Total[OutcomeVerified] != 6 {
+		t.Errorf("verified %d (total %v), want 6", sum.Verified, sum.Total)
 	}
 }
 
@@ -206,6 +221,30 @@ func TestBootstrapGroundTruth(t *testing.T) {
 		}
 	})
 
+	t.Run("file moved and deleted", func(t *testing.T) {
+		var p kb.PlanArtifact
+		targetOf(t, home, c["move"], kb.StagePlan, &p)
+		roles := map[string]string{}
+		for _, f := range p.AffectedFiles {
+			roles[f.Path] = f.Role
+		}
+		if roles["app/util.py"] != "delete" || roles["app/text.py"] != "create" ||
+			!slices.Equal(p.ExecutionOrder, []string{"app/text.py", "app/util.py"}) {
+			t.Errorf("roles %v, order %v: want text.py created first, util.py deleted last", roles, p.ExecutionOrder)
+		}
+		var s kb.ScopeTarget
+		targetOf(t, home, c["move"], kb.StageScope, &s)
+		if !s.Reached || len(s.Candidates) == 0 || s.Candidates[0].Path != "app/util.py" || s.Candidates[0].Tier != kb.TierSeed ||
+			!slices.Equal(s.Created, []string{"app/text.py"}) {
+			t.Errorf("scope %+v: want util.py seeded by its path in the message and text.py created", s)
+		}
+		var im kb.ImplementTarget
+		targetOf(t, home, c["delete"], kb.StageImplement, &im)
+		if len(im.Files) != 1 || !im.Files[0].Deleted || len(im.Edits) != 1 || im.Edits[0].Replace != "" {
+			t.Errorf("delete: %+v; want one deleted file and one edit emptying it", im)
+		}
+	})
+
 	t.Run("implement", func(t *testing.T) {
 		var im kb.ImplementTarget
 		targetOf(t, home, c["default"], kb.StageImplement, &im)
@@ -269,5 +308,33 @@ func TestBootstrapImplementRoundTrips(t *testing.T) {
 				t.Errorf("%.8s %s: edits give %q, git has %q", commit, f.Path, got, want)
 			}
 		}
+	}
+}
+
+// The ground truth of hand-checked commits, all four stages, pinned in
+// golden files (go test ./bootstrap -update rewrites them after a change
+// that is meant).
+func TestBootstrapGroundTruthGolden(t *testing.T) {
+	r, c := project(t)
+	home := newHome(t)
+	mine(t, home, testOptions(), r.Dir)
+	for _, name := range []string{"default", "branch", "rename", "create", "move", "delete"} {
+		t.Run(name, func(t *testing.T) {
+			doc := map[string]json.RawMessage{}
+			for _, stage := range kb.SyntheticStages {
+				var v any
+				targetOf(t, home, c[name], stage, &v)
+				js, err := json.Marshal(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				doc[stage] = js
+			}
+			out, err := json.MarshalIndent(doc, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, filepath.Join("testdata", "groundtruth", name+".json"), append(out, '\n'))
+		})
 	}
 }

@@ -20,12 +20,15 @@ func TestBootstrapIncrementalEqualsFullAndNoLeakage(t *testing.T) {
 
 	// The future: store.py and util.py change together twice (co-change
 	// that would make util.py a tier-3 candidate of the "default" commit if
-	// it leaked), a new file, and a new branch merged in.
+	// it leaked), a second Store class (a seed of the "default" commit, which
+	// names Store.get, if it leaked), and a new branch merged in.
 	for i, msg := range []string{"Share the slug helper with the store module", "Keep store keys and slugs consistent on save"} {
 		r.Write("app/util.py", utilV1+strings.Repeat("\n# note\n", i+1))
 		r.Write("app/store.py", storeV1+strings.Repeat("\n# keys are slugs\n", i+1))
 		r.Commit(msg)
 	}
+	r.Write("app/cache2.py", "class Store:\n    def get(self, key):\n        return None\n")
+	r.Commit("Add a second Store class for the cache layer")
 	r.Git("checkout", "-q", "-b", "later")
 	r.Write("app/extra.py", "def extra_helper(x):\n    return x\n")
 	r.Commit("Add extra_helper for the reporting module")
@@ -33,8 +36,8 @@ func TestBootstrapIncrementalEqualsFullAndNoLeakage(t *testing.T) {
 	r.Merge("later", "Merge branch 'later'")
 
 	second := mine(t, home, testOptions(), r.Dir)
-	if got := second.Repos[0].Seen; got != 4 {
-		t.Errorf("second run walked %d commits, want the 4 new ones (first run: %d)", got, first.Repos[0].Seen)
+	if got := second.Repos[0].Seen; got != 5 {
+		t.Errorf("second run walked %d commits, want the 5 new ones (first run: %d)", got, first.Repos[0].Seen)
 	}
 	third := mine(t, home, testOptions(), r.Dir)
 	if res := third.Repos[0]; res.Status != StatusUpToDate || res.Seen != 0 {
@@ -48,8 +51,11 @@ func TestBootstrapIncrementalEqualsFullAndNoLeakage(t *testing.T) {
 	var s kb.ScopeTarget
 	targetOf(t, full, c["default"], kb.StageScope, &s)
 	for _, cand := range s.Candidates {
-		if cand.Path == "app/util.py" {
+		switch cand.Path {
+		case "app/util.py":
 			t.Errorf("util.py is a candidate of an earlier commit (%+v): later co-changes leaked", cand)
+		case "app/cache2.py":
+			t.Errorf("cache2.py is a candidate of an earlier commit (%+v): a later Store leaked", cand)
 		}
 	}
 }
