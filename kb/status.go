@@ -41,6 +41,7 @@ var runKinds = []struct{ kind, query string }{
 	{"index", "SELECT 'index', count(*), max(timestamp) FROM raw.index_runs"},
 	{"task", `SELECT 'task:' || mode, count(*), max(timestamp) FROM raw.task_runs GROUP BY mode
 		UNION ALL SELECT 'task', 0, NULL WHERE NOT EXISTS (FROM raw.task_runs) ORDER BY 1`},
+	{"bootstrap", "SELECT 'bootstrap', count(*), max(started_at) FROM raw.bootstrap_runs"},
 	{"orchestrator", "SELECT 'orchestrator', count(*), max(timestamp) FROM raw.orchestrator_runs"},
 	{"enrich", "SELECT 'enrich', count(*), max(timestamp) FROM raw.enrichment_outputs"},
 	{"train_plan", "SELECT 'train_plan', count(*), max(timestamp) FROM raw.training_plans"},
