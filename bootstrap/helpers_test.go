@@ -3,23 +3,16 @@ package bootstrap
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
 
-func newHome(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := kb.Init(context.Background(), dir, "test"); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func newHome(t testing.TB) string { return storetest.Home(t) }
 
 func testOptions() Options {
 	return Options{Jobs: 2, Filter: config.Default().Bootstrap}
@@ -38,37 +31,7 @@ func mine(t testing.TB, home string, opts Options, paths ...string) *Summary {
 // rawRows returns a raw-store query's rows as tab-separated lines.
 func rawRows(t testing.TB, home, q string, args ...any) []string {
 	t.Helper()
-	s, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	rows, err := s.DB.Query(q, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = fmt.Sprint(v)
-		}
-		out = append(out, strings.Join(parts, "\t"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return storetest.Rows(t, home, kb.Raw, q, args...)
 }
 
 // outcomes maps each commit seen to its outcome.
@@ -113,20 +76,8 @@ func dump(t testing.TB, home string) map[string][]string {
 	return out
 }
 
-// sameRows fails the test on the first table whose rows differ.
+// sameRows fails the test on each table whose rows differ.
 func sameRows(t testing.TB, got, want map[string][]string) {
 	t.Helper()
-	for table, w := range want {
-		g := got[table]
-		if len(g) != len(w) {
-			t.Errorf("%s: %d rows, want %d", table, len(g), len(w))
-			continue
-		}
-		for i := range w {
-			if g[i] != w[i] {
-				t.Errorf("%s: row %d differs:\n got %.300s\nwant %.300s", table, i, g[i], w[i])
-				break
-			}
-		}
-	}
+	storetest.SameRows(t, got, want)
 }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
 )
 
 // TestMain lets a test run bootstrap in a child process it can kill -9.
@@ -47,19 +46,9 @@ func TestKilledBootstrapResumesToTheSameRows(t *testing.T) {
 		after := time.Duration(frac * float64(took))
 		t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
 			home := newHome(t)
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "CRA_TEST_BOOTSTRAP_HOME="+home, "CRA_TEST_BOOTSTRAP_REPO="+repo)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(after)
-			cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // reported below
-			cmd.Wait()                          //nolint:errcheck // killed on purpose
-			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			if storetest.KillAfter(t, []string{"CRA_TEST_BOOTSTRAP_HOME=" + home, "CRA_TEST_BOOTSTRAP_REPO=" + repo}, after) {
 				killed++
 				t.Logf("killed after %v: %d commits were stored", after, len(rawRows(t, home, "SELECT commit FROM bootstrap_commits")))
-			} else {
-				t.Logf("the child finished before the kill after %v (%v)", after, cmd.ProcessState)
 			}
 			mine(t, home, testOptions(), repo)
 			sameRows(t, dump(t, home), wantRows)

@@ -4,21 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
 
 // newHome initialises a home with both stores.
-func newHome(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := kb.Init(context.Background(), dir, "test"); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func newHome(t testing.TB) string { return storetest.Home(t) }
 
 // index runs a batch over paths and fails the test on a batch error.
 func index(t testing.TB, home string, opts Options, paths ...string) *Summary {
@@ -53,32 +46,7 @@ func query(t testing.TB, home, q string, args ...any) []string {
 
 func rowsOf(t testing.TB, db *sql.DB, q string, args ...any) []string {
 	t.Helper()
-	rows, err := db.Query(q, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	out := []string{}
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = fmt.Sprint(v)
-		}
-		out = append(out, strings.Join(parts, "\t"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return storetest.RowsOf(t, db, q, args...)
 }
 
 // symbolKey names a symbol by file, name and line: ids differ between a full
@@ -131,26 +99,7 @@ func dump(t testing.TB, home string) map[string][]string {
 // sameDump reports the tables whose rows differ, with the first difference.
 func sameDump(t testing.TB, got, want map[string][]string) {
 	t.Helper()
-	for table, w := range want {
-		g := got[table]
-		if strings.Join(g, "\n") == strings.Join(w, "\n") {
-			continue
-		}
-		t.Errorf("%s: %d rows, want %d", table, len(g), len(w))
-		for i := 0; i < max(len(g), len(w)); i++ {
-			var gi, wi string
-			if i < len(g) {
-				gi = g[i]
-			}
-			if i < len(w) {
-				wi = w[i]
-			}
-			if gi != wi {
-				t.Errorf("%s: first difference at row %d:\n got  %q\n want %q", table, i, gi, wi)
-				break
-			}
-		}
-	}
+	storetest.SameRows(t, got, want)
 }
 
 // rawRows returns a raw-store query's rows as tab-separated lines.

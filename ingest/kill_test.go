@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
 )
 
 // TestMain lets a test run the indexer in a child process it can kill -9.
@@ -45,18 +44,8 @@ func TestKilledIndexResumesToTheSameRows(t *testing.T) {
 		after := time.Duration(frac * float64(took))
 		t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
 			home := newHome(t)
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "CRA_TEST_INDEX_HOME="+home, "CRA_TEST_INDEX_REPO="+repo)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(after)
-			cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // reported below
-			cmd.Wait()                          //nolint:errcheck // killed on purpose
-			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			if storetest.KillAfter(t, []string{"CRA_TEST_INDEX_HOME=" + home, "CRA_TEST_INDEX_REPO=" + repo}, after) {
 				killed++
-			} else {
-				t.Logf("the child finished before the kill after %v (%v)", after, cmd.ProcessState)
 			}
 			one(t, home, repo, Options{})
 			sameDump(t, dump(t, home), wantDump)

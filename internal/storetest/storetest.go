@@ -1,0 +1,119 @@
+// Package storetest holds test helpers over real stores and processes:
+// a fresh home, a query's rows as text, a comparison of table dumps, and a
+// child process killed with SIGKILL mid-run. Tests only; it never fakes a
+// store.
+package storetest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// Home returns a new initialised home directory in t.TempDir().
+func Home(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := kb.Init(context.Background(), dir, "test"); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Rows returns a query's rows over one store of home, read-only, as
+// tab-separated lines.
+func Rows(t testing.TB, home string, kind kb.Kind, q string, args ...any) []string {
+	t.Helper()
+	s, err := kb.Open(context.Background(), home, kind, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	return RowsOf(t, s.DB, q, args...)
+}
+
+// RowsOf returns a query's rows as tab-separated lines (fmt.Sprint of each
+// value).
+func RowsOf(t testing.TB, db *sql.DB, q string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	out := []string{}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = fmt.Sprint(v)
+		}
+		out = append(out, strings.Join(parts, "\t"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// SameRows reports each table whose rows differ from want, with the first
+// differing row.
+func SameRows(t testing.TB, got, want map[string][]string) {
+	t.Helper()
+	for table, w := range want {
+		g := got[table]
+		if strings.Join(g, "\n") == strings.Join(w, "\n") {
+			continue
+		}
+		t.Errorf("%s: %d rows, want %d", table, len(g), len(w))
+		for i := 0; i < max(len(g), len(w)); i++ {
+			var gi, wi string
+			if i < len(g) {
+				gi = g[i]
+			}
+			if i < len(w) {
+				wi = w[i]
+			}
+			if gi != wi {
+				t.Errorf("%s: first difference at row %d:\n got  %.400q\n want %.400q", table, i, gi, wi)
+				break
+			}
+		}
+	}
+}
+
+// KillAfter re-runs the test binary with env added (its TestMain is to do
+// the work when it sees env) and kills it with SIGKILL after the given
+// time. It reports whether the child was killed mid-run rather than done.
+func KillAfter(t testing.TB, env []string, after time.Duration) bool {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(after)
+	cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // reported below
+	cmd.Wait()                          //nolint:errcheck // killed on purpose
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return true
+	}
+	t.Logf("the child finished before the kill after %v (%v)", after, cmd.ProcessState)
+	return false
+}
