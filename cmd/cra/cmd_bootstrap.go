@@ -65,22 +65,10 @@ func (a *app) bootstrapCommand() *cli.Command {
 				Log:              a.log,
 			})
 			p.Stop()
-			if sum != nil {
-				if a.json {
-					if err := a.writeJSON(sum); err != nil {
-						return err
-					}
-				} else if err := a.printBootstrapSummary(sum); err != nil {
-					return err
-				}
-			}
-			if err != nil {
+			if sum == nil {
 				return err
 			}
-			if sum.Failed > 0 {
-				return &partialError{failed: sum.Failed, total: len(sum.Repos)}
-			}
-			return nil
+			return a.batchDone(sum, func() error { return a.printBootstrapSummary(sum) }, err, sum.Failed, len(sum.Repos))
 		},
 	}
 }

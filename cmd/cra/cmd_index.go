@@ -52,22 +52,10 @@ func (a *app) indexCommand() *cli.Command {
 				Log:              a.log,
 			})
 			p.Stop()
-			if sum != nil {
-				if a.json {
-					if err := a.writeJSON(sum); err != nil {
-						return err
-					}
-				} else if err := a.printIndexSummary(sum); err != nil {
-					return err
-				}
-			}
-			if err != nil {
+			if sum == nil {
 				return err
 			}
-			if sum.Failed > 0 {
-				return &partialError{failed: sum.Failed, total: len(sum.Repos)}
-			}
-			return nil
+			return a.batchDone(sum, func() error { return a.printIndexSummary(sum) }, err, sum.Failed, len(sum.Repos))
 		},
 	}
 }

@@ -39,6 +39,27 @@ func (e *partialError) Error() string {
 	return fmt.Sprintf("%d of %d inputs failed", e.failed, e.total)
 }
 
+// batchDone ends a batch command: the summary on stdout (JSON with --json,
+// else human), then the batch's own error, else exit 1 if some of its
+// inputs failed.
+func (a *app) batchDone(sum any, human func() error, err error, failed, total int) error {
+	var out error
+	if a.json {
+		out = a.writeJSON(sum)
+	} else {
+		out = human()
+	}
+	switch {
+	case err != nil:
+		return err
+	case out != nil:
+		return out
+	case failed > 0:
+		return &partialError{failed: failed, total: total}
+	}
+	return nil
+}
+
 // exitCode maps an error returned by a command to the process exit code.
 func exitCode(ctx context.Context, err error) int {
 	if err == nil {
