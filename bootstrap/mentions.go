@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"path"
 	"regexp"
 	"strings"
 
@@ -21,10 +22,12 @@ type mention struct {
 }
 
 // mentions finds the files a task text names, in order of appearance:
-// paths and file names, and names of symbols defined in the snapshot. A word
-// counts as a symbol name when it looks like code: `quoted`, called(),
-// dotted.name, snake_case, camelCase, or a capitalised word past the first
-// (a class such as Parser); plain English words do not seed.
+// paths and file names; names of symbols defined in the snapshot; and
+// module names (a file's name without extension). A word that looks like
+// code (`quoted`, called(), dotted.name, snake_case, camelCase, or a
+// capitalised word past the first) seeds up to maxMentionMatches files; a
+// plain lower-case word (slugify, store) seeds only when it names exactly
+// the symbols or modules of one or two files and is not common prose.
 func mentions(text string, s *snapshot) []mention {
 	var out []mention
 	for wi, word := range strings.Fields(text) {
@@ -44,16 +47,31 @@ func mentions(text string, s *snapshot) []mention {
 		parts := strings.FieldsFunc(tok, func(r rune) bool { return r == '.' || r == ':' || r == '#' || r == '-' || r == '>' })
 		dotted := len(parts) > 1
 		for _, name := range parts {
-			if !identifier.MatchString(name) || !codeLike(name, quoted || call || dotted, wi > 0) {
+			if !identifier.MatchString(name) {
 				continue
 			}
-			if files := s.definers(name); len(files) > 0 && len(files) <= maxMentionMatches {
+			limit := maxMentionMatches
+			if !codeLike(name, quoted || call || dotted, wi > 0) {
+				if wi == 0 || len(name) < 4 || prose[strings.ToLower(name)] {
+					continue
+				}
+				limit = 2
+			}
+			if files := s.definers(name, limit); len(files) > 0 && len(files) <= limit {
 				out = append(out, mention{files: files, reason: "defines " + name})
+			} else if files := s.modulesNamed(name); len(files) > 0 && len(files) <= limit {
+				out = append(out, mention{files: files, reason: "module " + name})
 			}
 		}
 	}
 	return out
 }
+
+// prose are common words that also name code often enough to mislead.
+var prose = toSet(`also back code data does done each else file files from have into just like
+	list make more most much must name need only over same some such than that their them then there
+	these they this test tests time type used user uses using value values very what when where which
+	while will with work`)
 
 // codeLike reports whether a word names code rather than being prose.
 func codeLike(name string, marked, notFirst bool) bool {
@@ -87,9 +105,9 @@ func (s *snapshot) filesNamed(tok string) []string {
 	return out
 }
 
-// definers returns the files that declare a symbol named name, in path
-// order; it stops counting past maxMentionMatches.
-func (s *snapshot) definers(name string) []string {
+// definers returns the source files that declare a symbol named name, in
+// path order; it stops past limit files.
+func (s *snapshot) definers(name string, limit int) []string {
 	var out []string
 	for i, f := range s.facts {
 		if f == nil {
@@ -101,8 +119,25 @@ func (s *snapshot) definers(name string) []string {
 				break
 			}
 		}
-		if len(out) > maxMentionMatches {
+		if len(out) > limit {
 			break
+		}
+	}
+	return out
+}
+
+// modulesNamed returns the source files whose name without extension is
+// name (store → app/store.py).
+func (s *snapshot) modulesNamed(name string) []string {
+	var out []string
+	for i, f := range s.facts {
+		if f == nil {
+			continue
+		}
+		p := s.repo.Files[i].Path
+		base := path.Base(p)
+		if strings.TrimSuffix(base, path.Ext(base)) == name {
+			out = append(out, p)
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"fmt"
 	"path"
 	"sort"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/resolve"
+	"github.com/cra-dev/cra/ingest/walk"
 )
 
 // worker builds ground truth for one commit at a time. It owns its go-git
@@ -92,7 +94,7 @@ func (w *worker) snapshot(commit string) (*snapshot, error) {
 // source reports whether replay parses the file at p: a language with an
 // extractor, outside vendored directories.
 func source(p string) bool {
-	return lang.Supported(lang.LanguageOf(p)) && !vendored(p)
+	return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p)
 }
 
 // facts returns the facts of the blob at p, nil for a file replay does not
@@ -110,7 +112,7 @@ func (w *worker) facts(p string, h plumbing.Hash) (*facts, error) {
 			return nil
 		}
 		if src == nil {
-			return &facts{language: lang.LanguageOf(p), failed: "too large: " + itoa(size) + " bytes"}
+			return &facts{language: lang.LanguageOf(p), failed: fmt.Sprintf("too large: %d bytes", size)}
 		}
 		w.cache.parsed.Add(1)
 		w.cache.bytes.Add(int64(len(src)))

@@ -25,6 +25,24 @@ var vendorDirs = map[string]bool{
 	".venv": true, "site-packages": true,
 }
 
+// VendoredPath reports whether a slash path lies in a directory of
+// someone else's code (vendor/, node_modules/, third_party/, ...): the
+// directories a walk skips as vendored.
+func VendoredPath(p string) bool {
+	for dir := range strings.SplitSeq(path.Dir(p), "/") {
+		if vendorDirs[dir] {
+			return true
+		}
+	}
+	return false
+}
+
+// MinifiedName reports whether a file name says the file is minified.
+func MinifiedName(p string) bool {
+	skip, _ := nameRule(p)
+	return skip == SkipMinified
+}
+
 // minifiedSuffixes are lower-case file name endings of minified assets.
 var minifiedSuffixes = []string{".min.js", ".min.mjs", ".min.cjs", ".min.css"}
 

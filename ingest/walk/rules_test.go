@@ -179,3 +179,14 @@ func TestIgnores(t *testing.T) {
 		}
 	}
 }
+
+func TestVendoredPath(t *testing.T) {
+	for p, want := range map[string]bool{
+		"vendor/github.com/x/y.go": true, "web/node_modules/react/index.js": true, "a/third_party/b.py": true,
+		"src/vendors.py": false, "vendor.go": false, "pkg/vendorlib/x.go": false, "main.go": false,
+	} {
+		if got := VendoredPath(p); got != want {
+			t.Errorf("VendoredPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

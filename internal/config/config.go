@@ -75,6 +75,9 @@ type Bootstrap struct {
 	MinSubjectWords   int      `toml:"min_subject_words" doc:"Words in the stripped subject."`
 	RequireImperative bool     `toml:"require_imperative" doc:"Only subjects starting with an imperative verb (fix, add, ...)."`
 	BotPatterns       []string `toml:"bot_patterns" doc:"Author or committer names/emails containing any of these are bots (case-insensitive)."`
+	NoisePatterns     []string `toml:"noise_patterns" doc:"Regular expressions (case-insensitive) for subjects that say nothing: wip, update, reverts, merges, version bumps, bare issue numbers or hashes."`
+	Lockfiles         []string `toml:"lockfiles" doc:"File names of dependency lockfiles: a commit touching one is not a code change."`
+	GeneratedPatterns []string `toml:"generated_patterns" doc:"Glob patterns (on file names) of generated code: a commit touching one is rejected."`
 	CoChangeMinCount  int      `toml:"co_change_min_count" doc:"Co-change neighbours need at least this many earlier commits together."`
 }
 
@@ -124,7 +127,21 @@ func Default() Config {
 		},
 		Bootstrap: Bootstrap{
 			MaxFiles: 5, MaxChangedLines: 200, MinSubjectChars: 10, MinSubjectWords: 4,
-			BotPatterns:      []string{"[bot]", "dependabot", "renovate", "github-actions"},
+			BotPatterns: []string{"[bot]", "dependabot", "renovate", "github-actions"},
+			NoisePatterns: []string{
+				`^(wip|tmp|temp|misc|stuff|changes|update|updates|updated|fix|fixes|fixed|cleanup|clean ?up|minor|typo|typos|fix typos?|lint|format|formatting|style|refactor|test|tests|initial (commit|import)|first commit|init)\W*$`,
+				`^(wip|fixup!|squash!|amend!)\b`,
+				`^merge\b`, `^revert\b`,
+				`^(bump|bumped|upgrade|upgraded|pin|pinned)\b.*\d+\.\d+`,
+				`^(release|released|prepare|preparing|version|tag|tagged)\b.*\d+\.\d+`,
+				`^v?\d+(\.\d+)+\S*$`,
+				`^((#|gh-)\d+|[a-z]+-\d+)([ ,;]+((#|gh-)\d+|[a-z]+-\d+))*$`,
+				`^[0-9a-f]{7,40}$`,
+			},
+			Lockfiles: []string{"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "go.sum",
+				"poetry.lock", "Pipfile.lock", "uv.lock", "pdm.lock", "Cargo.lock", "composer.lock", "Gemfile.lock"},
+			GeneratedPatterns: []string{"*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*_generated.go", "*.gen.go",
+				"zz_generated*.go", "*.generated.ts", "*.min.js"},
 			CoChangeMinCount: 2,
 		},
 		Curate: Curate{

@@ -1,0 +1,135 @@
+package bootstrap
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// Edits returns search/replace edits that turn parent into child, one per
+// hunk (neighbouring hunks merge when their context would overlap), to be
+// applied in order, each to the result of the previous ones. An edit's
+// Search is the hunk's parent lines plus the fewest whole context lines on
+// both sides that make it occur exactly once in the content it applies to;
+// Replace is the child lines with the same context. A pure insertion gets
+// context too, so that no Search is empty. A file the commit creates
+// (parent nil) is one edit with an empty Search; a file it deletes (child
+// nil) is one edit whose Search is the whole parent and Replace empty.
+func Edits(path string, parent, child []byte) ([]kb.Edit, error) {
+	switch {
+	case parent == nil && child == nil:
+		return nil, nil
+	case parent == nil:
+		return []kb.Edit{{File: path, Replace: string(child)}}, nil
+	case child == nil:
+		if len(parent) == 0 {
+			return nil, nil
+		}
+		return []kb.Edit{{File: path, Search: string(parent)}}, nil
+	case len(parent) == 0:
+		if len(child) == 0 {
+			return nil, nil
+		}
+		return []kb.Edit{{File: path, Replace: string(child)}}, nil
+	}
+	p, c := splitKeep(parent), splitKeep(child)
+	hunks := Hunks(parent, child)
+	var out []kb.Edit
+	for i := 0; i < len(hunks); {
+		// 0-based half-open ranges: parent [aS, aE) becomes child [bS, bE).
+		h := hunks[i]
+		aS, bS := h.ParentStart-1, h.ChildStart-1
+		if h.ParentLines == 0 {
+			aS++
+		}
+		if h.ChildLines == 0 {
+			bS++
+		}
+		aE, bE := aS+h.ParentLines, bS+h.ChildLines
+		i++
+		// The content this edit applies to: earlier edits done.
+		cur := strings.Join(c[:bS], "") + strings.Join(p[aS:], "")
+		for k := 0; ; k++ {
+			// Context after the region must not reach into the next hunk:
+			// if it does, the next hunk joins this edit.
+			for i < len(hunks) && hunkParentStart(hunks[i]) < aE+k {
+				n := hunks[i]
+				aE, bE = hunkParentStart(n)+n.ParentLines, hunkChildStart(n)+n.ChildLines
+				i++
+			}
+			lo := max(0, bS-k)       // in child (and current) lines
+			hiP := min(len(p), aE+k) // in parent lines
+			hiC := bE + (hiP - aE)   // the same place in child lines
+			search := strings.Join(c[lo:bS], "") + strings.Join(p[aS:hiP], "")
+			whole := lo == 0 && hiP == len(p)
+			if search != "" && (whole || occurrences(cur, search) == 1) {
+				out = append(out, kb.Edit{File: path, Search: search, Replace: strings.Join(c[lo:hiC], "")})
+				break
+			}
+			if whole {
+				return nil, fmt.Errorf("edits for %s: no context makes the change unique", path)
+			}
+		}
+	}
+	return out, nil
+}
+
+// hunkParentStart and hunkChildStart are a hunk's 0-based first line on
+// each side (for an empty side, the line its insertion point precedes).
+func hunkParentStart(h Hunk) int {
+	if h.ParentLines == 0 {
+		return h.ParentStart
+	}
+	return h.ParentStart - 1
+}
+
+func hunkChildStart(h Hunk) int {
+	if h.ChildLines == 0 {
+		return h.ChildStart
+	}
+	return h.ChildStart - 1
+}
+
+// Apply applies one file's edits in order. An empty Search creates the
+// content (the file must be empty or absent); any other Search must occur
+// exactly once in the content at that point, or Apply fails naming the
+// edit.
+func Apply(content []byte, edits []kb.Edit) ([]byte, error) {
+	cur := string(content)
+	for i, e := range edits {
+		if e.Search == "" {
+			if cur != "" {
+				return nil, fmt.Errorf("edit %d of %s: empty search on a non-empty file", i+1, e.File)
+			}
+			cur = e.Replace
+			continue
+		}
+		switch occurrences(cur, e.Search) {
+		case 1:
+			cur = strings.Replace(cur, e.Search, e.Replace, 1)
+		case 0:
+			return nil, fmt.Errorf("edit %d of %s: search text not found", i+1, e.File)
+		default:
+			return nil, fmt.Errorf("edit %d of %s: search text occurs more than once", i+1, e.File)
+		}
+	}
+	return []byte(cur), nil
+}
+
+// occurrences counts the places sub starts in s, overlapping ones included
+// (a search must be unique wherever it could match).
+func occurrences(s, sub string) int {
+	n := 0
+	for i := 0; ; {
+		j := strings.Index(s[i:], sub)
+		if j < 0 {
+			return n
+		}
+		n++
+		if n > 1 {
+			return n
+		}
+		i += j + 1
+	}
+}

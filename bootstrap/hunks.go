@@ -1,0 +1,171 @@
+package bootstrap
+
+// Hunk is one changed region of a line diff, as a unified diff's @@ header
+// gives it: 1-based start lines and line counts on each side. A pure
+// insertion has ParentLines 0 and ParentStart the line after which it
+// inserts (0 at the top of the file); a pure deletion likewise on the
+// child side.
+type Hunk struct {
+	ParentStart, ParentLines int
+	ChildStart, ChildLines   int
+}
+
+// maxHunkEdits bounds the edit distance Hunks searches for exactly: past
+// it, the rest of the trimmed middle becomes one hunk. Bootstrap only diffs
+// commits of at most [bootstrap] max_changed_lines lines, far below it.
+const maxHunkEdits = 4096
+
+// Hunks returns the hunks of a shortest line diff from parent to child, in
+// order. Lines end with '\n' (the last may lack it and then differs from
+// the same line with one). It is Myers' greedy O(ND) algorithm ("An O(ND)
+// Difference Algorithm and Its Variations", 1986) on the lines left after
+// the common prefix and suffix are trimmed, keeping each round's
+// furthest-reaching paths to walk the edit script back. The counts of
+// ingest/history's line counter come from the same search; this one also
+// needs where the edits are.
+func Hunks(parent, child []byte) []Hunk {
+	a, b := lineIDs(splitKeep(parent), splitKeep(child))
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	x, y := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	if len(x) == 0 && len(y) == 0 {
+		return nil
+	}
+	keep := myers(x, y) // keep[i] = index in y matched with x[i], or -1
+	var out []Hunk
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		if i < len(x) && j < len(y) && keep[i] == j {
+			i, j = i+1, j+1
+			continue
+		}
+		h := Hunk{ParentStart: pre + i + 1, ChildStart: pre + j + 1}
+		for i < len(x) && keep[i] < 0 {
+			i, h.ParentLines = i+1, h.ParentLines+1
+		}
+		for j < len(y) && (i >= len(x) || keep[i] != j) {
+			j, h.ChildLines = j+1, h.ChildLines+1
+		}
+		if h.ParentLines == 0 {
+			h.ParentStart--
+		}
+		if h.ChildLines == 0 {
+			h.ChildStart--
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// myers matches the lines of x and y along a shortest edit script and
+// returns, for each line of x, the line of y it is kept as (-1: deleted).
+func myers(x, y []int) []int {
+	n, m := len(x), len(y)
+	keep := make([]int, n)
+	for i := range keep {
+		keep[i] = -1
+	}
+	max := n + m
+	if max > maxHunkEdits {
+		max = maxHunkEdits
+	}
+	off := max + 1
+	v := make([]int, 2*max+3)
+	// trace[d] holds the furthest x per diagonal k in -(d-1)..d-1 before
+	// round d: all the walk back needs, O(D²) in all.
+	var trace [][]int
+	found := false
+	for d := 0; d <= max && !found; d++ {
+		if d == 0 {
+			trace = append(trace, nil)
+		} else {
+			trace = append(trace, append([]int(nil), v[off-d+1:off+d]...))
+		}
+		for k := -d; k <= d; k += 2 {
+			var px int
+			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+				px = v[off+k+1] // down: an insertion
+			} else {
+				px = v[off+k-1] + 1 // right: a deletion
+			}
+			py := px - k
+			for px < n && py < m && x[px] == y[py] {
+				px, py = px+1, py+1
+			}
+			v[off+k] = px
+			if px >= n && py >= m {
+				found = true
+				break
+			}
+		}
+	}
+	if !found {
+		return keep // too far apart: everything in the middle changes
+	}
+	// Walk back from (n, m) through the saved rounds.
+	px, py := n, m
+	for d := len(trace) - 1; d >= 0 && (px > 0 || py > 0); d-- {
+		at := func(k int) int { return trace[d][k+d-1] } // furthest x on k before round d
+		k := px - py
+		prevK, startX := 0, 0
+		if d > 0 {
+			if k == -d || (k != d && at(k-1) < at(k+1)) {
+				prevK = k + 1 // came down: an insertion
+				startX = at(prevK)
+			} else {
+				prevK = k - 1 // came right: a deletion
+				startX = at(prevK) + 1
+			}
+		}
+		for px > startX && py > startX-k {
+			px, py = px-1, py-1
+			keep[px] = py
+		}
+		if d > 0 {
+			px = at(prevK)
+			py = px - prevK
+		}
+	}
+	return keep
+}
+
+// splitKeep splits b into lines that keep their '\n'.
+func splitKeep(b []byte) []string {
+	var out []string
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] != '\n' {
+			i++
+		}
+		if i < len(b) {
+			i++
+		}
+		out = append(out, string(b[:i]))
+		b = b[i:]
+	}
+	return out
+}
+
+// lineIDs numbers equal lines equally across both sides.
+func lineIDs(a, b []string) ([]int, []int) {
+	ids := map[string]int{}
+	id := func(lines []string) []int {
+		out := make([]int, len(lines))
+		for i, l := range lines {
+			n, ok := ids[l]
+			if !ok {
+				n = len(ids)
+				ids[l] = n
+			}
+			out[i] = n
+		}
+		return out
+	}
+	return id(a), id(b)
+}
