@@ -130,7 +130,7 @@ func Default() Config {
 			BotPatterns: []string{"[bot]", "dependabot", "renovate", "github-actions"},
 			NoisePatterns: []string{
 				`^(wip|tmp|temp|misc|stuff|changes|update|updates|updated|fix|fixes|fixed|cleanup|clean ?up|minor|typo|typos|fix typos?|lint|format|formatting|style|refactor|test|tests|initial (commit|import)|first commit|init)\W*$`,
-				`^(wip|fixup!|squash!|amend!)\b`,
+				`^(wip\b|fixup!|squash!|amend!)`,
 				`^merge\b`, `^revert\b`,
 				`^(bump|bumped|upgrade|upgraded|pin|pinned)\b.*\d+\.\d+`,
 				`^(release|released|prepare|preparing|version|tag|tagged)\b.*\d+\.\d+`,
