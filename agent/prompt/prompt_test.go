@@ -1,0 +1,100 @@
+package prompt
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/cra-dev/cra/internal/golden"
+)
+
+func TestPromptsGolden(t *testing.T) {
+	task := "Let Store.get return a default value\n\nCallers no longer check for None."
+	prompts := map[string]Prompt{
+		"task_analysis": TaskAnalysisPrompt(task),
+		"scope": ScopePrompt(ScopeInput{Task: task, Candidates: []ScopeCandidate{
+			{Path: "app/store.py", Tier: 1, Reason: "defines Store", Symbols: []string{"Store", "make_store"}},
+			{Path: "app/api.py", Tier: 2, Reason: "imports app/store.py"},
+		}}),
+		"precision": PrecisionPrompt(PrecisionInput{Task: task, Symbols: []PrecisionSymbol{
+			{File: "app/store.py", QualifiedName: "Store.get", Kind: "method", Signature: "    def get(self, key):"},
+		}}),
+		"plan": PlanPrompt(PlanAtomic, PlanInput{Task: task, Files: []PlanContext{
+			{Path: "app/store.py", Signatures: []string{"class Store:", "    def get(self, key):"}},
+		}}),
+		"meta_plan": PlanPrompt(PlanMeta, PlanInput{Task: task}),
+		"implement": ImplementPrompt(ImplementInput{Task: task, Plan: "modify Store.get", Files: []File{
+			{Path: "app/store.py", Content: "class Store:\n    def get(self, key):\n        return key"},
+		}}),
+	}
+	for name, p := range prompts {
+		golden.Assert(t, filepath.Join("testdata", name+".golden"), []byte("SYSTEM:\n"+p.System+"\n\nUSER:\n"+p.User))
+	}
+}
+
+// Every response the renderers write parses back to what was rendered.
+func TestRenderParseRoundTrip(t *testing.T) {
+	scope := ScopeResponse{Relevant: []string{"a.py", "b/c.py"}}
+	if got, err := ParseScope(RenderScope(scope)); err != nil || !reflect.DeepEqual(got, scope) {
+		t.Errorf("scope: %+v, %v", got, err)
+	}
+	prec := PrecisionResponse{Symbols: map[string]string{"a.py:f": TierPrimary, "a.py:g": TierSupporting, "a.py:h": TierExcluded}}
+	got, err := ParsePrecision(RenderPrecision(prec))
+	delete(prec.Symbols, "a.py:h") // excluded symbols are left out
+	if err != nil || !reflect.DeepEqual(got, prec) {
+		t.Errorf("precision: %+v, %v", got, err)
+	}
+	plan := Plan{TaskSummary: "s", Rationale: "r", ExecutionOrder: []string{"a.py"}, AffectedFiles: []PlanFile{
+		{Path: "a.py", Role: "modify", Changes: []PlanChange{{Symbol: "f", Action: "rename", Description: "d", DependsOn: []string{"b.py:g"}, DependedBy: []string{}}}}}}
+	if got, err := ParsePlan(RenderPlan(plan)); err != nil || !reflect.DeepEqual(got, plan) {
+		t.Errorf("plan: %+v, %v", got, err)
+	}
+	ta := TaskAnalysis{Summary: "s", Files: []string{"a.py"}, Symbols: []string{}, Keywords: []string{"k"}}
+	if got, err := ParseTaskAnalysis(RenderTaskAnalysis(ta)); err != nil || !reflect.DeepEqual(got, ta) {
+		t.Errorf("task analysis: %+v, %v", got, err)
+	}
+}
+
+func TestEditsRoundTrip(t *testing.T) {
+	cases := map[string][]Edit{
+		"plain":            {{File: "a.py", Search: "x = 1\n", Replace: "x = 2\n"}},
+		"create":           {{File: "new.py", Search: "", Replace: "print(1)\n"}},
+		"delete content":   {{File: "a.py", Search: "all\n", Replace: ""}},
+		"no final newline": {{File: "a.py", Search: "x", Replace: "y"}},
+		"delimiters inside": {{File: "t.html", Search: "<search>\n</search>\n<replacement>\nold\n",
+			Replace: "</replacement>\n</edit>\nnew\n"}},
+		"several files": {{File: "a.py", Search: "a\n", Replace: "b\n"}, {File: "dir/quote\"d.py", Search: "c\n", Replace: "d\n"}},
+		"unicode":       {{File: "ü.py", Search: "naïve\n", Replace: "naive → fixed\n"}},
+	}
+	for name, edits := range cases {
+		got, err := ParseEdits(RenderEdits(edits))
+		if err != nil || !reflect.DeepEqual(got, edits) {
+			t.Errorf("%s: %q, %v\nrendered:\n%s", name, got, err, RenderEdits(edits))
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for name, err := range map[string]error{
+		"scope no json":      second(ParseScope("I think a.py")),
+		"scope unknown key":  second(ParseScope(`{"files": ["a.py"]}`)),
+		"precision tier":     second(ParsePrecision(`{"symbols": {"a.py:f": "important"}}`)),
+		"plan role":          second(ParsePlan(`{"affected_files": [{"path": "a.py", "role": "edit", "changes": []}]}`)),
+		"plan order":         second(ParsePlan(`{"affected_files": [], "execution_order": ["b.py"]}`)),
+		"edits unterminated": second(ParseEdits("<edit file=\"a.py\">\n<search>\nx</search>\n")),
+		"edits no block":     second(ParseEdits("just prose")),
+	} {
+		if err == nil {
+			t.Errorf("%s: parsed without an error", name)
+		}
+	}
+	// Prose and a fence around the JSON are tolerated.
+	if r, err := ParseScope("Here:\n```json\n{\"relevant\": [\"a.py\"]}\n```"); err != nil || len(r.Relevant) != 1 {
+		t.Errorf("fenced scope: %+v, %v", r, err)
+	}
+	if e, err := ParseEdits(""); err != nil || e != nil {
+		t.Errorf("empty response: %v, %v", e, err)
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
