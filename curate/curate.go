@@ -1,0 +1,343 @@
+package curate
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/kb"
+)
+
+// Drop reasons, counted in the summary and stored with the dataset.
+const (
+	DropEmpty         = "empty"           // nothing to learn: no candidates, symbols, changes or edits
+	DropTrivial       = "trivial"         // an answer with nothing in it: no relevant file, no primary symbol
+	DropOverBudget    = "over_budget"     // prompt + completion cannot fit the context window even trimmed
+	DropExactDup      = "exact_duplicate" // same normalised prompt and completion as a kept example
+	DropNearDup       = "near_duplicate"  // MinHash-similar task and completion to a kept example
+	DropSecret        = "secret"          // a credential, with [curate] secrets = "drop"
+	DropPerRepoCap    = "per_repo_cap"    // over [curate] per_repo_cap for its repository and stage
+	DropRenderFailure = "render_error"    // ground truth that does not decode
+)
+
+// Options configure one curate-data run.
+type Options struct {
+	Name         string   // the dataset's name; a re-run replaces it
+	Stages       []string // default: every synthetic stage
+	Repos        []string // only these repositories (as stored); empty means all
+	HoldoutRepos []string // whole repositories put in validation
+	Curate       config.Curate
+	Budget       llm.Budget
+	// TrainingPlan is a training plan (JSON) the selection follows; its
+	// text is recorded. Empty: a plan row describing the selection is
+	// recorded instead.
+	TrainingPlan []byte
+	Jobs         int
+	Log          *slog.Logger
+}
+
+// Summary is what a run produced.
+type Summary struct {
+	Dataset  string                    `json:"dataset"`
+	PlanID   int64                     `json:"training_plan_id"`
+	Tasks    int                       `json:"tasks"`
+	Examples map[string]map[string]int `json:"examples"` // stage → split → count
+	Dropped  map[string]int            `json:"dropped"`  // reason → count
+	Redacted int                       `json:"redacted"` // examples whose credentials were redacted
+	Trimmed  int                       `json:"trimmed"`  // examples that lost low-priority context to fit
+}
+
+// record is what pass 1 keeps of one candidate example: enough to decide
+// which ones to keep without holding their text.
+type record struct {
+	task, stage, targetID, repo, commit, split string
+	id                                         string
+	trim, promptTokens, completionTokens       int
+	hash                                       [32]byte
+	sig                                        []uint64
+	drop                                       string
+}
+
+// CurateSynthetic builds the dataset opts.Name from the synthetic ground
+// truth in the raw store of the home dir: render every target of the
+// selected stages through agent/prompt, fit it to the budget, drop what
+// filters reject, split by commit and store the examples. Two passes over
+// the targets keep memory to a small record per example.
+func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, error) {
+	if opts.Name == "" {
+		return nil, errors.New("a dataset needs a name")
+	}
+	if len(opts.Stages) == 0 {
+		opts.Stages = kb.SyntheticStages
+	}
+	for _, s := range opts.Stages {
+		if renderers[s] == nil {
+			return nil, fmt.Errorf("stage %q: synthetic stages are %s", s, strings.Join(kb.SyntheticStages, ", "))
+		}
+	}
+	if opts.Curate.Secrets != "redact" && opts.Curate.Secrets != "drop" {
+		return nil, fmt.Errorf("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
+	}
+	if opts.Jobs <= 0 {
+		opts.Jobs = runtime.NumCPU()
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra curate-data"})
+	if err != nil {
+		return nil, err
+	}
+	defer raw.Close()
+	conn, err := raw.DB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+
+	recs, tasks, err := scan(ctx, conn, opts)
+	if err != nil {
+		return nil, err
+	}
+	sum := &Summary{Dataset: opts.Name, Tasks: tasks, Examples: map[string]map[string]int{}, Dropped: map[string]int{}}
+	decide(recs, opts)
+	kept := map[string]*record{}
+	for i := range recs {
+		r := &recs[i]
+		if r.drop != "" {
+			sum.Dropped[r.drop]++
+			continue
+		}
+		kept[r.targetID] = r
+		if sum.Examples[r.stage] == nil {
+			sum.Examples[r.stage] = map[string]int{}
+		}
+		sum.Examples[r.stage][r.split]++
+		if r.trim > 0 {
+			sum.Trimmed++
+		}
+	}
+	w := &datasetWriter{Writer: kb.Writer{Conn: conn}, name: opts.Name}
+	if sum.Redacted, err = w.write(ctx, raw.DB, opts, kept); err != nil {
+		return nil, err
+	}
+	if sum.PlanID, err = w.register(ctx, opts, sum); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// scan is pass 1: render every selected target once and keep its record.
+func scan(ctx context.Context, conn *sql.Conn, opts Options) ([]record, int, error) {
+	mh := newMinHasher(opts.Curate.MinHashBands, opts.Curate.MinHashRows)
+	holdout := toSet(opts.HoldoutRepos)
+	type job struct {
+		t   *task
+		out []record
+	}
+	var (
+		recs  []record
+		tasks int
+		mu    sync.Mutex
+	)
+	jobs := make(chan *job, 4*opts.Jobs)
+	done := make(chan *job, 4*opts.Jobs)
+	var wg sync.WaitGroup
+	for range opts.Jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				j.out = scanTask(j.t, opts, mh, holdout)
+				done <- j
+			}
+		}()
+	}
+	// Results are gathered in any order and sorted by target id below, so
+	// the outcome does not depend on scheduling.
+	collected := make(chan struct{})
+	go func() {
+		for j := range done {
+			mu.Lock()
+			recs = append(recs, j.out...)
+			mu.Unlock()
+		}
+		close(collected)
+	}()
+	err := eachTask(ctx, conn, opts, func(t *task) error {
+		tasks++
+		jobs <- &job{t: t}
+		return nil
+	})
+	close(jobs)
+	wg.Wait()
+	close(done)
+	<-collected
+	if err != nil {
+		return nil, 0, err
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].id < recs[j].id })
+	return recs, tasks, nil
+}
+
+// scanTask renders one task's selected stages and records each.
+func scanTask(t *task, opts Options, mh *minHasher, holdout map[string]bool) []record {
+	var out []record
+	for _, stage := range opts.Stages {
+		if _, ok := t.Targets[stage]; !ok {
+			continue
+		}
+		targetID := t.TargetIDs[stage]
+		r := record{task: t.ID, stage: stage, targetID: targetID, repo: t.Repo, commit: t.Commit,
+			id: exampleID(opts.Name, targetID), split: splitOf(t.Repo, t.Commit, opts.Curate.ValidationFraction, holdout)}
+		ex, err := fit(t, stage, opts.Budget)
+		switch {
+		case err != nil:
+			r.drop = DropRenderFailure
+		case ex == nil:
+			r.drop = DropOverBudget
+		default:
+			r.trim = ex.trimmed
+			r.promptTokens = opts.Budget.Estimate(ex.system) + opts.Budget.Estimate(ex.user)
+			r.completionTokens = opts.Budget.Estimate(ex.assistant)
+			r.drop = emptiness(t, stage)
+			if r.drop == "" && opts.Curate.Secrets == "drop" && hasSecret(ex.system, ex.user, ex.assistant) {
+				r.drop = DropSecret
+			}
+			r.hash = sha256.Sum256([]byte(normalise(ex.system + "\x00" + ex.user + "\x00" + ex.assistant)))
+			r.sig = mh.signature(t.Task + "\n" + ex.assistant)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// fit renders a stage's example within the budget, trimming the fewest
+// low-priority context items that make it fit; nil when nothing does.
+func fit(t *task, stage string, b llm.Budget) (*rendered, error) {
+	for trim := 0; ; trim++ {
+		r, ok, err := renderers[stage](t, trim)
+		if err != nil || !ok {
+			return nil, err
+		}
+		if b.Estimate(r.system)+b.Estimate(r.user)+b.Estimate(r.assistant) <= b.ContextWindow {
+			return &r, nil
+		}
+	}
+}
+
+// emptiness says whether a stage's ground truth has anything to teach.
+func emptiness(t *task, stage string) string {
+	switch stage {
+	case kb.StageScope:
+		s, _ := decodeTarget[kb.ScopeTarget](t, stage)
+		if len(s.Candidates) == 0 {
+			return DropEmpty
+		}
+		for _, c := range s.Candidates {
+			if c.Relevant {
+				return ""
+			}
+		}
+		return DropTrivial
+	case kb.StagePrecision:
+		p, _ := decodeTarget[kb.PrecisionTarget](t, stage)
+		if len(p.Symbols) == 0 {
+			return DropEmpty
+		}
+		for _, s := range p.Symbols {
+			if s.Tier == kb.DetailPrimary {
+				return ""
+			}
+		}
+		return DropTrivial
+	case kb.StagePlan:
+		p, _ := decodeTarget[kb.PlanArtifact](t, stage)
+		if len(p.AffectedFiles) == 0 {
+			return DropEmpty
+		}
+	case kb.StageImplement:
+		im, _ := decodeTarget[kb.ImplementTarget](t, stage)
+		if len(im.Edits) == 0 {
+			return DropEmpty
+		}
+	}
+	return ""
+}
+
+// decide applies the filters that need every record: exact duplicates,
+// near duplicates (per stage, first by id kept) and the per-repo cap.
+func decide(recs []record, opts Options) {
+	seen := map[[32]byte]bool{}
+	for i := range recs {
+		r := &recs[i]
+		if r.drop != "" {
+			continue
+		}
+		if seen[r.hash] {
+			r.drop = DropExactDup
+			continue
+		}
+		seen[r.hash] = true
+	}
+	mh := newMinHasher(opts.Curate.MinHashBands, opts.Curate.MinHashRows)
+	for _, stage := range opts.Stages {
+		var idx []int
+		var sigs [][]uint64
+		for i := range recs {
+			if recs[i].drop == "" && recs[i].stage == stage {
+				idx = append(idx, i)
+				sigs = append(sigs, recs[i].sig)
+			}
+		}
+		for k, dup := range mh.nearDuplicates(sigs, opts.Curate.NearDupThreshold) {
+			if dup {
+				recs[idx[k]].drop = DropNearDup
+			}
+		}
+	}
+	if opts.Curate.PerRepoCap > 0 {
+		type key struct{ repo, stage string }
+		groups := map[key][]int{}
+		for i := range recs {
+			if recs[i].drop == "" {
+				k := key{recs[i].repo, recs[i].stage}
+				groups[k] = append(groups[k], i)
+			}
+		}
+		for _, g := range groups {
+			if len(g) <= opts.Curate.PerRepoCap {
+				continue
+			}
+			sort.Slice(g, func(a, b int) bool { return unitHash(recs[g[a]].id) < unitHash(recs[g[b]].id) })
+			for _, i := range g[opts.Curate.PerRepoCap:] {
+				recs[i].drop = DropPerRepoCap
+			}
+		}
+	}
+}
+
+func normalise(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func exampleID(dataset, targetID string) string {
+	h := sha256.Sum256([]byte(dataset + "\x00" + targetID))
+	return hex.EncodeToString(h[:])
+}
+
+func toSet(xs []string) map[string]bool {
+	m := map[string]bool{}
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}

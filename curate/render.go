@@ -1,0 +1,197 @@
+package curate
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/kb"
+)
+
+// task is one synthetic task with the ground truth of every stage, as the
+// renderers need it (the plan stage's context comes from the precision
+// stage's symbols; the implement stage follows the plan).
+type task struct {
+	ID, Repo, Commit, Task string
+	Targets                map[string]json.RawMessage // stage → target
+	TargetIDs              map[string]string          // stage → synthetic_targets.id
+}
+
+// rendered is one chat example before filtering.
+type rendered struct {
+	system, user, assistant string
+	// trimmed says how many low-priority context items were left out to
+	// fit the budget.
+	trimmed int
+}
+
+// renderer turns one stage's ground truth into a chat example; trim asks
+// it to leave out that many of its lowest-priority context items, and ok
+// is false when it has no more to leave out.
+type renderer func(t *task, trim int) (r rendered, ok bool, err error)
+
+var renderers = map[string]renderer{
+	kb.StageScope:     renderScope,
+	kb.StagePrecision: renderPrecision,
+	kb.StagePlan:      renderPlan,
+	kb.StageImplement: renderImplement,
+}
+
+func decodeTarget[T any](t *task, stage string) (T, error) {
+	var v T
+	raw, ok := t.Targets[stage]
+	if !ok {
+		return v, fmt.Errorf("task %s has no %s target", t.ID, stage)
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, fmt.Errorf("task %s: %s target: %w", t.ID, stage, err)
+	}
+	return v, nil
+}
+
+// renderScope: every candidate in expansion order; the answer lists the
+// relevant ones. Trimming drops irrelevant candidates from the end (the
+// highest tier and rank: the least likely to matter).
+func renderScope(t *task, trim int) (rendered, bool, error) {
+	s, err := decodeTarget[kb.ScopeTarget](t, kb.StageScope)
+	if err != nil {
+		return rendered{}, false, err
+	}
+	cands := dropLast(s.Candidates, trim, func(c kb.ScopeCandidate) bool { return !c.Relevant })
+	if cands == nil && trim > 0 {
+		return rendered{}, false, nil
+	}
+	in := prompt.ScopeInput{Task: t.Task}
+	resp := prompt.ScopeResponse{Relevant: []string{}}
+	for _, c := range cands {
+		in.Candidates = append(in.Candidates, prompt.ScopeCandidate{Path: c.Path, Tier: c.Tier, Reason: c.Reason, Symbols: c.Symbols})
+		if c.Relevant {
+			resp.Relevant = append(resp.Relevant, c.Path)
+		}
+	}
+	p := prompt.ScopePrompt(in)
+	return rendered{p.System, p.User, prompt.RenderScope(resp), trim}, true, nil
+}
+
+// renderPrecision: every symbol of the touched files; the answer tiers the
+// ones that matter. Trimming drops excluded symbols from the end.
+func renderPrecision(t *task, trim int) (rendered, bool, error) {
+	pt, err := decodeTarget[kb.PrecisionTarget](t, kb.StagePrecision)
+	if err != nil {
+		return rendered{}, false, err
+	}
+	syms := dropLast(pt.Symbols, trim, func(s kb.PrecisionSymbol) bool { return s.Tier == kb.DetailExcluded })
+	if syms == nil && trim > 0 {
+		return rendered{}, false, nil
+	}
+	in := prompt.PrecisionInput{Task: t.Task}
+	resp := prompt.PrecisionResponse{Symbols: map[string]string{}}
+	for _, s := range syms {
+		ps := prompt.PrecisionSymbol{File: s.File, QualifiedName: s.QualifiedName, Kind: s.Kind, Signature: s.Signature}
+		in.Symbols = append(in.Symbols, ps)
+		resp.Symbols[ps.Key()] = s.Tier
+	}
+	p := prompt.PrecisionPrompt(in)
+	return rendered{p.System, p.User, prompt.RenderPrecision(resp), trim}, true, nil
+}
+
+// renderPlan: the signatures of the touched files (from the precision
+// target) as context; the answer is the plan. Trimming drops the
+// signatures of excluded symbols from the end.
+func renderPlan(t *task, trim int) (rendered, bool, error) {
+	plan, err := decodeTarget[kb.PlanArtifact](t, kb.StagePlan)
+	if err != nil {
+		return rendered{}, false, err
+	}
+	pt, err := decodeTarget[kb.PrecisionTarget](t, kb.StagePrecision)
+	if err != nil {
+		return rendered{}, false, err
+	}
+	syms := dropLast(pt.Symbols, trim, func(s kb.PrecisionSymbol) bool { return s.Tier == kb.DetailExcluded })
+	if syms == nil && trim > 0 {
+		return rendered{}, false, nil
+	}
+	in := prompt.PlanInput{Task: t.Task}
+	byFile := map[string]int{}
+	for _, s := range syms {
+		i, ok := byFile[s.File]
+		if !ok {
+			i = len(in.Files)
+			byFile[s.File] = i
+			in.Files = append(in.Files, prompt.PlanContext{Path: s.File})
+		}
+		in.Files[i].Signatures = append(in.Files[i].Signatures, s.Signature)
+	}
+	sort.SliceStable(in.Files, func(i, j int) bool { return in.Files[i].Path < in.Files[j].Path })
+	p := prompt.PlanPrompt(prompt.PlanAtomic, in)
+	return rendered{p.System, p.User, prompt.RenderPlan(toPromptPlan(plan)), trim}, true, nil
+}
+
+// renderImplement: the plan and the parent content of every changed file;
+// the answer is the verified edits. Nothing can be trimmed: the model must
+// see what it edits.
+func renderImplement(t *task, trim int) (rendered, bool, error) {
+	if trim > 0 {
+		return rendered{}, false, nil
+	}
+	im, err := decodeTarget[kb.ImplementTarget](t, kb.StageImplement)
+	if err != nil {
+		return rendered{}, false, err
+	}
+	plan, err := decodeTarget[kb.PlanArtifact](t, kb.StagePlan)
+	if err != nil {
+		return rendered{}, false, err
+	}
+	in := prompt.ImplementInput{Task: t.Task, Plan: prompt.RenderPlan(toPromptPlan(plan))}
+	for _, f := range im.Files {
+		if !f.Created {
+			in.Files = append(in.Files, prompt.File{Path: f.Path, Content: f.Content})
+		}
+	}
+	edits := make([]prompt.Edit, len(im.Edits))
+	for i, e := range im.Edits {
+		edits[i] = prompt.Edit{File: e.File, Search: e.Search, Replace: e.Replace}
+	}
+	p := prompt.ImplementPrompt(in)
+	return rendered{p.System, p.User, prompt.RenderEdits(edits), 0}, true, nil
+}
+
+func toPromptPlan(p kb.PlanArtifact) prompt.Plan {
+	out := prompt.Plan{TaskSummary: p.TaskSummary, ExecutionOrder: p.ExecutionOrder, Rationale: p.Rationale}
+	for _, f := range p.AffectedFiles {
+		pf := prompt.PlanFile{Path: f.Path, Role: f.Role}
+		for _, c := range f.Changes {
+			pf.Changes = append(pf.Changes, prompt.PlanChange{Symbol: c.Symbol, Action: c.Action,
+				Description: c.Description, DependsOn: c.DependsOn, DependedBy: c.DependedBy})
+		}
+		out.AffectedFiles = append(out.AffectedFiles, pf)
+	}
+	return out
+}
+
+// dropLast removes the last n items that droppable accepts; nil when
+// fewer than n can go.
+func dropLast[T any](items []T, n int, droppable func(T) bool) []T {
+	out := append([]T(nil), items...)
+	for ; n > 0; n-- {
+		i := lastIndex(out, droppable)
+		if i < 0 {
+			return nil
+		}
+		out = append(out[:i], out[i+1:]...)
+	}
+	if out == nil {
+		out = []T{}
+	}
+	return out
+}
+
+func lastIndex[T any](items []T, match func(T) bool) int {
+	for i := len(items) - 1; i >= 0; i-- {
+		if match(items[i]) {
+			return i
+		}
+	}
+	return -1
+}
