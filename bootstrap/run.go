@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -122,7 +121,7 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	}
 	abs := make([]string, len(paths))
 	for i, p := range paths {
-		abs[i] = canonical(p)
+		abs[i] = kb.CanonicalPath(p)
 	}
 	indexed, err := indexMissing(ctx, dir, abs, opts)
 	if err != nil {
@@ -221,18 +220,6 @@ func (r *runner) mine(ctx context.Context, p string) (*RepoResult, error) {
 	return res, r.withStore(bg, func(s *rawStore) error {
 		return s.setRepo(bg, p, r.runID, nil, res.Status, res.Error)
 	})
-}
-
-// canonical is the absolute, symlink-free path cra index stores too.
-func canonical(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
-	}
-	return abs
 }
 
 // indexMissing indexes the repositories the knowledge base does not have

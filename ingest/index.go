@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime"
 	"time"
 
@@ -95,13 +94,7 @@ func (noProgress) AddTotal(int64)      {}
 func Index(ctx context.Context, db *sql.DB, path string, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
 	start := time.Now()
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
+	abs := kb.CanonicalPath(path)
 	res := &Result{Repo: abs, SkipReasons: map[string]int{}}
 	defer func() {
 		res.Duration = time.Since(start)

@@ -152,3 +152,16 @@ func Init(ctx context.Context, dir, command string) error {
 	}
 	return nil
 }
+
+// CanonicalPath is a repository path as the stores key it: absolute, with
+// symlinks resolved when the path exists.
+func CanonicalPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}

@@ -73,6 +73,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.initCommand(),
 			a.indexCommand(),
 			a.bootstrapCommand(),
+			a.curateCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 		},
