@@ -71,23 +71,27 @@ const (
 type lineCounter struct {
 	seed    maphash.Seed
 	seeded  bool
-	limit   int // cost limit override for tests; 0 means the computed one
+	limit   int  // cost limit override for tests; 0 means the computed one
+	minimal bool // for tests: discard no repeated line, count a minimal script
 	table   []int32
 	classes []lineClass
 	ids     [2][]int32
+	kinds   []uint8
 	vf, vb  []int
 }
 
 // lineClass is one distinct line and how often it occurs on each side.
 type lineClass struct {
-	hash uint64
-	line []byte
-	n    [2]int32
+	hash   uint64
+	line   []byte
+	n      [2]int32 // occurrences among each side's changed lines
+	common int32    // occurrences among the trimmed lines, when counted
 }
 
 // count returns the lines inserted (in b, not matched in a) and deleted (in
 // a, not matched in b).
 func (lc *lineCounter) count(a, b []byte) (ins, del int) {
+	whole := [2][]byte{a, b}
 	// Stage 1: the common prefix and suffix, as whole lines.
 	p := commonPrefix(a, b)
 	if p == len(a) && p == len(b) {
@@ -95,7 +99,8 @@ func (lc *lineCounter) count(a, b []byte) (ins, del int) {
 	}
 	p = bytes.LastIndexByte(a[:p], '\n') + 1
 	a, b = a[p:], b[p:]
-	if s := commonSuffix(a, b); s > 0 {
+	s := commonSuffix(a, b)
+	if s > 0 {
 		i, j := len(a)-s, len(b)-s
 		if (i > 0 && a[i-1] != '\n') || (j > 0 && b[j-1] != '\n') {
 			// The suffix starts inside a line on some side: keep only the
@@ -118,18 +123,19 @@ func (lc *lineCounter) count(a, b []byte) (ins, del int) {
 	lc.ids[0] = lc.classify(0, a, lc.ids[0][:0])
 	lc.ids[1] = lc.classify(1, b, lc.ids[1][:0])
 
-	// Stage 3: drop the lines without a counterpart.
-	x := lc.ids[0][:0]
-	for _, id := range lc.ids[0] {
-		if lc.classes[id].n[1] > 0 {
-			x = append(x, id)
-		}
-	}
-	y := lc.ids[1][:0]
-	for _, id := range lc.ids[1] {
-		if lc.classes[id].n[0] > 0 {
-			y = append(y, id)
-		}
+	// Stage 3: drop the lines without a counterpart, and the repeated lines
+	// git discards among them.
+	var x, y []int32
+	if discard := [2]bool{lc.mayDiscard(0), lc.mayDiscard(1)}; !lc.minimal && (discard[0] || discard[1]) {
+		prefix, suffix := whole[0][:p], whole[0][len(whole[0])-s:]
+		lc.countCommon(prefix)
+		lc.countCommon(suffix)
+		trimmed := countLines(prefix) + countLines(suffix)
+		x = lc.keep(0, lc.ids[0], trimmed+na, discard[0])
+		y = lc.keep(1, lc.ids[1], trimmed+nb, discard[1])
+	} else {
+		x = lc.keep(0, lc.ids[0], 0, false)
+		y = lc.keep(1, lc.ids[1], 0, false)
 	}
 
 	// Stage 4: the longest common subsequence of what is left.
@@ -137,9 +143,139 @@ func (lc *lineCounter) count(a, b []byte) (ins, del int) {
 	if limit <= 0 {
 		limit = min(max(costBudget/max(len(x)+len(y), 1), minCostLimit), maxCostLimit)
 	}
-	common := lc.lcs(x, y, limit)
+	cs := lc.lcs(x, y, limit)
 	lc.release()
-	return nb - common, na - common
+	return nb - cs, na - cs
+}
+
+// mayDiscard reports whether stage 3 may discard a repeated line of side:
+// only then do the counts of the trimmed lines matter. Discarding one takes
+// more than 3*(1+1) lines without a counterpart near it.
+func (lc *lineCounter) mayDiscard(side int) bool {
+	n := 0
+	for _, id := range lc.ids[side] {
+		if lc.classes[id].n[1-side] == 0 {
+			if n++; n > 3*2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// countCommon counts the lines of text, which both sides share, in the
+// classes already made; it adds no class.
+func (lc *lineCounter) countCommon(text []byte) {
+	mask := uint64(len(lc.table) - 1)
+	for len(text) > 0 {
+		end := bytes.IndexByte(text, '\n') + 1
+		if end == 0 {
+			end = len(text)
+		}
+		line := text[:end]
+		text = text[end:]
+		h := maphash.Bytes(lc.seed, line)
+		for slot := h & mask; ; slot = (slot + 1) & mask {
+			c := lc.table[slot]
+			if c == 0 {
+				break
+			}
+			if cl := &lc.classes[c-1]; cl.hash == h && bytes.Equal(cl.line, line) {
+				cl.common++
+				break
+			}
+		}
+	}
+}
+
+const (
+	// discardWindow is how many lines on each side of a repeated line
+	// stage 3 looks at.
+	discardWindow = 100
+	// maxRepeatLimit caps the number of matches that makes a line repeated.
+	maxRepeatLimit = 1024
+)
+
+// Line kinds in stage 3.
+const (
+	kindKept     = iota // some matches: stays
+	kindUnique          // no match on the other side: discarded
+	kindRepeated        // many matches: discarded amid unique lines
+)
+
+// keep filters the class ids of side in place to those stage 4 must match:
+// the lines with a counterpart in the other side's changed lines, less the
+// repeated lines discarded among unique ones. lines is the side's whole line
+// count. Repeated lines are looked for only if discard is set (mayDiscard),
+// and then the classes must hold the counts of the trimmed lines.
+func (lc *lineCounter) keep(side int, ids []int32, lines int, discard bool) []int32 {
+	if !discard {
+		out := ids[:0]
+		for _, id := range ids {
+			if lc.classes[id].n[1-side] > 0 {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	// A line is repeated if its matches (in the whole other side, trimmed
+	// lines included) reach 2^ceil(b/2), b the bit length of this side's
+	// line count: about its square root.
+	repeat := int32(min(1<<((bits.Len(uint(lines))+1)/2), maxRepeatLimit))
+	kinds := lc.kinds[:0]
+	for _, id := range ids {
+		cl := &lc.classes[id]
+		switch m := cl.n[1-side] + cl.common; {
+		case m == 0:
+			kinds = append(kinds, kindUnique)
+		case m >= repeat:
+			kinds = append(kinds, kindRepeated)
+		default:
+			kinds = append(kinds, kindKept)
+		}
+	}
+	lc.kinds = kinds
+	out := ids[:0]
+	for i, id := range ids {
+		switch kinds[i] {
+		case kindUnique:
+			continue
+		case kindRepeated:
+			if lc.discardRepeated(kinds, i) {
+				continue
+			}
+		}
+		if lc.classes[id].n[1-side] > 0 {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// discardRepeated decides whether the repeated line i is discarded: it is
+// when, within discardWindow lines before and after it and not past a kept
+// line, there are unique lines on both sides and more than three times as
+// many unique lines as repeated ones (this one counted twice).
+func (lc *lineCounter) discardRepeated(kinds []uint8, i int) bool {
+	var u, r [2]int
+	for k := i - 1; k >= max(i-discardWindow, 0) && kinds[k] != kindKept; k-- {
+		if kinds[k] == kindUnique {
+			u[0]++
+		} else {
+			r[0]++
+		}
+	}
+	if u[0] == 0 {
+		return false
+	}
+	for k := i + 1; k <= min(i+discardWindow, len(kinds)-1) && kinds[k] != kindKept; k++ {
+		if kinds[k] == kindUnique {
+			u[1]++
+		} else {
+			r[1]++
+		}
+	}
+	return u[1] > 0 && u[0]+u[1] > 3*(r[0]+r[1]+2)
 }
 
 // reset prepares the hash table for up to n distinct lines.
@@ -172,6 +308,9 @@ func (lc *lineCounter) release() {
 		if cap(ids) > keepLineBuffers {
 			lc.ids[i] = nil
 		}
+	}
+	if cap(lc.kinds) > keepLineBuffers {
+		lc.kinds = nil
 	}
 	if cap(lc.vf) > keepLineBuffers {
 		lc.vf, lc.vb = nil, nil

@@ -119,7 +119,7 @@ func smallText(rnd *rand.Rand, max, k int) []byte {
 
 func TestLineCountMatchesLCS(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
-	var lc lineCounter
+	lc := lineCounter{minimal: true}
 	check := func(a, b []byte) {
 		t.Helper()
 		la, lb := splitLines(a), splitLines(b)
@@ -163,7 +163,7 @@ func TestLineCountCostLimit(t *testing.T) {
 		common := lcsDP(la, lb)
 		minD := len(la) + len(lb) - 2*common
 		limit := 1 + rnd.IntN(4)
-		lc := lineCounter{limit: limit}
+		lc := lineCounter{limit: limit, minimal: true}
 		ins, del := lc.count(a, b)
 		switch {
 		case ins-del != len(lb)-len(la) || del > len(la) || ins > len(lb):
