@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,6 +56,11 @@ func TestLineCount(t *testing.T) {
 		{"rewrite sharing repeated lines", "a\n}\nb\n}\n", "c\n}\nd\n}\ne\n", 3, 2},
 		{"classic myers example", "a\nb\nc\na\nb\nb\na\n", "c\nb\na\nb\na\nc\n", 2, 3},
 		{"binary-ish bytes", "\x00\xff\n", "\x00\xfe\n", 1, 1},
+		// A blank line with enough matches (4 for 12 or 13 lines) amid more
+		// than 3*2 replaced lines is discarded, as git does: not minimal.
+		{"blank amid 8 replaced lines", "\n\n\n\na0\na1\na2\na3\n\na4\na5\na6\na7\n", "\n\n\n\nb0\nb1\nb2\nb3\n\nb4\nb5\nb6\nb7\n", 9, 9},
+		{"blank amid 7 replaced lines", "\n\n\n\na0\na1\na2\na3\n\na4\na5\na6\n", "\n\n\n\nb0\nb1\nb2\nb3\n\nb4\nb5\nb6\n", 8, 8},
+		{"blank amid 6 replaced lines", "\n\n\n\na0\na1\na2\n\na4\na5\na6\n", "\n\n\n\nb0\nb1\nb2\n\nb4\nb5\nb6\n", 6, 6},
 	}
 	var lc lineCounter // shared: buffers carry over between calls
 	for _, tt := range tests {
@@ -180,11 +186,7 @@ func TestLineCountCostLimit(t *testing.T) {
 // on random texts of up to a few hundred lines with edits of a few lines. All
 // pairs are written to two directories and diffed by one git run.
 func TestLineCountMatchesGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	rnd := rand.New(rand.NewPCG(5, 6))
-	dir := t.TempDir()
 	var pairs [][2][]byte
 	for i := range 600 {
 		var a []byte
@@ -202,6 +204,62 @@ func TestLineCountMatchesGit(t *testing.T) {
 		}
 		pairs = append(pairs, [2][]byte{a, b})
 	}
+	compareWithGit(t, pairs)
+}
+
+// TestLineCountMatchesGitRepeatedLines plants what makes git's counts differ
+// from a minimal edit script: blocks of code rewritten with the same blank
+// lines and braces among new statements. git discards such repeated lines
+// when unique lines surround them; a minimal counter matches them.
+func TestLineCountMatchesGitRepeatedLines(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	var pairs [][2][]byte
+	for i := range 400 {
+		a := sparseCode(rnd, 20+rnd.IntN(400))
+		b := rewriteBlocks(rnd, a, 1+rnd.IntN(3), 5+rnd.IntN(30))
+		if i%4 == 0 {
+			b = editText(rnd, b, 1+rnd.IntN(4), 50)
+		}
+		pairs = append(pairs, [2][]byte{a, b})
+	}
+	want := compareWithGit(t, pairs)
+	// The inputs must tell git apart from a minimal counter.
+	lc := lineCounter{minimal: true}
+	above := 0
+	for i, p := range pairs {
+		ins, del := lc.count(p[0], p[1])
+		if w := want[strconv.Itoa(i)]; w[0]+w[1] > ins+del {
+			above++
+		}
+	}
+	if above < len(pairs)/10 {
+		t.Errorf("git counts more than the minimum for %d pairs of %d; the test needs more", above, len(pairs))
+	}
+}
+
+// rewriteBlocks replaces blocks of about size lines of text with new code
+// of the same shape.
+func rewriteBlocks(rnd *rand.Rand, text []byte, blocks, size int) []byte {
+	lines := strings.SplitAfter(string(text), "\n")
+	lines = lines[:len(lines)-1] // randomCode ends every line
+	for range blocks {
+		n := min(1+rnd.IntN(2*size), len(lines))
+		i := rnd.IntN(len(lines) - n + 1)
+		repl := strings.SplitAfter(string(sparseCode(rnd, 1+rnd.IntN(2*size))), "\n")
+		lines = slices.Concat(lines[:i], repl[:len(repl)-1], lines[i+n:])
+	}
+	return []byte(strings.Join(lines, ""))
+}
+
+// compareWithGit checks count on every pair against `git diff --no-index
+// --numstat`, run once on two directories holding all the pairs, and returns
+// git's counts by pair index.
+func compareWithGit(t *testing.T, pairs [][2][]byte) map[string][2]int {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
 	for side, name := range []string{"a", "b"} {
 		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
 			t.Fatal(err)
@@ -220,6 +278,7 @@ func TestLineCountMatchesGit(t *testing.T) {
 			t.Errorf("pair %d: count = +%d -%d, git diff = +%d -%d\n--- a\n%s\n--- b\n%s", i, ins, del, w[0], w[1], p[0], p[1])
 		}
 	}
+	return want
 }
 
 // gitNumstat runs `git diff --no-index --numstat` on directories a and b in
@@ -258,6 +317,23 @@ func randomCode(rnd *rand.Rand, lines int) []byte {
 		if rnd.IntN(3) == 0 {
 			buf.WriteString(common[rnd.IntN(len(common))])
 		} else {
+			fmt.Fprintf(&buf, "\tv%d := f(%d)\n", rnd.IntN(1<<20), rnd.IntN(100))
+		}
+	}
+	return buf.Bytes()
+}
+
+// sparseCode is a random text shaped like source code with few repeated
+// lines: about one line in ten is blank and one in thirty a closing brace.
+func sparseCode(rnd *rand.Rand, lines int) []byte {
+	var buf bytes.Buffer
+	for range lines {
+		switch k := rnd.IntN(30); {
+		case k < 3:
+			buf.WriteString("\n")
+		case k == 3:
+			buf.WriteString("}\n")
+		default:
 			fmt.Fprintf(&buf, "\tv%d := f(%d)\n", rnd.IntN(1<<20), rnd.IntN(100))
 		}
 	}
