@@ -142,43 +142,12 @@ func TestLineCountMatchesLCS(t *testing.T) {
 		check(a, b)
 		check(a, editText(rnd, a, 1+rnd.IntN(4), 10))
 	}
-	// Larger inputs where the search runs for hundreds of edits: within the
-	// default cost limit (at most 2*256 edits), then beyond it with the
-	// limit lifted.
+	// Larger inputs where the search runs for hundreds of edits.
 	for range 30 {
 		check(smallText(rnd, 250, 30), smallText(rnd, 250, 30))
 	}
-	lc.limit = 1 << 20
 	for range 10 {
 		check(smallText(rnd, 1000, 30), smallText(rnd, 1000, 30))
-	}
-}
-
-// TestLineCountCostLimit forces tiny cost limits: the counts must describe a
-// valid edit script (never below the minimum, insertions minus deletions equal
-// to the growth), and stay exact while the distance fits within the limit.
-func TestLineCountCostLimit(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(3, 4))
-	for i := range 3000 {
-		a := smallText(rnd, 80, 1+i%10)
-		b := smallText(rnd, 80, 1+i%10)
-		if i%2 == 0 {
-			b = editText(rnd, a, 1+rnd.IntN(8), 10)
-		}
-		la, lb := splitLines(a), splitLines(b)
-		common := lcsDP(la, lb)
-		minD := len(la) + len(lb) - 2*common
-		limit := 1 + rnd.IntN(4)
-		lc := lineCounter{limit: limit, minimal: true}
-		ins, del := lc.count(a, b)
-		switch {
-		case ins-del != len(lb)-len(la) || del > len(la) || ins > len(lb):
-			t.Fatalf("limit %d: count(%q, %q) = +%d -%d: not an edit script of %d and %d lines", limit, a, b, ins, del, len(la), len(lb))
-		case ins+del < minD:
-			t.Fatalf("limit %d: count(%q, %q) = +%d -%d, below the minimum %d edits", limit, a, b, ins, del, minD)
-		case minD <= 2*limit && ins+del != minD:
-			t.Fatalf("limit %d: count(%q, %q) = +%d -%d, want the minimum %d edits", limit, a, b, ins, del, minD)
-		}
 	}
 }
 
@@ -235,6 +204,82 @@ func TestLineCountMatchesGitRepeatedLines(t *testing.T) {
 	if above < len(pairs)/10 {
 		t.Errorf("git counts more than the minimum for %d pairs of %d; the test needs more", above, len(pairs))
 	}
+}
+
+// TestLineCountMatchesGitLargeRewrites compares count with git on rewrites
+// costing more than 2*256 edits, where git's search gives up minimality: it
+// cuts at its furthest point after 256 edits per direction (more for inputs
+// over 65,532 lines), and beyond that it accepts a long snake. The texts are
+// noise over a few distinct lines, with shared blocks between.
+func TestLineCountMatchesGitLargeRewrites(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(9, 10))
+	var pairs [][2][]byte
+	for i := range 60 {
+		k := 2 + rnd.IntN(30)
+		if i < 40 {
+			n := 600 + rnd.IntN(1000)
+			pairs = append(pairs, [2][]byte{noise(rnd, "a", n, k), noise(rnd, "b", n, k)})
+		} else {
+			a, b := noiseWithBlocks(rnd, 40, k)
+			pairs = append(pairs, [2][]byte{a, b})
+		}
+	}
+	if !testing.Short() {
+		for range 2 {
+			// Over 65,532 lines: the search goes on to 512 edits per
+			// direction, and accepts a snake from 257.
+			a, b := noiseWithBlocks(rnd, 700, 3)
+			pairs = append(pairs, [2][]byte{a, b})
+		}
+	}
+	want := compareWithGit(t, pairs)
+	lc := lineCounter{minimal: true}
+	above := 0
+	for i, p := range pairs {
+		ins, del := lc.count(p[0], p[1])
+		if w := want[strconv.Itoa(i)]; w[0]+w[1] > ins+del {
+			above++
+		}
+	}
+	if above < len(pairs)/2 {
+		t.Errorf("git counts more than the minimum for %d pairs of %d; the test needs more", above, len(pairs))
+	}
+}
+
+// noise is n random lines among k distinct ones, between a first and a last
+// line unique to tag.
+func noise(rnd *rand.Rand, tag string, n, k int) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(tag + "\n")
+	for range n {
+		fmt.Fprintf(&buf, "%d\n", rnd.IntN(k))
+	}
+	buf.WriteString(tag + " end\n")
+	return buf.Bytes()
+}
+
+// noiseWithBlocks is two texts of segs segments: a block of distinct lines
+// both share, or noise over k lines, different on each side.
+func noiseWithBlocks(rnd *rand.Rand, segs, k int) (a, b []byte) {
+	var ba, bb bytes.Buffer
+	ba.WriteString("a\n")
+	bb.WriteString("b\n")
+	for seg := range segs {
+		if rnd.IntN(3) == 0 {
+			for l := range 10 + rnd.IntN(40) {
+				fmt.Fprintf(&ba, "c%d.%d\n", seg, l)
+				fmt.Fprintf(&bb, "c%d.%d\n", seg, l)
+			}
+			continue
+		}
+		for range 20 + rnd.IntN(80) {
+			fmt.Fprintf(&ba, "%d\n", rnd.IntN(k))
+		}
+		for range 20 + rnd.IntN(80) {
+			fmt.Fprintf(&bb, "%d\n", rnd.IntN(k))
+		}
+	}
+	return ba.Bytes(), bb.Bytes()
 }
 
 // rewriteBlocks replaces blocks of about size lines of text with new code
