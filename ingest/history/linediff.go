@@ -102,6 +102,7 @@ type lineCounter struct {
 	ids     [2][]int32 // class of each changed line, per side
 	seq     [2][]int32 // the lines stage 4 matches, per side
 	kinds   []uint8
+	sums    []int32
 	vf, vb  []int
 	// trimmed are the lines both sides share (stage 1), lines[side] the
 	// side's line count; counted says that the classes hold the
@@ -168,15 +169,15 @@ func (lc *lineCounter) count(a, b []byte) (ins, del int) {
 
 	// Stage 4: the longest common subsequence of what is left.
 	var common int
-	switch d := lc.distance(x, y, heurMinCost); {
-	case lc.minimal:
+	if lc.minimal {
 		common = (len(x) + len(y) - lc.distance(x, y, math.MaxInt)) / 2
-	case d >= 0 && d+unmatched[0]+unmatched[1] <= 2*heurMinCost:
+	} else if d := lc.distance(x, y, heurMinCost); d >= 0 && d+unmatched[0]+unmatched[1] <= 2*heurMinCost {
 		common = (len(x) + len(y) - d) / 2
-	default:
-		// git's search may give up minimality. It runs on the lines
-		// stage 3 keeps including those matched only among the trimmed
-		// lines: they cost an edit each and shift its cost figures.
+	} else {
+		// git's search may give up minimality. It runs on the lines stage
+		// 3 keeps including those matched only among the trimmed lines:
+		// they cost an edit each but shift its figures. Minimal still if
+		// they leave D within 2*heurMinCost.
 		lc.countTrimmed()
 		x, extraX := lc.keep(0, true)
 		y, extraY := lc.keep(1, true)
@@ -237,9 +238,10 @@ func (lc *lineCounter) countTrimmed() {
 
 // Line kinds in stage 3.
 const (
-	kindKept     = iota // some matches: stays
-	kindUnique          // no match on the other side: discarded
-	kindRepeated        // many matches: discarded amid unique lines
+	kindKept      = iota // some matches: stays
+	kindUnique           // no match on the other side: discarded
+	kindRepeated         // many matches: discarded amid unique lines
+	kindDiscarded        // a repeated line discarded
 )
 
 // keep returns the class ids of the lines of side that stage 4 matches:
@@ -275,14 +277,10 @@ func (lc *lineCounter) keep(side int, all bool) (seq []int32, extra int) {
 		}
 	}
 	lc.kinds = kinds
+	lc.discardRepeated(kinds)
 	for i, id := range ids {
-		switch kinds[i] {
-		case kindUnique:
+		if kinds[i] != kindKept && kinds[i] != kindRepeated {
 			continue
-		case kindRepeated:
-			if discardRepeated(kinds, i) {
-				continue
-			}
 		}
 		switch {
 		case lc.classes[id].n[1-side] > 0:
@@ -296,30 +294,49 @@ func (lc *lineCounter) keep(side int, all bool) (seq []int32, extra int) {
 	return out, extra
 }
 
-// discardRepeated decides whether the repeated line i is discarded: it is
-// when, within discardWindow lines before and after it and not past a kept
-// line, there are unique lines on both sides and more than three times as
-// many unique lines as repeated ones (this one counted twice).
-func discardRepeated(kinds []uint8, i int) bool {
-	var u, r [2]int
-	for k := i - 1; k >= max(i-discardWindow, 0) && kinds[k] != kindKept; k-- {
-		if kinds[k] == kindUnique {
-			u[0]++
-		} else {
-			r[0]++
+// discardRepeated marks the repeated lines that are discarded: those with,
+// within discardWindow lines before and after and not past a kept line,
+// unique lines on both sides and more than three times as many unique lines
+// as repeated ones (the line itself counted twice). Decisions depend on the
+// kinds alone, not on one another: they are read from prefix sums of the
+// unique and repeated lines, taken before any mark.
+func (lc *lineCounter) discardRepeated(kinds []uint8) {
+	n := len(kinds)
+	if cap(lc.sums) < 2*(n+1) {
+		lc.sums = make([]int32, 2*(n+1))
+	}
+	unique, repeated := lc.sums[:n+1], lc.sums[n+1:2*(n+1)]
+	unique[0], repeated[0] = 0, 0
+	for i, k := range kinds {
+		unique[i+1], repeated[i+1] = unique[i], repeated[i]
+		switch k {
+		case kindUnique:
+			unique[i+1]++
+		case kindRepeated:
+			repeated[i+1]++
 		}
 	}
-	if u[0] == 0 {
-		return false
-	}
-	for k := i + 1; k <= min(i+discardWindow, len(kinds)-1) && kinds[k] != kindKept; k++ {
-		if kinds[k] == kindUnique {
-			u[1]++
-		} else {
-			r[1]++
+	start, next := 0, 0 // the run of lines that are not kept around i
+	for i := 0; i < n; i++ {
+		switch kinds[i] {
+		case kindKept:
+			start = i + 1
+			continue
+		case kindUnique:
+			continue
+		}
+		if next < i {
+			for next = i; next < n && kinds[next] != kindKept; next++ {
+			}
+		}
+		end := min(next, i+1+discardWindow)
+		lo := max(start, i-discardWindow)
+		u0, r0 := unique[i]-unique[lo], repeated[i]-repeated[lo]
+		u1, r1 := unique[end]-unique[i+1], repeated[end]-repeated[i+1]
+		if u0 > 0 && u1 > 0 && u0+u1 > 3*(r0+r1+2) {
+			kinds[i] = kindDiscarded
 		}
 	}
-	return u[1] > 0 && u[0]+u[1] > 3*(r[0]+r[1]+2)
 }
 
 // bogoSqrt is 2^ceil(b/2) for b the bit length of n: a power of two between
@@ -364,7 +381,7 @@ func (lc *lineCounter) release() {
 		}
 	}
 	if cap(lc.kinds) > keepLineBuffers {
-		lc.kinds = nil
+		lc.kinds, lc.sums = nil, nil
 	}
 	if cap(lc.vf) > keepLineBuffers {
 		lc.vf, lc.vb = nil, nil

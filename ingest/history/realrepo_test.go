@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The tests in this file compare against the history of a real repository
@@ -33,8 +34,12 @@ func TestRealHistory(t *testing.T) {
 	if head == "" {
 		head = revParse(t, dir, "HEAD")
 	}
+	start := time.Now()
 	want := gitLog(t, dir, head)
+	gitTime := time.Since(start)
+	start = time.Now()
 	got := walkAll(t, dir, head, Options{})
+	walkTime := time.Since(start)
 	byHash := map[string]Commit{}
 	for _, c := range got {
 		byHash[c.Hash] = c
@@ -62,8 +67,8 @@ func TestRealHistory(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%s: %d commits, %d file entries, %d differ from git log (%.3f%%), %d commits with other differences",
-		dir, len(want), files, bad, 100*float64(bad)/float64(max(files, 1)), other)
+	t.Logf("%s: %d commits, %d file entries, %d differ from git log (%.3f%%), %d commits with other differences; git log %v, Walk %v",
+		dir, len(want), files, bad, 100*float64(bad)/float64(max(files, 1)), other, gitTime.Round(time.Millisecond), walkTime.Round(time.Millisecond))
 	if bad > 0 || other > 0 {
 		t.Fail()
 	}
