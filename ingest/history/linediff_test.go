@@ -206,6 +206,56 @@ func TestLineCountMatchesGitRepeatedLines(t *testing.T) {
 	}
 }
 
+// TestLineCountMatchesGitDiscardPatterns pins the rule that discards
+// repeated lines: both sides are the same sequence of unique lines (replaced
+// on the other side), repeated lines (blank lines and braces, which a long
+// shared prefix makes frequent) and kept lines (shared, rare), in random
+// mixes and runs longer than the 100-line window, so that the repeated lines
+// match unless discarded. Unique lines are sometimes missing on one side, so
+// that the sides decide differently.
+func TestLineCountMatchesGitDiscardPatterns(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 12))
+	var prefix strings.Builder
+	for i := range 150 {
+		fmt.Fprintf(&prefix, "p%d\n\n}\n", i)
+	}
+	var pairs [][2][]byte
+	for i := range 300 {
+		var a, b strings.Builder
+		a.WriteString(prefix.String())
+		b.WriteString(prefix.String())
+		pRepeated, pKept := rnd.Float64()*0.4, rnd.Float64()*0.08
+		n := 5 + rnd.IntN(40)
+		if i%5 == 0 {
+			n = 100 + rnd.IntN(200)
+		}
+		for l := range n {
+			switch r := rnd.Float64(); {
+			case r < pKept:
+				fmt.Fprintf(&a, "k%d\n", l)
+				fmt.Fprintf(&b, "k%d\n", l)
+			case r < pKept+pRepeated:
+				line := []string{"\n", "}\n"}[rnd.IntN(2)]
+				a.WriteString(line)
+				b.WriteString(line)
+			default: // sometimes on one side only
+				if rnd.IntN(5) != 0 {
+					fmt.Fprintf(&a, "a%d\n", l)
+				}
+				if rnd.IntN(5) != 0 {
+					fmt.Fprintf(&b, "b%d\n", l)
+				}
+			}
+		}
+		if rnd.IntN(2) == 0 {
+			a.WriteString("end\n")
+			b.WriteString("end\n")
+		}
+		pairs = append(pairs, [2][]byte{[]byte(a.String()), []byte(b.String())})
+	}
+	compareWithGit(t, pairs)
+}
+
 // TestLineCountMatchesGitLargeRewrites compares count with git on rewrites
 // costing more than 2*256 edits, where git's search gives up minimality: it
 // cuts at its furthest point after 256 edits per direction (more for inputs
