@@ -49,7 +49,7 @@ import (
 //     gives the edit distance D. Only the counts are needed, so no script is
 //     built: insertions and deletions follow from D and the two lengths.
 //
-// Expensive changes (largediff.go). When the search has spent 256 edits per
+// Expensive changes (myers.go). When the search has spent 256 edits per
 // direction (D > 512) without an overlap, git no longer finds the optimum,
 // and its result depends on where its divide and conquer cuts. The counter
 // then replays that divide and conquer on the lines git searches: those of
@@ -420,120 +420,6 @@ func (lc *lineCounter) classify(side int, text []byte, ids []int32) []int32 {
 		ids = append(ids, id)
 	}
 	return ids
-}
-
-// distance is the edit distance between x and y (the insertions and
-// deletions of a shortest edit script), or -1 if it exceeds 2*limit.
-func (lc *lineCounter) distance(x, y []int32, limit int) int {
-	p := 0
-	for p < len(x) && p < len(y) && x[p] == y[p] {
-		p++
-	}
-	x, y = x[p:], y[p:]
-	s := 0
-	for s < len(x) && s < len(y) && x[len(x)-1-s] == y[len(y)-1-s] {
-		s++
-	}
-	x, y = x[:len(x)-s], y[:len(y)-s]
-	if len(x) == 0 || len(y) == 0 {
-		return len(x) + len(y)
-	}
-	return lc.bisect(x, y, limit)
-}
-
-// bisect runs the bidirectional search on x and y, which are non-empty and
-// differ in their first and in their last element, and returns their edit
-// distance, or -1 if each direction has spent limit edits without the two
-// meeting.
-//
-// Diagonal k holds the points (i, i-k). vf[k] is the largest i reached on k
-// by a forward path with the current number of edits, vb[k] the smallest i
-// reached by a reverse path from (n, m). Diagonals are clipped to [-m, n];
-// the slots just outside the live range hold sentinels that never win.
-// Values beyond the grid (i > n or i-k > m forward) can arise next to its
-// edges; they never lead back into it and only ever confirm an overlap that
-// a cheaper path has already produced.
-func (lc *lineCounter) bisect(x, y []int32, limit int) int {
-	n, m := len(x), len(y)
-	size := n + m + 3
-	if cap(lc.vf) < size {
-		lc.vf, lc.vb = make([]int, size), make([]int, size)
-	}
-	off := m + 1 // vf[off+k] is diagonal k
-	vf, vb := lc.vf[:size], lc.vb[:size]
-	delta := n - m
-	odd := delta&1 != 0
-	// Zero edits: x[0] != y[0] and x[n-1] != y[m-1], so no snake leaves either
-	// corner.
-	vf[off] = 0
-	vb[off+delta] = n
-	fmin, fmax := 0, 0
-	bmin, bmax := delta, delta
-	for e := 1; ; e++ {
-		// Forward paths with e edits, on diagonals of e's parity.
-		if fmin > -m {
-			fmin--
-			vf[off+fmin-1] = -1
-		} else {
-			fmin++
-		}
-		if fmax < n {
-			fmax++
-			vf[off+fmax+1] = -1
-		} else {
-			fmax--
-		}
-		for k := fmin; k <= fmax; k += 2 {
-			var i int
-			if lo, hi := vf[off+k-1], vf[off+k+1]; lo >= hi {
-				i = lo + 1 // delete x[lo]
-			} else {
-				i = hi // insert y[hi-k-1]
-			}
-			j := i - k
-			for i < n && j < m && x[i] == y[j] {
-				i++
-				j++
-			}
-			vf[off+k] = i
-			if odd && bmin <= k && k <= bmax && vb[off+k] <= i {
-				return 2*e - 1
-			}
-		}
-		// Reverse paths with e edits.
-		if bmin > -m {
-			bmin--
-			vb[off+bmin-1] = math.MaxInt
-		} else {
-			bmin++
-		}
-		if bmax < n {
-			bmax++
-			vb[off+bmax+1] = math.MaxInt
-		} else {
-			bmax--
-		}
-		for k := bmin; k <= bmax; k += 2 {
-			var i int
-			if lo, hi := vb[off+k-1], vb[off+k+1]; lo < hi {
-				i = lo // insert y[lo-k]
-			} else {
-				i = hi - 1 // delete x[hi-1]
-			}
-			j := i - k
-			for i > 0 && j > 0 && x[i-1] == y[j-1] {
-				i--
-				j--
-			}
-			vb[off+k] = i
-			if !odd && fmin <= k && k <= fmax && i <= vf[off+k] {
-				return 2 * e
-			}
-		}
-		if e >= limit {
-			return -1
-		}
-	}
 }
 
 // countLines is the number of lines of text: its newlines, plus one for a
