@@ -182,6 +182,7 @@ func blobPairs(t *testing.T, dir string) []blobPair {
 
 // catFile reads blobs through one `git cat-file --batch`.
 type catFile struct {
+	t   *testing.T
 	in  io.Writer
 	out *bufio.Reader
 }
@@ -203,23 +204,24 @@ func newCatFile(t *testing.T, dir string) *catFile {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close(); cmd.Wait() })
-	return &catFile{in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	return &catFile{t: t, in: in, out: bufio.NewReaderSize(out, 1<<20)}
 }
 
 func (c *catFile) blob(hash string) []byte {
+	c.t.Helper()
 	fmt.Fprintln(c.in, hash)
 	header, err := c.out.ReadString('\n')
 	if err != nil {
-		panic(err)
+		c.t.Fatalf("cat-file %s: %v", hash, err)
 	}
 	f := strings.Fields(header)
 	size, err := strconv.Atoi(f[len(f)-1])
-	if err != nil {
-		panic(fmt.Sprintf("cat-file: %q", header))
+	if err != nil || len(f) != 3 || f[1] != "blob" {
+		c.t.Fatalf("cat-file %s: %q", hash, header)
 	}
-	buf := make([]byte, size+1)
+	buf := make([]byte, size+1) // the content and a newline
 	if _, err := io.ReadFull(c.out, buf); err != nil {
-		panic(err)
+		c.t.Fatalf("cat-file %s: %v", hash, err)
 	}
 	return bytes.Clone(buf[:size])
 }
