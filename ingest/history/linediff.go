@@ -17,8 +17,8 @@ import (
 // minimality when a change is expensive. The counter reproduces both, so its
 // counts equal git's: on the whole histories of go-git, redis and git itself
 // it agrees on every file. The rules below were found by comparing with
-// `git diff --no-index --numstat` on planted and random inputs (the tests do
-// so on every run); they are not taken from git's code.
+// `git diff --no-index --numstat` (git 2.39) on planted and random inputs
+// (the tests do so on every run); they are not taken from git's code.
 //
 // It works in stages, each cheaper than the next:
 //
@@ -36,12 +36,13 @@ import (
 //     each way stopping at the first line that is neither unique nor
 //     repeated, there must be unique lines both ways and more than
 //     3*(r+2) of them, r the repeated lines seen. The decision uses the
-//     kinds of the lines, never earlier decisions. This is where git counts
-//     a blank line or a brace amid a rewritten block as changed although a
-//     shortest script would match it. Counting the trimmed lines costs a
-//     pass over the whole text, so it is done only when a side has at least
-//     7 lines without a match among the changed lines: with fewer no
-//     repeated line can be discarded.
+//     kinds of the lines, never earlier decisions (no input tried told
+//     this apart from counting earlier discards as unique). This is where
+//     git counts a blank line or a brace amid a rewritten block as changed
+//     although a shortest script would match it. Counting the trimmed
+//     lines costs a pass over the whole text, so it is done only when a
+//     side has at least 7 lines without a match among the changed lines:
+//     with fewer no repeated line can be discarded.
 //  4. What is left goes to Myers' O(ND) algorithm (E. W. Myers, "An O(ND)
 //     Difference Algorithm and Its Variations", 1986) in its bidirectional
 //     form: forward and reverse furthest-reaching paths are extended one edit
@@ -64,7 +65,8 @@ import (
 //     heurProgress lines per edit (x+y less its distance from the start
 //     diagonal) is taken, the best forward one first, then the best
 //     reverse one; the explored part is solved minimally, the other part
-//     recursively;
+//     recursively (snakes of 19 to 21 gave the same results on every input
+//     tried; 20 is a guess among them, the factor 4 is measured);
 //   - after maxCost edits per direction, heurMaxCost or bogoSqrt(N+M+3) for
 //     N+M lines if larger, the search cuts at the forward point with the
 //     largest x+y or the reverse point with the smallest, ties to the
