@@ -6,13 +6,12 @@
 //
 // It owns the commit walk (parents before children, stopping at commits the
 // caller already has), the tree comparison, and a line counter of its own
-// (Myers' O(ND) search, exact up to a cost limit). Its counts are minimal;
-// git's are not always: git's diff may count a repeated line (a blank line
-// inside a replaced block) as changed, so on real histories about 1% of file
-// entries show a line or two fewer here than in git log. Diffs are computed
-// by several workers, each with its own
-// go-git storage (a go-git Repository is not safe for concurrent use), and
-// delivered in order from one goroutine.
+// (Myers' O(ND) search, with the preparation and cost heuristics git's diff
+// applies, reproduced from git's observed behaviour, so that the counts are
+// git's: on the whole histories of go-git, redis and git they all agree).
+// Diffs are computed by several workers, each with its own go-git storage
+// (a go-git Repository is not safe for concurrent use), and delivered in
+// order from one goroutine.
 //
 // It never writes to the repository and never talks to a store: loading the
 // commits into DuckDB is the indexer's job. It reads objects only, so what

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,6 +56,11 @@ func TestLineCount(t *testing.T) {
 		{"rewrite sharing repeated lines", "a\n}\nb\n}\n", "c\n}\nd\n}\ne\n", 3, 2},
 		{"classic myers example", "a\nb\nc\na\nb\nb\na\n", "c\nb\na\nb\na\nc\n", 2, 3},
 		{"binary-ish bytes", "\x00\xff\n", "\x00\xfe\n", 1, 1},
+		// A blank line with enough matches (4 for 12 or 13 lines) amid more
+		// than 3*2 replaced lines is discarded, as git does: not minimal.
+		{"blank amid 8 replaced lines", "\n\n\n\na0\na1\na2\na3\n\na4\na5\na6\na7\n", "\n\n\n\nb0\nb1\nb2\nb3\n\nb4\nb5\nb6\nb7\n", 9, 9},
+		{"blank amid 7 replaced lines", "\n\n\n\na0\na1\na2\na3\n\na4\na5\na6\n", "\n\n\n\nb0\nb1\nb2\nb3\n\nb4\nb5\nb6\n", 8, 8},
+		{"blank amid 6 replaced lines", "\n\n\n\na0\na1\na2\n\na4\na5\na6\n", "\n\n\n\nb0\nb1\nb2\n\nb4\nb5\nb6\n", 6, 6},
 	}
 	var lc lineCounter // shared: buffers carry over between calls
 	for _, tt := range tests {
@@ -119,7 +125,7 @@ func smallText(rnd *rand.Rand, max, k int) []byte {
 
 func TestLineCountMatchesLCS(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
-	var lc lineCounter
+	lc := lineCounter{minimal: true}
 	check := func(a, b []byte) {
 		t.Helper()
 		la, lb := splitLines(a), splitLines(b)
@@ -136,43 +142,12 @@ func TestLineCountMatchesLCS(t *testing.T) {
 		check(a, b)
 		check(a, editText(rnd, a, 1+rnd.IntN(4), 10))
 	}
-	// Larger inputs where the search runs for hundreds of edits: within the
-	// default cost limit (at most 2*256 edits), then beyond it with the
-	// limit lifted.
+	// Larger inputs where the search runs for hundreds of edits.
 	for range 30 {
 		check(smallText(rnd, 250, 30), smallText(rnd, 250, 30))
 	}
-	lc.limit = 1 << 20
 	for range 10 {
 		check(smallText(rnd, 1000, 30), smallText(rnd, 1000, 30))
-	}
-}
-
-// TestLineCountCostLimit forces tiny cost limits: the counts must describe a
-// valid edit script (never below the minimum, insertions minus deletions equal
-// to the growth), and stay exact while the distance fits within the limit.
-func TestLineCountCostLimit(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(3, 4))
-	for i := range 3000 {
-		a := smallText(rnd, 80, 1+i%10)
-		b := smallText(rnd, 80, 1+i%10)
-		if i%2 == 0 {
-			b = editText(rnd, a, 1+rnd.IntN(8), 10)
-		}
-		la, lb := splitLines(a), splitLines(b)
-		common := lcsDP(la, lb)
-		minD := len(la) + len(lb) - 2*common
-		limit := 1 + rnd.IntN(4)
-		lc := lineCounter{limit: limit}
-		ins, del := lc.count(a, b)
-		switch {
-		case ins-del != len(lb)-len(la) || del > len(la) || ins > len(lb):
-			t.Fatalf("limit %d: count(%q, %q) = +%d -%d: not an edit script of %d and %d lines", limit, a, b, ins, del, len(la), len(lb))
-		case ins+del < minD:
-			t.Fatalf("limit %d: count(%q, %q) = +%d -%d, below the minimum %d edits", limit, a, b, ins, del, minD)
-		case minD <= 2*limit && ins+del != minD:
-			t.Fatalf("limit %d: count(%q, %q) = +%d -%d, want the minimum %d edits", limit, a, b, ins, del, minD)
-		}
 	}
 }
 
@@ -180,11 +155,7 @@ func TestLineCountCostLimit(t *testing.T) {
 // on random texts of up to a few hundred lines with edits of a few lines. All
 // pairs are written to two directories and diffed by one git run.
 func TestLineCountMatchesGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	rnd := rand.New(rand.NewPCG(5, 6))
-	dir := t.TempDir()
 	var pairs [][2][]byte
 	for i := range 600 {
 		var a []byte
@@ -202,6 +173,188 @@ func TestLineCountMatchesGit(t *testing.T) {
 		}
 		pairs = append(pairs, [2][]byte{a, b})
 	}
+	compareWithGit(t, pairs)
+}
+
+// TestLineCountMatchesGitRepeatedLines plants what makes git's counts differ
+// from a minimal edit script: blocks of code rewritten with the same blank
+// lines and braces among new statements. git discards such repeated lines
+// when unique lines surround them; a minimal counter matches them.
+func TestLineCountMatchesGitRepeatedLines(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	var pairs [][2][]byte
+	for i := range 400 {
+		a := sparseCode(rnd, 20+rnd.IntN(400))
+		b := rewriteBlocks(rnd, a, 1+rnd.IntN(3), 5+rnd.IntN(30))
+		if i%4 == 0 {
+			b = editText(rnd, b, 1+rnd.IntN(4), 50)
+		}
+		pairs = append(pairs, [2][]byte{a, b})
+	}
+	want := compareWithGit(t, pairs)
+	// The inputs must tell git apart from a minimal counter.
+	lc := lineCounter{minimal: true}
+	above := 0
+	for i, p := range pairs {
+		ins, del := lc.count(p[0], p[1])
+		if w := want[strconv.Itoa(i)]; w[0]+w[1] > ins+del {
+			above++
+		}
+	}
+	if above < len(pairs)/10 {
+		t.Errorf("git counts more than the minimum for %d pairs of %d; the test needs more", above, len(pairs))
+	}
+}
+
+// TestLineCountMatchesGitDiscardPatterns pins the rule that discards
+// repeated lines: both sides are the same sequence of unique lines (replaced
+// on the other side), repeated lines (blank lines and braces, which a long
+// shared prefix makes frequent) and kept lines (shared, rare), in random
+// mixes and runs longer than the 100-line window, so that the repeated lines
+// match unless discarded. Unique lines are sometimes missing on one side, so
+// that the sides decide differently.
+func TestLineCountMatchesGitDiscardPatterns(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 12))
+	var prefix strings.Builder
+	for i := range 150 {
+		fmt.Fprintf(&prefix, "p%d\n\n}\n", i)
+	}
+	var pairs [][2][]byte
+	for i := range 300 {
+		var a, b strings.Builder
+		a.WriteString(prefix.String())
+		b.WriteString(prefix.String())
+		pRepeated, pKept := rnd.Float64()*0.4, rnd.Float64()*0.08
+		n := 5 + rnd.IntN(40)
+		if i%5 == 0 {
+			n = 100 + rnd.IntN(200)
+		}
+		for l := range n {
+			switch r := rnd.Float64(); {
+			case r < pKept:
+				fmt.Fprintf(&a, "k%d\n", l)
+				fmt.Fprintf(&b, "k%d\n", l)
+			case r < pKept+pRepeated:
+				line := []string{"\n", "}\n"}[rnd.IntN(2)]
+				a.WriteString(line)
+				b.WriteString(line)
+			default: // sometimes on one side only
+				if rnd.IntN(5) != 0 {
+					fmt.Fprintf(&a, "a%d\n", l)
+				}
+				if rnd.IntN(5) != 0 {
+					fmt.Fprintf(&b, "b%d\n", l)
+				}
+			}
+		}
+		if rnd.IntN(2) == 0 {
+			a.WriteString("end\n")
+			b.WriteString("end\n")
+		}
+		pairs = append(pairs, [2][]byte{[]byte(a.String()), []byte(b.String())})
+	}
+	compareWithGit(t, pairs)
+}
+
+// TestLineCountMatchesGitLargeRewrites compares count with git on rewrites
+// costing more than 2*256 edits, where git's search gives up minimality: it
+// cuts at its furthest point after 256 edits per direction (more for inputs
+// over 65,532 lines), and beyond that it accepts a long snake. The texts are
+// noise over a few distinct lines, with shared blocks between.
+func TestLineCountMatchesGitLargeRewrites(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(9, 10))
+	var pairs [][2][]byte
+	for i := range 60 {
+		k := 2 + rnd.IntN(30)
+		if i < 40 {
+			n := 600 + rnd.IntN(1000)
+			pairs = append(pairs, [2][]byte{noise(rnd, "a", n, k), noise(rnd, "b", n, k)})
+		} else {
+			a, b := noiseWithBlocks(rnd, 40, k)
+			pairs = append(pairs, [2][]byte{a, b})
+		}
+	}
+	if !testing.Short() {
+		for range 2 {
+			// Over 65,532 lines: the search goes on to 512 edits per
+			// direction, and accepts a snake from 257.
+			a, b := noiseWithBlocks(rnd, 700, 3)
+			pairs = append(pairs, [2][]byte{a, b})
+		}
+	}
+	want := compareWithGit(t, pairs)
+	lc := lineCounter{minimal: true}
+	above := 0
+	for i, p := range pairs {
+		ins, del := lc.count(p[0], p[1])
+		if w := want[strconv.Itoa(i)]; w[0]+w[1] > ins+del {
+			above++
+		}
+	}
+	if above < len(pairs)/2 {
+		t.Errorf("git counts more than the minimum for %d pairs of %d; the test needs more", above, len(pairs))
+	}
+}
+
+// noise is n random lines among k distinct ones, between a first and a last
+// line unique to tag.
+func noise(rnd *rand.Rand, tag string, n, k int) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(tag + "\n")
+	for range n {
+		fmt.Fprintf(&buf, "%d\n", rnd.IntN(k))
+	}
+	buf.WriteString(tag + " end\n")
+	return buf.Bytes()
+}
+
+// noiseWithBlocks is two texts of segs segments: a block of distinct lines
+// both share, or noise over k lines, different on each side.
+func noiseWithBlocks(rnd *rand.Rand, segs, k int) (a, b []byte) {
+	var ba, bb bytes.Buffer
+	ba.WriteString("a\n")
+	bb.WriteString("b\n")
+	for seg := range segs {
+		if rnd.IntN(3) == 0 {
+			for l := range 10 + rnd.IntN(40) {
+				fmt.Fprintf(&ba, "c%d.%d\n", seg, l)
+				fmt.Fprintf(&bb, "c%d.%d\n", seg, l)
+			}
+			continue
+		}
+		for range 20 + rnd.IntN(80) {
+			fmt.Fprintf(&ba, "%d\n", rnd.IntN(k))
+		}
+		for range 20 + rnd.IntN(80) {
+			fmt.Fprintf(&bb, "%d\n", rnd.IntN(k))
+		}
+	}
+	return ba.Bytes(), bb.Bytes()
+}
+
+// rewriteBlocks replaces blocks of about size lines of text with new code
+// of the same shape.
+func rewriteBlocks(rnd *rand.Rand, text []byte, blocks, size int) []byte {
+	lines := strings.SplitAfter(string(text), "\n")
+	lines = lines[:len(lines)-1] // randomCode ends every line
+	for range blocks {
+		n := min(1+rnd.IntN(2*size), len(lines))
+		i := rnd.IntN(len(lines) - n + 1)
+		repl := strings.SplitAfter(string(sparseCode(rnd, 1+rnd.IntN(2*size))), "\n")
+		lines = slices.Concat(lines[:i], repl[:len(repl)-1], lines[i+n:])
+	}
+	return []byte(strings.Join(lines, ""))
+}
+
+// compareWithGit checks count on every pair against `git diff --no-index
+// --numstat`, run once on two directories holding all the pairs, and returns
+// git's counts by pair index.
+func compareWithGit(t *testing.T, pairs [][2][]byte) map[string][2]int {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
 	for side, name := range []string{"a", "b"} {
 		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
 			t.Fatal(err)
@@ -220,6 +373,7 @@ func TestLineCountMatchesGit(t *testing.T) {
 			t.Errorf("pair %d: count = +%d -%d, git diff = +%d -%d\n--- a\n%s\n--- b\n%s", i, ins, del, w[0], w[1], p[0], p[1])
 		}
 	}
+	return want
 }
 
 // gitNumstat runs `git diff --no-index --numstat` on directories a and b in
@@ -258,6 +412,23 @@ func randomCode(rnd *rand.Rand, lines int) []byte {
 		if rnd.IntN(3) == 0 {
 			buf.WriteString(common[rnd.IntN(len(common))])
 		} else {
+			fmt.Fprintf(&buf, "\tv%d := f(%d)\n", rnd.IntN(1<<20), rnd.IntN(100))
+		}
+	}
+	return buf.Bytes()
+}
+
+// sparseCode is a random text shaped like source code with few repeated
+// lines: about one line in ten is blank and one in thirty a closing brace.
+func sparseCode(rnd *rand.Rand, lines int) []byte {
+	var buf bytes.Buffer
+	for range lines {
+		switch k := rnd.IntN(30); {
+		case k < 3:
+			buf.WriteString("\n")
+		case k == 3:
+			buf.WriteString("}\n")
+		default:
 			fmt.Fprintf(&buf, "\tv%d := f(%d)\n", rnd.IntN(1<<20), rnd.IntN(100))
 		}
 	}
