@@ -1,31 +1,58 @@
 package curate
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
+
+// secretPattern is a credential format and the literals one of which any
+// match contains: a cheap strings.Contains rules most texts out before the
+// regular expression runs.
+type secretPattern struct {
+	re    *regexp.Regexp
+	needs []string
+	fold  bool // needs are lower case; look in the lower-cased text
+}
 
 // secretPatterns are credential formats that must never reach a dataset
 // as found: cloud keys, tokens, private key blocks and quoted high-entropy
 // values assigned to names such as api_key or password.
-var secretPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`),                                               // AWS access key id
-	regexp.MustCompile(`\b(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}`), // GitHub tokens
-	regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`),                                                // GitLab
-	regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`),                                            // Slack
-	regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`),                                                 // Google API key
-	regexp.MustCompile(`\bsk-(proj-|ant-)?[A-Za-z0-9_-]{20,}`),                                      // OpenAI / Anthropic style
-	regexp.MustCompile(`\bsk_(live|test)_[0-9a-zA-Z]{24,}`),                                         // Stripe
-	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`),        // JWT
-	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`),
-	regexp.MustCompile(`(?i)\b(api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|password|passwd)\b["']?\s*[:=]\s*["'][A-Za-z0-9_\-/+=.]{16,}["']`),
+var secretPatterns = []secretPattern{
+	{re: regexp.MustCompile(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`), needs: []string{"AKIA", "ASIA"}}, // AWS access key id
+	{re: regexp.MustCompile(`\b(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}`),
+		needs: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}}, // GitHub
+	{re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`), needs: []string{"glpat-"}},        // GitLab
+	{re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), needs: []string{"xox"}},       // Slack
+	{re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), needs: []string{"AIza"}},           // Google API key
+	{re: regexp.MustCompile(`\bsk-(proj-|ant-)?[A-Za-z0-9_-]{20,}`), needs: []string{"sk-"}}, // OpenAI / Anthropic style
+	{re: regexp.MustCompile(`\bsk_(live|test)_[0-9a-zA-Z]{24,}`), needs: []string{"sk_live_", "sk_test_"}},
+	{re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`), needs: []string{"eyJ"}}, // JWT
+	{re: regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`), needs: []string{"PRIVATE KEY-----"}},
+	{re: regexp.MustCompile(`(?i)\b(api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|password|passwd)\b["']?\s*[:=]\s*["'][A-Za-z0-9_\-/+=.]{16,}["']`),
+		needs: []string{"key", "token", "secret", "passw"}, fold: true},
 }
 
 // redaction replaces a secret in redact mode.
 const redaction = "[REDACTED]"
 
+func (p secretPattern) mayMatch(text, lower string) bool {
+	if p.fold {
+		text = lower
+	}
+	for _, n := range p.needs {
+		if strings.Contains(text, n) {
+			return true
+		}
+	}
+	return false
+}
+
 // hasSecret reports whether any text holds a credential.
 func hasSecret(texts ...string) bool {
 	for _, t := range texts {
-		for _, re := range secretPatterns {
-			if re.MatchString(t) {
+		lower := strings.ToLower(t)
+		for _, p := range secretPatterns {
+			if p.mayMatch(t, lower) && p.re.MatchString(t) {
 				return true
 			}
 		}
@@ -35,8 +62,10 @@ func hasSecret(texts ...string) bool {
 
 // redact replaces every credential in t.
 func redact(t string) string {
-	for _, re := range secretPatterns {
-		t = re.ReplaceAllString(t, redaction)
+	for _, p := range secretPatterns {
+		if p.mayMatch(t, strings.ToLower(t)) {
+			t = p.re.ReplaceAllString(t, redaction)
+		}
 	}
 	return t
 }
