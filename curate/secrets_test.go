@@ -7,7 +7,7 @@ func TestSecrets(t *testing.T) {
 		`key = "AKIAIOSFODNN7EXAMPLE"`:                                            true,
 		"token: ghp_abcdefghijklmnopqrstuvwxyz0123456789AB":                       true,
 		"xoxb-123456789012-abcdefghij":                                            true,
-		"AIzaSyA-abcdefghijklmnopqrstuvwxyz0123456":                               true,
+		"AIzaSyA-abcdefghijklmnopqrstuvwxyz01234":                                 true,
 		"OPENAI = 'sk-proj-abcdefghijklmnopqrstuvwx'":                             true,
 		"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----":    true,
 		`API_KEY = "f3a9c2e8b1d4f6a7c9e2b4d6"`:                                    true,
