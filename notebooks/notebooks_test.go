@@ -31,7 +31,22 @@ func TestNotebooksRunAgainstTheSchema(t *testing.T) {
 		INSERT INTO raw.task_runs (task_id, repo_path, mode, execute_model, context_window, reserved_tokens, stages, success, timestamp)
 			VALUES ('t', '/r', 'plan', 'm', 32768, 8192, ['scope'], true, now());
 		INSERT INTO raw.retrieval_llm_calls (task_id, call_type, model, prompt, latency_ms, error, timestamp)
-			VALUES ('t', 'scope', 'm', 'p', 10, 'timeout', now());`); err != nil {
+			VALUES ('t', 'scope', 'm', 'p', 10, 'timeout', now());
+		INSERT INTO raw.bootstrap_runs (started_at, finished_at, repos, failed, status, options)
+			VALUES (now(), now(), 1, 0, 'ok', '{}');
+		INSERT INTO raw.bootstrap_repos (repo_path, watermark, last_run_id, last_status, updated_at)
+			VALUES ('/r', ['abc'], 1, 'ok', now());
+		INSERT INTO raw.bootstrap_commits (run_id, repo_path, commit, parents, committed_at, files, insertions, deletions, outcome)
+			VALUES (1, '/r', 'c1', ['c0'], now(), ['a.py'], 1, 1, 'verified'), (1, '/r', 'c2', ['c1'], now(), [], 0, 0, 'message_short');
+		INSERT INTO raw.synthetic_targets (id, task_id, repo_path, commit, stage, target, created_at)
+			VALUES ('s', 't', '/r', 'c1', 'scope', '{"candidates": [{"path": "a.py"}], "reached": true}', now());
+		INSERT INTO raw.training_datasets (training_plan_id, stage_name, base_model, dataset_path, example_count,
+			positive_count, negative_count, timestamp, name, dropped)
+			VALUES (1, 'scope', 'reasoning', 'raw.training_examples', 1, 1, 0, now(), 'd', '{"near_duplicate": 2}');
+		INSERT INTO raw.training_examples (id, dataset, stage, source, split, label, repo_path, commit, target_id,
+			messages, prompt_tokens, completion_tokens, created_at)
+			VALUES ('e', 'd', 'scope', 'synthetic', 'train', 'positive', '/r', 'c1', 's',
+				[{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'a'}], 10, 2, now());`); err != nil {
 		t.Fatal(err)
 	}
 	all, err := All()
