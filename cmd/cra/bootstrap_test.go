@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cra-dev/cra/internal/golden"
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/golden"
 )
 
 // historyRepo has one commit of each kind the funnel separates.
