@@ -69,8 +69,8 @@ type runner struct {
 	opts     Options
 	filter   *Filter
 	runID    int64
+	dir      string
 	storeMu  sync.Mutex
-	store    *rawStore
 	progress ingest.Progress
 	// cacheBytes bounds each repository's fact cache.
 	cacheBytes int64
@@ -100,13 +100,47 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// withStore runs fn with the raw store; one caller at a time, so each
-// transaction is whole.
+// withStore runs fn with the raw store, opened for this call only: the
+// batch holds raw.duckdb while it writes, so `cra sql` and `cra status` work
+// in between. One caller at a time, so each transaction is whole. A store
+// another process holds (a reader, another writer) is waited for, up to
+// storeWait.
 func (r *runner) withStore(ctx context.Context, fn func(*rawStore) error) error {
 	r.storeMu.Lock()
 	defer r.storeMu.Unlock()
-	return fn(r.store)
+	var raw *kb.Store
+	var err error
+	for wait, start := 50*time.Millisecond, time.Now(); ; wait = min(2*wait, time.Second) {
+		raw, err = kb.Open(ctx, r.dir, kb.Raw, kb.Options{Write: true, Command: "cra bootstrap"})
+		var locked *kb.LockedError
+		if err == nil || !errors.As(err, &locked) || time.Since(start) > storeWait {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer raw.Close()
+	conn, err := raw.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// DuckDB keeps written blocks cached up to its memory limit (80% of RAM
+	// by default); the batch only appends, so a small cache loses nothing.
+	if _, err := conn.ExecContext(ctx, "SET memory_limit = '256MB'"); err != nil {
+		return err
+	}
+	return fn(&rawStore{kb.Writer{Conn: conn}})
 }
+
+// storeWait bounds how long a write waits for a store another process holds.
+const storeWait = 2 * time.Minute
 
 // Run mines the repositories at paths into the raw store of the home dir.
 // Repositories missing from the knowledge base are indexed first. A
@@ -119,33 +153,25 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	if err != nil {
 		return nil, err
 	}
-	abs := make([]string, len(paths))
-	for i, p := range paths {
-		abs[i] = kb.CanonicalPath(p)
+	var abs []string // canonical, each once: one repository is never mined twice at once
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if c := kb.CanonicalPath(p); !seen[c] {
+			seen[c] = true
+			abs = append(abs, c)
+		}
 	}
 	indexed, err := indexMissing(ctx, dir, abs, opts)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra bootstrap"})
-	if err != nil {
-		return nil, err
-	}
-	defer raw.Close()
-	conn, err := raw.DB.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	// DuckDB keeps written blocks cached up to its memory limit (80% of RAM
-	// by default); the batch only appends, so a small cache loses nothing.
-	if _, err := conn.ExecContext(ctx, "SET memory_limit = '256MB'"); err != nil {
-		return nil, err
-	}
-	r := &runner{opts: opts, filter: filter, store: &rawStore{kb.Writer{Conn: conn}}, progress: opts.Progress}
-	if r.runID, err = r.store.beginRun(ctx, len(abs), map[string]any{
-		"jobs": opts.Jobs, "max_commits": opts.MaxCommits, "since": opts.Since, "filter": opts.Filter,
-		"max_file_bytes": opts.MaxFileBytes, "co_change_max_files": opts.CoChangeMaxFiles,
+	r := &runner{opts: opts, filter: filter, dir: dir, progress: opts.Progress}
+	if err := r.withStore(ctx, func(s *rawStore) (err error) {
+		r.runID, err = s.beginRun(ctx, len(abs), map[string]any{
+			"jobs": opts.Jobs, "max_commits": opts.MaxCommits, "since": opts.Since, "filter": opts.Filter,
+			"max_file_bytes": opts.MaxFileBytes, "co_change_max_files": opts.CoChangeMaxFiles,
+		})
+		return err
 	}); err != nil {
 		return nil, err
 	}
@@ -189,7 +215,8 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	case sum.Failed > 0:
 		status = "partial"
 	}
-	if err := r.store.finishRun(context.WithoutCancel(ctx), r.runID, sum.Failed, status); err != nil {
+	bg := context.WithoutCancel(ctx)
+	if err := r.withStore(bg, func(s *rawStore) error { return s.finishRun(bg, r.runID, sum.Failed, status) }); err != nil {
 		return sum, err
 	}
 	if sum.Interrupted {
