@@ -1,10 +1,13 @@
 package bootstrap
 
 import (
+	"context"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cra-dev/cra/ingest"
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/kb"
 )
@@ -116,4 +119,26 @@ func gitOut(t testing.TB, dir string, args ...string) string {
 		t.Fatalf("git %v: %v", args, err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// A run waits for a store another writer holds instead of failing.
+func TestBootstrapWaitsForTheStore(t *testing.T) {
+	r, _ := project(t)
+	home := newHome(t)
+	if _, err := ingest.IndexRepos(context.Background(), home, []string{r.Dir}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	held, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{Write: true, Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		held.Close()
+	}()
+	start := time.Now()
+	sum := mine(t, home, testOptions(), r.Dir)
+	if sum.Verified == 0 || time.Since(start) < 300*time.Millisecond {
+		t.Errorf("verified %d after %v: want the run to wait for the store, then mine", sum.Verified, time.Since(start))
+	}
 }
