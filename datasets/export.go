@@ -1,0 +1,186 @@
+package datasets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// Export formats.
+const (
+	FormatParquet = "parquet"
+	FormatJSONL   = "jsonl"
+)
+
+// ExportOptions say where and how a dataset is written.
+type ExportOptions struct {
+	Format     string // parquet (default) or jsonl
+	Out        string // a new or empty directory
+	ShardBytes int64  // uncompressed bytes at which a shard is cut; <= 0: 256 MiB
+}
+
+// Export writes dataset name from the raw store to opts.Out: shards
+// <stage>/<split>-NNNNN-of-NNNNN.<ext>, a manifest.json and a README.md
+// dataset card. Rows stream from the store (memory holds one batch and one
+// row group at a time). Everything is written under a temporary directory
+// inside Out and moved into place at the end, the manifest last, so an
+// interrupted export never leaves a manifest naming missing files.
+func Export(ctx context.Context, q kb.Querier, name string, opts ExportOptions) (*Manifest, error) {
+	if opts.Format == "" {
+		opts.Format = FormatParquet
+	}
+	if opts.Format != FormatParquet && opts.Format != FormatJSONL {
+		return nil, fmt.Errorf("format %q: use parquet or jsonl", opts.Format)
+	}
+	if opts.ShardBytes <= 0 {
+		opts.ShardBytes = 256 << 20
+	}
+	info, err := kb.Datasets(ctx, q, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := emptyDir(opts.Out); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(opts.Out, ".tmp-export-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+
+	m := &Manifest{SchemaVersion: SchemaVersion, Dataset: name, Format: opts.Format, CraVersion: Version,
+		CreatedAt: time.Now().UTC().Truncate(time.Second), Counts: map[string]map[string]int{}, Criteria: info[0].Criteria}
+	g := &group{opts: opts, tmp: tmp, m: m}
+	err = kb.EachTrainingExample(ctx, q, name, func(e kb.TrainingExample) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if e.Stage != g.stage || e.Split != g.split {
+			if err := g.end(); err != nil {
+				return err
+			}
+			g.stage, g.split = e.Stage, e.Split
+		}
+		return g.add(e)
+	})
+	if err == nil {
+		err = g.end()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(tmp, ManifestFile), m); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "README.md"), []byte(card(m)), 0o644); err != nil {
+		return nil, err
+	}
+	// Move into place: shards and card first, the manifest last.
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Name() != ManifestFile {
+			if err := os.Rename(filepath.Join(tmp, e.Name()), filepath.Join(opts.Out, e.Name())); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m, os.Rename(filepath.Join(tmp, ManifestFile), filepath.Join(opts.Out, ManifestFile))
+}
+
+// group writes one stage and split: its shards, then their final names.
+type group struct {
+	opts         ExportOptions
+	tmp          string
+	m            *Manifest
+	stage, split string
+	cur          shard
+	files        []FileEntry
+}
+
+func (g *group) add(e kb.TrainingExample) error {
+	if g.cur == nil {
+		dir := filepath.Join(g.tmp, g.stage)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		p := filepath.Join(dir, fmt.Sprintf("%s.%d.part", g.split, len(g.files)))
+		var err error
+		if g.opts.Format == FormatJSONL {
+			g.cur, err = newJSONLShard(p)
+		} else {
+			g.cur, err = newParquetShard(p)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := g.cur.add(e); err != nil {
+		return err
+	}
+	if g.m.Counts[g.stage] == nil {
+		g.m.Counts[g.stage] = map[string]int{}
+	}
+	g.m.Counts[g.stage][g.split]++
+	if g.cur.rawBytes() >= g.opts.ShardBytes {
+		return g.closeShard()
+	}
+	return nil
+}
+
+func (g *group) closeShard() error {
+	rows, n, sum, err := g.cur.finish()
+	g.cur = nil
+	if err != nil {
+		return err
+	}
+	g.files = append(g.files, FileEntry{Stage: g.stage, Split: g.split, Rows: rows, Bytes: n, SHA256: sum})
+	return nil
+}
+
+// end closes the group's last shard and renames its shards NNNNN-of-NNNNN
+// now that their number is known.
+func (g *group) end() error {
+	if g.cur != nil {
+		if err := g.closeShard(); err != nil {
+			return err
+		}
+	}
+	for i := range g.files {
+		f := &g.files[i]
+		f.Path = path.Join(g.stage, fmtShard(g.split, i, len(g.files), g.opts.Format))
+		from := filepath.Join(g.tmp, g.stage, fmt.Sprintf("%s.%d.part", g.split, i))
+		if err := os.Rename(from, filepath.Join(g.tmp, filepath.FromSlash(f.Path))); err != nil {
+			return err
+		}
+	}
+	g.m.Files = append(g.m.Files, g.files...)
+	g.files = nil
+	return nil
+}
+
+// emptyDir makes dir if missing and refuses one that holds anything.
+func emptyDir(dir string) error {
+	if dir == "" {
+		return errors.New("no output directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("%s is not empty: export into a new directory", dir)
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+package datasets
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+	"gopkg.in/yaml.v3"
+
+	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/kb"
+)
+
+// fixtureStore is a raw store holding dataset "d": n examples over two
+// stages and both splits, with unicode, newlines, empty strings and a NULL
+// commit among them.
+func fixtureStore(t testing.TB, n int) (*kb.Store, string) {
+	home := storetest.Home(t)
+	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	if _, err := raw.DB.Exec(fmt.Sprintf(`
+		INSERT INTO training_datasets (training_plan_id, stage_name, base_model, dataset_path, example_count, positive_count,
+			negative_count, timestamp, name, criteria, dropped)
+		VALUES (1, 'scope', 'reasoning', 'raw.training_examples', 0, 0, 0, now(), 'd', '{"source": "synthetic"}', '{"trivial": 2}'),
+		       (1, 'implement', 'coding', 'raw.training_examples', 0, 0, 0, now(), 'd', '{"source": "synthetic"}', '{"trivial": 2}');
+		INSERT INTO training_examples (id, dataset, stage, source, split, label, repo_path, commit, target_id, messages,
+			prompt_tokens, completion_tokens, created_at)
+		SELECT printf('id%%06d', i), 'd', CASE WHEN i %% 3 = 0 THEN 'implement' ELSE 'scope' END, 'synthetic',
+			CASE WHEN i %% 5 = 0 THEN 'validation' ELSE 'train' END, 'positive', '/repos/r' || (i %% 4),
+			CASE WHEN i %% 7 = 0 THEN NULL ELSE 'c' || i END, 't' || i,
+			[{'role': 'system', 'content': 'You select files.'},
+			 {'role': 'user', 'content': 'Task ' || i || E':\n- naïve → fixed ✓\n\ttab "quoted"'},
+			 {'role': 'assistant', 'content': CASE WHEN i %% 11 = 0 THEN '' ELSE '{"relevant": ["a' || i || '.py"]}' END}],
+			100 + i, 10 + i, TIMESTAMPTZ '2026-11-01 10:00:00+00' + to_seconds(i)
+		FROM range(%d) r(i)`, n)); err != nil {
+		t.Fatal(err)
+	}
+	return raw, home
+}
+
+func tableRows(t testing.TB, q kb.Querier) []kb.TrainingExample {
+	var out []kb.TrainingExample
+	if err := kb.EachTrainingExample(context.Background(), q, "d", func(e kb.TrainingExample) error {
+		out = append(out, e)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func readDir(t testing.TB, dir string) []kb.TrainingExample {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []kb.TrainingExample
+	for _, f := range m.Files {
+		if err := ReadFile(filepath.Join(dir, f.Path), m.Format, func(e kb.TrainingExample) error {
+			out = append(out, e)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func normalise(rows []kb.TrainingExample) []kb.TrainingExample {
+	out := append([]kb.TrainingExample(nil), rows...)
+	for i := range out {
+		out[i].TargetID = "" // not exported
+		out[i].CreatedAt = out[i].CreatedAt.UTC()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func TestExportRoundTrip(t *testing.T) {
+	raw, _ := fixtureStore(t, 500)
+	want := normalise(tableRows(t, raw.DB))
+	dirs := map[string]string{}
+	for _, format := range []string{FormatParquet, FormatJSONL} {
+		dir := filepath.Join(t.TempDir(), "out")
+		m, err := Export(context.Background(), raw.DB, "d", ExportOptions{Format: format, Out: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs[format] = dir
+		if got := readDir(t, dir); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: read back %d rows; they differ from the table's %d (first: %+v vs %+v)", format, len(got), len(want), first(got), first(want))
+		}
+		if m.Counts["scope"]["train"]+m.Counts["scope"]["validation"]+m.Counts["implement"]["train"]+m.Counts["implement"]["validation"] != 500 {
+			t.Errorf("%s: manifest counts %v", format, m.Counts)
+		}
+		rep, err := Inspect(dir)
+		if err != nil || len(rep.Problems) != 0 {
+			t.Errorf("%s: inspect: %v %v", format, err, rep.Problems)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 4 { // implement/, scope/, manifest.json, README.md
+			t.Errorf("%s: %d entries in the export directory, want 4 (no temporary left)", format, len(entries))
+		}
+	}
+
+	// DuckDB reads both exports with the same rows, and the Parquet files
+	// as the table holds them.
+	var n int
+	if err := raw.DB.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/*/*.parquet') p
+		JOIN read_json('%s/*/*.jsonl', columns = {id: 'VARCHAR', messages: 'STRUCT(role VARCHAR, content VARCHAR)[]', commit: 'VARCHAR'}) j
+		ON j.id = p.id AND j.messages = p.messages AND j.commit IS NOT DISTINCT FROM p.commit`,
+		dirs[FormatParquet], dirs[FormatJSONL])).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 500 {
+		t.Errorf("rows equal in the Parquet and JSONL exports: %d, want 500", n)
+	}
+	raw.DB.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/*/*.parquet') p
+		JOIN training_examples t ON t.id = p.id AND t.messages = p.messages AND t.commit IS NOT DISTINCT FROM p.commit
+		AND t.created_at = p.created_at AND t.split = p.split AND t.stage = p.stage`, dirs[FormatParquet])).Scan(&n) //nolint:errcheck // n checked
+	if n != 500 {
+		t.Errorf("read_parquet rows equal to the table's: %d, want 500", n)
+	}
+}
+
+func first(rows []kb.TrainingExample) any {
+	if len(rows) == 0 {
+		return nil
+	}
+	return rows[0]
+}
+
+func TestExportShardsAndCard(t *testing.T) {
+	raw, _ := fixtureStore(t, 3000)
+	dir := filepath.Join(t.TempDir(), "out")
+	m, err := Export(context.Background(), raw.DB, "d", ExportOptions{Out: dir, ShardBytes: 20 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perGroup := map[string]int{}
+	rows := 0
+	for _, f := range m.Files {
+		perGroup[f.Stage+"/"+f.Split]++
+		rows += f.Rows
+		if !strings.Contains(f.Path, "-of-") || !strings.HasSuffix(f.Path, ".parquet") {
+			t.Errorf("shard name %s", f.Path)
+		}
+	}
+	if rows != 3000 || perGroup["scope/train"] < 3 {
+		t.Errorf("%d rows over shards %v: want 3000 and several scope/train shards", rows, perGroup)
+	}
+	n := perGroup["scope/train"]
+	if _, err := os.Stat(filepath.Join(dir, "scope", fmtShard("train", n-1, n, "parquet"))); err != nil {
+		t.Errorf("last scope/train shard: %v", err)
+	}
+
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	front, _, ok := strings.Cut(strings.TrimPrefix(string(readme), "---\n"), "\n---\n")
+	if !ok {
+		t.Fatalf("README.md has no YAML front matter:\n%s", readme)
+	}
+	var meta struct {
+		Configs []struct {
+			Name  string `yaml:"config_name"`
+			Files []struct {
+				Split string `yaml:"split"`
+				Path  string `yaml:"path"`
+			} `yaml:"data_files"`
+		} `yaml:"configs"`
+	}
+	if err := yaml.Unmarshal([]byte(front), &meta); err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	for _, c := range meta.Configs {
+		for _, f := range c.Files {
+			matches, _ := filepath.Glob(filepath.Join(dir, f.Path))
+			for _, p := range matches {
+				rel, _ := filepath.Rel(dir, p)
+				covered[filepath.ToSlash(rel)] = true
+			}
+		}
+	}
+	for _, f := range m.Files {
+		if !covered[f.Path] {
+			t.Errorf("the card's data_files do not cover %s", f.Path)
+		}
+	}
+}
+
+func TestInspectFindsDamage(t *testing.T) {
+	raw, _ := fixtureStore(t, 200)
+	dir := filepath.Join(t.TempDir(), "out")
+	m, err := Export(context.Background(), raw.DB, "d", ExportOptions{Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Truncate one file, and claim one row too many for another.
+	p := filepath.Join(dir, m.Files[0].Path)
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, b[:len(b)/2], 0o644) //nolint:errcheck // inspected below
+	m.Files[1].Rows++
+	js, _ := json.Marshal(m)
+	os.WriteFile(filepath.Join(dir, ManifestFile), js, 0o644) //nolint:errcheck
+	rep, err := Inspect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(rep.Problems, "\n")
+	if !strings.Contains(all, m.Files[0].Path+": sha256") || !strings.Contains(all, m.Files[1].Path+":") || !strings.Contains(all, "the manifest says") {
+		t.Errorf("problems:\n%s\nwant the truncated file and the row count named", all)
+	}
+
+	if _, err := Export(context.Background(), raw.DB, "d", ExportOptions{Out: dir}); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Errorf("export into a non-empty directory: %v", err)
+	}
+	if _, err := Export(context.Background(), raw.DB, "nope", ExportOptions{Out: t.TempDir()}); err == nil {
+		t.Error("export of a missing dataset succeeded")
+	}
+}

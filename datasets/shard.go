@@ -1,0 +1,237 @@
+package datasets
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+const (
+	// batchRows is how many rows are built before they go to the Parquet
+	// writer; rowGroupBytes is the uncompressed size at which a row group is
+	// cut (one row group per batch would make files slow to read).
+	batchRows     = 1024
+	rowGroupBytes = 64 << 20
+)
+
+// shard is one output file being written.
+type shard interface {
+	add(e kb.TrainingExample) error
+	// finish closes the file and returns its rows, bytes and sha256.
+	finish() (rows int, bytes int64, sum string, err error)
+	// rawBytes is the uncompressed size of the rows added so far.
+	rawBytes() int64
+}
+
+// countingFile writes to a file and keeps a byte count and a sha256.
+type countingFile struct {
+	f *os.File
+	h hash.Hash
+	n int64
+}
+
+func createCounting(path string) (*countingFile, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &countingFile{f: f, h: sha256.New()}, nil
+}
+
+func (c *countingFile) Write(p []byte) (int, error) {
+	n, err := c.f.Write(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingFile) close() (int64, string, error) {
+	if err := c.f.Close(); err != nil {
+		return 0, "", err
+	}
+	return c.n, hex.EncodeToString(c.h.Sum(nil)), nil
+}
+
+func rowBytes(e kb.TrainingExample) int64 {
+	n := int64(len(e.ID) + len(e.Dataset) + len(e.Stage) + len(e.Source) + len(e.Split) + len(e.Label) + len(e.RepoPath) + len(e.Commit) + 16)
+	for _, m := range e.Messages {
+		n += int64(len(m.Role) + len(m.Content))
+	}
+	return n
+}
+
+// parquetShard writes rows as Parquet with zstd through Arrow.
+type parquetShard struct {
+	out      *countingFile
+	w        *pqarrow.FileWriter
+	b        *array.RecordBuilder
+	pending  int
+	rows     int
+	raw      int64
+	groupRaw int64
+}
+
+func newParquetShard(path string) (*parquetShard, error) {
+	out, err := createCounting(path)
+	if err != nil {
+		return nil, err
+	}
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithMaxRowGroupLength(1<<30), // row groups are cut by size, below
+	)
+	w, err := pqarrow.NewFileWriter(Schema, out, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		out.f.Close()
+		return nil, err
+	}
+	return &parquetShard{out: out, w: w, b: array.NewRecordBuilder(memory.DefaultAllocator, Schema)}, nil
+}
+
+func (s *parquetShard) add(e kb.TrainingExample) error {
+	b := s.b
+	for i, v := range []string{e.ID, e.Dataset, e.Stage, e.Source, e.Split, e.Label, e.RepoPath} {
+		b.Field(i).(*array.StringBuilder).Append(v)
+	}
+	if e.Commit == "" {
+		b.Field(7).AppendNull()
+	} else {
+		b.Field(7).(*array.StringBuilder).Append(e.Commit)
+	}
+	lb := b.Field(8).(*array.ListBuilder)
+	sb := lb.ValueBuilder().(*array.StructBuilder)
+	lb.Append(true)
+	for _, m := range e.Messages {
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.StringBuilder).Append(m.Role)
+		sb.FieldBuilder(1).(*array.StringBuilder).Append(m.Content)
+	}
+	b.Field(9).(*array.Int32Builder).Append(int32(e.PromptTokens))
+	b.Field(10).(*array.Int32Builder).Append(int32(e.CompletionTokens))
+	b.Field(11).(*array.TimestampBuilder).Append(arrow.Timestamp(e.CreatedAt.UnixMicro()))
+	n := rowBytes(e)
+	s.raw += n
+	s.groupRaw += n
+	s.pending++
+	s.rows++
+	if s.pending >= batchRows {
+		return s.flush()
+	}
+	return nil
+}
+
+func (s *parquetShard) flush() error {
+	if s.pending == 0 {
+		return nil
+	}
+	rec := s.b.NewRecordBatch()
+	defer rec.Release()
+	s.pending = 0
+	if err := s.w.WriteBuffered(rec); err != nil {
+		return err
+	}
+	if s.groupRaw >= rowGroupBytes {
+		s.groupRaw = 0
+		return s.w.NewBufferedRowGroupChecked()
+	}
+	return nil
+}
+
+func (s *parquetShard) finish() (int, int64, string, error) {
+	defer s.b.Release()
+	if err := s.flush(); err != nil {
+		return 0, 0, "", err
+	}
+	if err := s.w.Close(); err != nil { // closes the countingFile's writer side only
+		return 0, 0, "", err
+	}
+	n, sum, err := s.out.close()
+	return s.rows, n, sum, err
+}
+
+func (s *parquetShard) rawBytes() int64 { return s.raw }
+
+// jsonlShard writes one JSON object per line.
+type jsonlShard struct {
+	out  *countingFile
+	w    *bufio.Writer
+	rows int
+	raw  int64
+}
+
+// jsonlRow is a JSON Lines row: the Parquet columns under the same names.
+type jsonlRow struct {
+	ID               string       `json:"id"`
+	Dataset          string       `json:"dataset"`
+	Stage            string       `json:"stage"`
+	Source           string       `json:"source"`
+	Split            string       `json:"split"`
+	Label            string       `json:"label"`
+	Repo             string       `json:"repo"`
+	Commit           *string      `json:"commit"`
+	Messages         []kb.Message `json:"messages"`
+	PromptTokens     int          `json:"prompt_tokens"`
+	CompletionTokens int          `json:"completion_tokens"`
+	CreatedAt        string       `json:"created_at"`
+}
+
+func newJSONLShard(path string) (*jsonlShard, error) {
+	out, err := createCounting(path)
+	if err != nil {
+		return nil, err
+	}
+	return &jsonlShard{out: out, w: bufio.NewWriterSize(out, 1<<20)}, nil
+}
+
+func toJSONLRow(e kb.TrainingExample) jsonlRow {
+	r := jsonlRow{ID: e.ID, Dataset: e.Dataset, Stage: e.Stage, Source: e.Source, Split: e.Split, Label: e.Label,
+		Repo: e.RepoPath, Messages: e.Messages, PromptTokens: e.PromptTokens, CompletionTokens: e.CompletionTokens,
+		CreatedAt: e.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z")}
+	if e.Commit != "" {
+		c := e.Commit
+		r.Commit = &c
+	}
+	return r
+}
+
+func (s *jsonlShard) add(e kb.TrainingExample) error {
+	b, err := json.Marshal(toJSONLRow(e))
+	if err != nil {
+		return err
+	}
+	s.w.Write(b)
+	s.w.WriteByte('\n')
+	s.rows++
+	s.raw += rowBytes(e)
+	return nil
+}
+
+func (s *jsonlShard) finish() (int, int64, string, error) {
+	if err := s.w.Flush(); err != nil {
+		return 0, 0, "", err
+	}
+	n, sum, err := s.out.close()
+	return s.rows, n, sum, err
+}
+
+func (s *jsonlShard) rawBytes() int64 { return s.raw }
+
+var _ io.Writer = (*countingFile)(nil)
+
+func fmtShard(split string, i, n int, ext string) string {
+	return fmt.Sprintf("%s-%05d-of-%05d.%s", split, i, n, ext)
+}
