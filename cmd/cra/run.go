@@ -74,6 +74,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.indexCommand(),
 			a.bootstrapCommand(),
 			a.curateCommand(),
+			a.datasetsCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 		},
