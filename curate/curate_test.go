@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/datasets"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
@@ -209,6 +211,34 @@ func TestCurateSecrets(t *testing.T) {
 			case "redact":
 				if len(rows) != 2 || sum.Redacted != 1 || !strings.Contains(strings.Join(rows, ""), redaction) {
 					t.Errorf("redact: %d rows, %d redacted", len(rows), sum.Redacted)
+				}
+				// Nor does it reach an exported file, in either format.
+				raw, err := kb.Open(context.Background(), f.home, kb.Raw, kb.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer raw.Close()
+				for _, format := range []string{datasets.FormatParquet, datasets.FormatJSONL} {
+					out := filepath.Join(t.TempDir(), format)
+					if _, err := datasets.Export(context.Background(), raw.DB, "sec", datasets.ExportOptions{Format: format, Out: out}); err != nil {
+						t.Fatal(err)
+					}
+					m, err := datasets.ReadManifest(out)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, fe := range m.Files { // read back: Parquet pages are compressed
+						if err := datasets.ReadFile(filepath.Join(out, fe.Path), format, func(e kb.TrainingExample) error {
+							for _, msg := range e.Messages {
+								if strings.Contains(msg.Content, key) {
+									t.Errorf("%s: %s holds the key", format, fe.Path)
+								}
+							}
+							return nil
+						}); err != nil {
+							t.Fatal(err)
+						}
+					}
 				}
 			case "drop":
 				if len(rows) != 1 || sum.Dropped[DropSecret] != 1 {
