@@ -7,7 +7,7 @@ COUNT    ?= 6
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build test lint bench bench-index bench-bootstrap demo clean
+.PHONY: build test lint bench bench-index bench-bootstrap bench-datasets demo clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cra
@@ -37,6 +37,11 @@ bench-index:
 bench-bootstrap:
 	CRA_BENCH_REPO=$(BENCH_REPO) $(GO) test -run '^$$' -bench 'BenchmarkBootstrap' -benchmem -count $(COUNT) -benchtime 2x ./bootstrap/ | tee bench-bootstrap.txt
 
+# curate-data on 100,000 synthetic targets (targets/s) and the Parquet
+# export of 1,000,000 rows (rows/s, peak heap).
+bench-datasets:
+	$(GO) test -run '^$$' -bench 'BenchmarkCurateSynthetic|BenchmarkExportParquet' -benchmem -count $(COUNT) -benchtime 1x ./curate/ ./datasets/ | tee bench-datasets.txt
+
 # The main job on a throw-away home: REPO=path to choose the repository.
 demo: build
 	@home=$$(mktemp -d -t cra-demo-XXXXXX); \
@@ -52,4 +57,4 @@ demo: build
 		"select file_path, qualified_name, called_by from code_index order by len(called_by) desc limit 5"
 
 clean:
-	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt
+	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-datasets.txt
