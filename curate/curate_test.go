@@ -352,3 +352,31 @@ func matchesTruth(stage, target, completion string) error {
 	}
 	return nil
 }
+
+func TestCuratePerRepoCapAndTrainingPlan(t *testing.T) {
+	f := newFixture(t)
+	for i := range 12 {
+		repo := "/big"
+		if i >= 9 {
+			repo = "/small"
+		}
+		f.addSimple(repo, fmt.Sprintf("c%02d", i), distinctText(i), fmt.Sprintf("m%d.py", i), fmt.Sprintf("def run():\n    return %d\n", i))
+	}
+	f.close()
+	opts := testOptions("cap")
+	opts.Stages = []string{kb.StagePlan}
+	opts.Curate.PerRepoCap = 4
+	opts.TrainingPlan = []byte(`{"target_stage": "plan", "base_model": "reasoning"}`)
+	sum := run(t, f.home, opts)
+	if sum.Dropped[DropPerRepoCap] != 5 {
+		t.Errorf("dropped %v: want 5 of /big's 9 over the cap of 4", sum.Dropped)
+	}
+	got := storetest.Rows(t, f.home, kb.Raw, `SELECT repo_path, count(*) FROM training_examples WHERE dataset = 'cap' GROUP BY 1 ORDER BY 1`)
+	if !reflect.DeepEqual(got, []string{"/big\t4", "/small\t3"}) {
+		t.Errorf("examples per repository %v: want /big capped at 4 and /small whole", got)
+	}
+	plan := storetest.Rows(t, f.home, kb.Raw, `SELECT raw_plan FROM training_plans WHERE task_id = 'curate:cap'`)
+	if len(plan) != 1 || !strings.Contains(plan[0], `"target_stage": "plan"`) {
+		t.Errorf("training plan recorded as %v: want the file's text", plan)
+	}
+}
