@@ -1,0 +1,135 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// CallLog stores a batch of call rows (typically kb.AppendLLMCalls in one
+// transaction on the raw store).
+type CallLog func(ctx context.Context, calls []kb.LLMCall) error
+
+// Logging batches: a batch is written when it holds logBatch rows or
+// logEvery has passed; the queue holds logQueue rows before Complete waits.
+const (
+	logBatch = 64
+	logEvery = 500 * time.Millisecond
+	logQueue = 1024
+)
+
+// Logged is a Client whose every call, failed ones included, becomes a row
+// of raw.retrieval_llm_calls: every call is training data. Rows are queued
+// and written in batches by one goroutine, so logging does not slow the
+// caller; Close writes what is left.
+type Logged struct {
+	inner  Client
+	cfg    ModelConfig
+	log    CallLog
+	secret string // the API key, masked in every row as defence in depth
+	queue  chan kb.LLMCall
+	done   chan struct{}
+	mu     sync.Mutex
+	err    error
+	once   sync.Once
+}
+
+// NewLogged wraps inner (built from cfg) so that its calls are logged.
+func NewLogged(inner Client, cfg ModelConfig, log CallLog) *Logged {
+	l := &Logged{inner: inner, cfg: cfg, log: log, queue: make(chan kb.LLMCall, logQueue), done: make(chan struct{})}
+	if cfg.APIKeyEnv != "" {
+		l.secret = os.Getenv(cfg.APIKeyEnv)
+	}
+	go l.writer()
+	return l
+}
+
+// Complete calls the model and queues the call's row.
+func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
+	start := time.Now()
+	resp, err := l.inner.Complete(ctx, req)
+	row := kb.LLMCall{
+		TaskID: req.TaskID, CallType: req.CallType, StageName: req.StageName,
+		Model: l.cfg.Model, Provider: l.cfg.Provider,
+		SystemPrompt: l.mask(req.System), Prompt: l.mask(req.Prompt),
+		Latency: time.Since(start), At: start.UTC(),
+	}
+	if row.Provider == "" {
+		row.Provider = ProviderOllama
+	}
+	if resp.Model != "" {
+		row.Model = resp.Model
+	}
+	if err != nil {
+		row.Error = l.mask(err.Error())
+	} else {
+		text := l.mask(resp.Text)
+		row.Response = &text
+		row.PromptTokens, row.CompletionTokens = resp.PromptTokens, resp.CompletionTokens
+		if resp.Latency > 0 {
+			row.Latency = resp.Latency
+		}
+	}
+	l.queue <- row
+	return resp, err
+}
+
+func (l *Logged) mask(s string) string {
+	if l.secret == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, l.secret, redacted)
+}
+
+// writer drains the queue in batches until Close.
+func (l *Logged) writer() {
+	defer close(l.done)
+	var batch []kb.LLMCall
+	tick := time.NewTicker(logEvery)
+	defer tick.Stop()
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		if err := l.log(context.Background(), batch); err != nil {
+			l.mu.Lock()
+			l.err = errors.Join(l.err, err)
+			l.mu.Unlock()
+		}
+		batch = nil
+	}
+	for {
+		select {
+		case row, ok := <-l.queue:
+			if !ok {
+				flush()
+				return
+			}
+			batch = append(batch, row)
+			if len(batch) >= logBatch {
+				flush()
+			}
+		case <-tick.C:
+			flush()
+		}
+	}
+}
+
+// Close writes the queued rows, closes the wrapped client and reports the
+// first failure to log.
+func (l *Logged) Close() error {
+	var closeErr error
+	l.once.Do(func() {
+		close(l.queue)
+		<-l.done
+		closeErr = l.inner.Close()
+	})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return errors.Join(l.err, closeErr)
+}

@@ -1,0 +1,50 @@
+package kb
+
+import (
+	"database/sql/driver"
+	"time"
+)
+
+// LLMCall is one model call as raw.retrieval_llm_calls keeps it; failed
+// calls are rows too (Response nil, Error set).
+type LLMCall struct {
+	TaskID, CallType, StageName string
+	Model, Provider             string
+	SystemPrompt, Prompt        string
+	Response                    *string
+	PromptTokens                *int // nil when the provider omits usage
+	CompletionTokens            *int
+	Latency                     time.Duration
+	Error                       string
+	At                          time.Time
+}
+
+var llmCallColumns = []string{"task_id", "call_type", "stage_name", "model", "provider", "system_prompt", "prompt",
+	"response", "prompt_tokens", "completion_tokens", "latency_ms", "error", "timestamp"}
+
+// AppendLLMCalls appends calls through the writer's Appender, in its
+// current transaction.
+func AppendLLMCalls(w Writer, calls []LLMCall) error {
+	rows := make([][]driver.Value, len(calls))
+	for i, c := range calls {
+		var resp, pt, ct, stage, errText any
+		if c.Response != nil {
+			resp = *c.Response
+		}
+		if c.PromptTokens != nil {
+			pt = int32(*c.PromptTokens)
+		}
+		if c.CompletionTokens != nil {
+			ct = int32(*c.CompletionTokens)
+		}
+		if c.StageName != "" {
+			stage = c.StageName
+		}
+		if c.Error != "" {
+			errText = c.Error
+		}
+		rows[i] = []driver.Value{c.TaskID, c.CallType, stage, c.Model, c.Provider, c.SystemPrompt, c.Prompt,
+			resp, pt, ct, c.Latency.Milliseconds(), errText, c.At}
+	}
+	return w.AppendAll("retrieval_llm_calls", llmCallColumns, rows)
+}
