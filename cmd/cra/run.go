@@ -75,6 +75,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.bootstrapCommand(),
 			a.curateCommand(),
 			a.datasetsCommand(),
+			a.modelsCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 		},
