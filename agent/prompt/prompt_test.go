@@ -23,6 +23,8 @@ func TestPromptsGolden(t *testing.T) {
 			{Path: "app/store.py", Signatures: []string{"class Store:", "    def get(self, key):"}},
 		}}),
 		"meta_plan": PlanPrompt(PlanMeta, PlanInput{Task: task}),
+		"enrich": EnrichPrompt(EnrichInput{Path: "app/store.py", Language: "python", Symbols: []string{"Store"},
+			Content: "class Store:\n    pass"}),
 		"implement": ImplementPrompt(ImplementInput{Task: task, Plan: "modify Store.get", Files: []File{
 			{Path: "app/store.py", Content: "class Store:\n    def get(self, key):\n        return key"},
 		}}),
@@ -48,6 +50,13 @@ func TestRenderParseRoundTrip(t *testing.T) {
 		{Path: "a.py", Role: "modify", Changes: []PlanChange{{Symbol: "f", Action: "rename", Description: "d", DependsOn: []string{"b.py:g"}, DependedBy: []string{}}}}}}
 	if got, err := ParsePlan(RenderPlan(plan)); err != nil || !reflect.DeepEqual(got, plan) {
 		t.Errorf("plan: %+v, %v", got, err)
+	}
+	meta := FileMetadata{Purpose: "p", Module: "m", Domain: "d", Concepts: []string{"c"}, PublicAPISurface: []string{}, ComplexityNotes: ""}
+	if got, err := ParseEnrich(RenderEnrich(meta)); err != nil || !reflect.DeepEqual(got, meta) {
+		t.Errorf("enrich: %+v, %v", got, err)
+	}
+	if _, err := ParseEnrich(`{"module": "m"}`); err == nil {
+		t.Error("enrichment without a purpose parsed")
 	}
 	ta := TaskAnalysis{Summary: "s", Files: []string{"a.py"}, Symbols: []string{}, Keywords: []string{"k"}}
 	if got, err := ParseTaskAnalysis(RenderTaskAnalysis(ta)); err != nil || !reflect.DeepEqual(got, ta) {
