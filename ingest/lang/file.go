@@ -1,14 +1,9 @@
 package lang
 
-import (
-	"sort"
-
-	sitter "github.com/smacker/go-tree-sitter"
-)
+import "sort"
 
 // file is the state of one Extract call.
 type file struct {
-	g     *grammar
 	src   []byte
 	facts *FileFacts
 
@@ -43,10 +38,10 @@ func (f *file) leave() { f.depth-- }
 // declared is a symbol with the tree nodes it came from.
 type declared struct {
 	sym        Symbol
-	start, end uint32       // span used to find enclosing symbols
-	node       *sitter.Node // the declaration (function_definition, type_spec...)
-	outer      *sitter.Node // the statement whose preceding comments document it
-	container  int          // structurally enclosing symbol, -1 at top level
+	start, end uint32 // span used to find enclosing symbols
+	node       *node  // the declaration (function_definition, type_spec...)
+	outer      *node  // the statement whose preceding comments document it
+	container  int    // structurally enclosing symbol, -1 at top level
 }
 
 // candidate is a fact that can only be kept once the whole file is seen:
@@ -61,9 +56,8 @@ type candidate struct {
 	needGlobal bool   // root must be declared global in the function (Python)
 }
 
-func newFile(g *grammar, path, language string, src []byte) *file {
+func newFile(path, language string, src []byte) *file {
 	return &file{
-		g:           g,
 		src:         src,
 		facts:       &FileFacts{Path: path, Language: language},
 		docComments: map[uint32]bool{},
@@ -73,55 +67,22 @@ func newFile(g *grammar, path, language string, src []byte) *file {
 	}
 }
 
-func (f *file) typ(n *sitter.Node) string { return f.g.typeOf(n) }
+func (f *file) typ(n *node) string { return typeOf(n) }
 
-func (f *file) text(n *sitter.Node) string {
+func (f *file) text(n *node) string {
 	if n == nil {
 		return ""
 	}
-	s, e := n.StartByte(), n.EndByte()
+	s, e := n.start, n.end
 	if int(e) > len(f.src) || s > e {
 		return ""
 	}
 	return string(f.src[s:e])
 }
 
-func line(n *sitter.Node) int { return int(n.StartPoint().Row) + 1 }
-
-// endLine is the 1-based last line of n; a node ending right after a newline
-// ends on the line before.
-func endLine(n *sitter.Node) int {
-	p := n.EndPoint()
-	if p.Column == 0 && p.Row > n.StartPoint().Row {
-		return int(p.Row)
-	}
-	return int(p.Row) + 1
-}
-
-// child returns n's child by field name, nil-safe.
-func child(n *sitter.Node, field string) *sitter.Node {
-	if n == nil {
-		return nil
-	}
-	return n.ChildByFieldName(field)
-}
-
-// namedChildren returns n's named children.
-func namedChildren(n *sitter.Node) []*sitter.Node {
-	if n == nil {
-		return nil
-	}
-	c := int(n.NamedChildCount())
-	out := make([]*sitter.Node, 0, c)
-	for i := 0; i < c; i++ {
-		out = append(out, n.NamedChild(i))
-	}
-	return out
-}
-
 // declare records a symbol. spanNode covers the symbol (decorators and
 // export included), sigStart is where its signature line starts.
-func (f *file) declare(name, kind string, spanNode *sitter.Node, sigStart uint32, node, outer *sitter.Node) {
+func (f *file) declare(name, kind string, spanNode *node, sigStart uint32, decl, outer *node) {
 	if name == "" || spanNode == nil {
 		return
 	}
@@ -136,7 +97,7 @@ func (f *file) declare(name, kind string, spanNode *sitter.Node, sigStart uint32
 		},
 		start: spanNode.StartByte(),
 		end:   spanNode.EndByte(),
-		node:  node,
+		node:  decl,
 		outer: outer,
 	})
 }
@@ -193,7 +154,7 @@ func (f *file) enclosingFunc(off uint32) int {
 	return -1
 }
 
-func (f *file) addRef(sym int, kind, name string, n *sitter.Node) {
+func (f *file) addRef(sym int, kind, name string, n *node) {
 	if name == "" {
 		return
 	}
@@ -221,7 +182,7 @@ type scope struct{ start, end uint32 }
 
 // addLocal binds name in sym, visible inside the scope node (a block, a
 // for statement, a function literal) or, when scope is nil, in all of sym.
-func (f *file) addLocal(sym int, name string, in *sitter.Node) {
+func (f *file) addLocal(sym int, name string, in *node) {
 	if sym < 0 || name == "" {
 		return
 	}
@@ -269,7 +230,7 @@ func (f *file) candidate(c candidate) {
 }
 
 // comment records a comment node for buildComments.
-func (f *file) comment(n *sitter.Node) {
+func (f *file) comment(n *node) {
 	text, block := commentText(f.text(n))
 	f.comments = append(f.comments, rawComment{
 		start:   n.StartByte(),
@@ -283,7 +244,7 @@ func (f *file) comment(n *sitter.Node) {
 }
 
 // finish resolves candidates, builds comments and returns the facts.
-func (f *file) finish(root *sitter.Node) *FileFacts {
+func (f *file) finish(root *node) *FileFacts {
 	for _, c := range f.cands {
 		global := f.globals[c.sym][c.root]
 		switch {

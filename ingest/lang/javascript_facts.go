@@ -1,14 +1,10 @@
 package lang
 
-import (
-	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
-)
+import "strings"
 
 // jsName renders a callee as written: foo, this.bar, a.b.c; ".m" when the
 // receiver is an expression.
-func jsName(f *file, n *sitter.Node) string {
+func jsName(f *file, n *node) string {
 	if !f.enter() {
 		return ""
 	}
@@ -31,7 +27,7 @@ func jsName(f *file, n *sitter.Node) string {
 
 // jsLiteral returns the text of a string-like expression: a literal, a
 // template, "a" + b.
-func jsLiteral(f *file, n *sitter.Node) (string, bool) {
+func jsLiteral(f *file, n *node) (string, bool) {
 	if !f.enter() {
 		return "", false
 	}
@@ -52,7 +48,7 @@ func jsLiteral(f *file, n *sitter.Node) (string, bool) {
 // literalArgs records a call's first string-literal argument: the message
 // of an error or log call (later literals are format arguments or
 // structured-logging keys).
-func (x *jsFile) literalArgs(sym int, args *sitter.Node) {
+func (x *jsFile) literalArgs(sym int, args *node) {
 	for _, a := range namedChildren(args) {
 		if s, ok := jsLiteral(x.file, a); ok {
 			x.addErrorString(sym, s)
@@ -68,7 +64,7 @@ var (
 		"reverse": true, "fill": true, "copyWithin": true, "set": true, "delete": true, "clear": true, "add": true}
 )
 
-func (x *jsFile) fact(tag string, m match) {
+func (x *jsFile) fact(tag string, m *match) {
 	n := m.get("n")
 	switch tag {
 	case "comment":
@@ -95,7 +91,7 @@ func (x *jsFile) fact(tag string, m match) {
 	case "local":
 		// let/const are block scoped, var is function scoped; a for or
 		// catch binding is scoped to its statement.
-		var in *sitter.Node
+		var in *node
 		switch x.typ(n) {
 		case "variable_declarator":
 			if d := n.Parent(); d != nil && x.typ(d) == "lexical_declaration" {
@@ -123,9 +119,9 @@ func (x *jsFile) fact(tag string, m match) {
 	}
 }
 
-func (x *jsFile) importStmt(n *sitter.Node) {
+func (x *jsFile) importStmt(n *node) {
 	im := Import{Line: line(n), Kind: ImportPlain}
-	for i := 0; i < int(n.ChildCount()); i++ {
+	for i := 0; i < n.ChildCount(); i++ {
 		c := n.Child(i)
 		switch x.typ(c) {
 		case "type":
@@ -164,10 +160,10 @@ func (x *jsFile) importStmt(n *sitter.Node) {
 	x.facts.Imports = append(x.facts.Imports, im)
 }
 
-func (x *jsFile) exportFrom(n, src *sitter.Node) {
+func (x *jsFile) exportFrom(n, src *node) {
 	im := Import{Line: line(n), Kind: ImportExportFrom, Module: jsStringValue(x.text(src))}
 	star := false
-	for i := 0; i < int(n.ChildCount()); i++ {
+	for i := 0; i < n.ChildCount(); i++ {
 		c := n.Child(i)
 		switch x.typ(c) {
 		case "type":
@@ -193,7 +189,7 @@ func (x *jsFile) exportFrom(n, src *sitter.Node) {
 	x.facts.Imports = append(x.facts.Imports, im)
 }
 
-func (x *jsFile) call(n, callee, args *sitter.Node) {
+func (x *jsFile) call(n, callee, args *node) {
 	sym := x.enclosing(n.StartByte())
 	if x.typ(callee) == "import" {
 		x.requireOrImport(n, ImportDynamic, args)
@@ -224,7 +220,7 @@ func (x *jsFile) call(n, callee, args *sitter.Node) {
 
 // requireOrImport records require("m") and import("m") with a literal
 // specifier, and the names a require is bound to.
-func (x *jsFile) requireOrImport(n *sitter.Node, kind string, args *sitter.Node) {
+func (x *jsFile) requireOrImport(n *node, kind string, args *node) {
 	if args == nil || args.NamedChildCount() == 0 {
 		return
 	}
@@ -252,9 +248,9 @@ func (x *jsFile) requireOrImport(n *sitter.Node, kind string, args *sitter.Node)
 	x.facts.Imports = append(x.facts.Imports, im)
 }
 
-func (x *jsFile) throw(n *sitter.Node) {
+func (x *jsFile) throw(n *node) {
 	sym := x.enclosing(n.StartByte())
-	var exc *sitter.Node
+	var exc *node
 	for _, c := range namedChildren(n) {
 		if x.typ(c) != "comment" {
 			exc = c
@@ -284,7 +280,7 @@ func (x *jsFile) throw(n *sitter.Node) {
 }
 
 // target handles an assigned, updated or deleted expression.
-func (x *jsFile) target(sym int, t *sitter.Node) {
+func (x *jsFile) target(sym int, t *node) {
 	if !x.enter() {
 		return
 	}
