@@ -177,6 +177,18 @@ func (f *file) addErrorString(sym int, msg string) {
 	}
 }
 
+// literalArgs records a call's first argument that literal reads as a
+// string: the message of an error or log call (later literals are format
+// arguments or structured-logging keys).
+func (f *file) literalArgs(sym int, args *node, literal func(*node) (string, bool)) {
+	for _, a := range namedChildren(args) {
+		if s, ok := literal(a); ok {
+			f.addErrorString(sym, s)
+			return
+		}
+	}
+}
+
 // scope is the byte range a local binding is visible in.
 type scope struct{ start, end uint32 }
 

@@ -109,18 +109,20 @@ func (x *goFile) readImports(root *node) {
 			path := goStringValue(x.text(child(s, "path")))
 			name := x.text(child(s, "name"))
 			if name == "" {
-				name = defaultPkgName(path)
+				name = GoPackageName(path)
 			}
 			x.pkgs[name] = path
 		}
 	}
 }
 
-// defaultPkgName guesses the package name of an import path:
-// "github.com/pkg/errors" -> errors, "k8s.io/klog/v2" -> klog,
-// "gopkg.in/yaml.v3" -> yaml.
-func defaultPkgName(path string) string {
-	parts := strings.Split(path, "/")
+// GoPackageName guesses the name a Go package is imported as when the
+// import has no alias. The package clause that declares it is in another
+// file, but the import path's last element is what it almost always is:
+// example.com/x/store -> store, k8s.io/klog/v2 -> klog, gopkg.in/yaml.v3 ->
+// yaml, github.com/x/go-foo -> foo, github.com/x/foo-go -> foo.
+func GoPackageName(importPath string) string {
+	parts := strings.Split(importPath, "/")
 	name := parts[len(parts)-1]
 	if len(parts) > 1 && len(name) >= 2 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
 		name = parts[len(parts)-2]
@@ -128,7 +130,7 @@ func defaultPkgName(path string) string {
 	if i := strings.Index(name, ".v"); i > 0 {
 		name = name[:i]
 	}
-	return strings.TrimPrefix(name, "go-")
+	return strings.TrimSuffix(strings.TrimPrefix(name, "go-"), "-go")
 }
 
 // grouped reports a parenthesised declaration: type ( ... ), var ( ... ).

@@ -57,18 +57,6 @@ func (x *goFile) literal(n *node) (string, bool) {
 	return "", false
 }
 
-// literalArgs records a call's first string-literal argument: the message
-// of an error or log call (later literals are format arguments or
-// structured-logging keys).
-func (x *goFile) literalArgs(sym int, args *node) {
-	for _, a := range namedChildren(args) {
-		if s, ok := x.literal(a); ok {
-			x.addErrorString(sym, s)
-			return
-		}
-	}
-}
-
 var (
 	goStdLog    = map[string]bool{"Print": true, "Printf": true, "Println": true, "Fatal": true, "Fatalf": true, "Fatalln": true, "Panic": true, "Panicf": true, "Panicln": true}
 	goLogErrors = map[string]bool{"Error": true, "Errorf": true, "Errorw": true, "Warn": true, "Warnf": true, "Warnw": true,
@@ -179,7 +167,7 @@ func (x *goFile) call(n, callee, args *node) {
 	switch name {
 	case "panic":
 		x.addRaise(sym, "panic")
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 		return
 	case "delete", "clear":
 		if args != nil && args.NamedChildCount() > 0 {
@@ -198,13 +186,13 @@ func (x *goFile) call(n, callee, args *node) {
 		if strings.HasPrefix(method, "Panic") {
 			x.addRaise(sym, "panic")
 		}
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	case goLogErrors[method] && (pkg == "log/slog" || hasLogReceiver(recv)):
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	case pkg == "fmt" && method == "Errorf",
 		strings.HasSuffix(pkg, "grpc/status") && (method == "Errorf" || method == "Error"),
 		strings.Contains(strings.ToLower(pkg), "err") && goErrCtors[method]:
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	}
 }
 

@@ -45,17 +45,8 @@ func jsLiteral(f *file, n *node) (string, bool) {
 	return "", false
 }
 
-// literalArgs records a call's first string-literal argument: the message
-// of an error or log call (later literals are format arguments or
-// structured-logging keys).
-func (x *jsFile) literalArgs(sym int, args *node) {
-	for _, a := range namedChildren(args) {
-		if s, ok := jsLiteral(x.file, a); ok {
-			x.addErrorString(sym, s)
-			return
-		}
-	}
-}
+// literal is jsLiteral, for literalArgs.
+func (x *jsFile) literal(n *node) (string, bool) { return jsLiteral(x.file, n) }
 
 var (
 	jsLogMethods = map[string]bool{"error": true, "warn": true, "warning": true, "fatal": true, "critical": true}
@@ -80,7 +71,7 @@ func (x *jsFile) fact(tag string, m *match) {
 		name := jsName(x.file, m.get("callee"))
 		x.addRef(sym, RefCall, name, n)
 		if isErrorType(name) || name == "Error" {
-			x.literalArgs(sym, child(n, "arguments"))
+			x.literalArgs(sym, child(n, "arguments"), x.literal)
 		}
 	case "throw":
 		x.throw(n)
@@ -203,7 +194,7 @@ func (x *jsFile) call(n, callee, args *node) {
 	x.addRef(sym, RefCall, name, n)
 	if x.typ(callee) != "member_expression" {
 		if isErrorType(name) {
-			x.literalArgs(sym, args)
+			x.literalArgs(sym, args, x.literal)
 		}
 		return
 	}
@@ -212,7 +203,7 @@ func (x *jsFile) call(n, callee, args *node) {
 	recvName := jsName(x.file, recv)
 	switch {
 	case jsLogMethods[method] && (recvName == "console" || hasLogReceiver(recvName)):
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	case jsMutators[method]:
 		x.target(sym, recv)
 	}
@@ -262,11 +253,11 @@ func (x *jsFile) throw(n *node) {
 		if name := jsName(x.file, child(exc, "constructor")); isUpperStart(name) {
 			x.addRaise(sym, name)
 		}
-		x.literalArgs(sym, child(exc, "arguments"))
+		x.literalArgs(sym, child(exc, "arguments"), x.literal)
 	case "call_expression":
 		if name := jsName(x.file, child(exc, "function")); isUpperStart(name) {
 			x.addRaise(sym, name)
-			x.literalArgs(sym, child(exc, "arguments"))
+			x.literalArgs(sym, child(exc, "arguments"), x.literal)
 		}
 	case "identifier", "member_expression":
 		if name := jsName(x.file, exc); isUpperStart(name) {

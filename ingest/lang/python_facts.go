@@ -57,17 +57,8 @@ func pyLiteral(f *file, n *node) (string, bool) {
 	return "", false
 }
 
-// literalArgs records a call's first string-literal argument: the message
-// of an error or log call (later literals are format arguments or
-// structured-logging keys).
-func (x *pyFile) literalArgs(sym int, args *node) {
-	for _, a := range namedChildren(args) {
-		if s, ok := pyLiteral(x.file, a); ok {
-			x.addErrorString(sym, s)
-			return
-		}
-	}
-}
+// literal is pyLiteral, for literalArgs.
+func (x *pyFile) literal(n *node) (string, bool) { return pyLiteral(x.file, n) }
 
 var (
 	pyLogMethods = map[string]bool{"error": true, "exception": true, "critical": true, "fatal": true, "warning": true, "warn": true}
@@ -174,7 +165,7 @@ func (x *pyFile) call(n, callee, args *node) {
 	x.addRef(sym, RefCall, name, n)
 	if x.typ(callee) != "attribute" {
 		if isErrorType(name) {
-			x.literalArgs(sym, args)
+			x.literalArgs(sym, args, x.literal)
 		}
 		return
 	}
@@ -183,9 +174,9 @@ func (x *pyFile) call(n, callee, args *node) {
 	recvName := pyName(x.file, recv)
 	switch {
 	case pyLogMethods[method] && hasLogReceiver(recvName):
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	case isErrorType(name):
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	case pyMutators[method]:
 		x.target(sym, recv, false)
 	}
@@ -208,7 +199,7 @@ func (x *pyFile) raise(n *node) {
 		if isUpperStart(name) {
 			x.addRaise(sym, name)
 		}
-		x.literalArgs(sym, child(exc, "arguments"))
+		x.literalArgs(sym, child(exc, "arguments"), x.literal)
 		return
 	}
 	if name := pyName(x.file, exc); isUpperStart(name) {
