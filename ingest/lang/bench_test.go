@@ -1,9 +1,12 @@
 package lang
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // genPython returns a Python module of about lines lines in the style of
@@ -228,26 +231,30 @@ func benchFiles(b *testing.B, language string, files [][]byte) {
 	}
 }
 
-// benchParse is the floor: parsing alone, no extraction.
+// benchParse is the floor: tree-sitter parsing alone, through
+// go-tree-sitter, no extraction.
 func benchParse(b *testing.B, language string, src []byte) {
 	e, err := New(language)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer e.Close()
-	var eng *engine
+	var g *grammar
 	switch x := e.(type) {
 	case *PythonExtractor:
-		eng = x.e
+		g = x.e.g
 	case *JSExtractor:
-		eng = x.e
+		g = x.e.g
 	case *GoExtractor:
-		eng = x.e
+		g = x.e.g
 	}
+	p := sitter.NewParser()
+	defer p.Close()
+	p.SetLanguage(g.lang)
 	b.SetBytes(int64(len(src)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tree, err := eng.parse("bench", src)
+		tree, err := p.ParseCtx(context.Background(), nil, src)
 		if err != nil {
 			b.Fatal(err)
 		}

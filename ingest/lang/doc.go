@@ -15,11 +15,12 @@
 // a Set, which keeps one per language) and Closes it when done. Trees are
 // closed before Extract returns.
 //
-// Speed: a tree is copied into Go structs by one C call and the extractors'
-// patterns (tree-sitter query syntax) are matched over that copy in Go
-// (flatten.go, node.go, pattern.go): per-node cgo calls and a tree-sitter
-// query cursor cost more than the parse itself. Tests check both against
-// tree-sitter on real trees.
+// Speed: one C call parses a file (reading the Go bytes in place) and copies
+// its tree into Go structs, and the extractors' patterns (tree-sitter query
+// syntax) are matched over that copy in Go (flatten.go, node.go,
+// pattern.go): per-node cgo calls and a tree-sitter query cursor cost more
+// than the parse itself. Tests check both against go-tree-sitter and its
+// query engine on real trees.
 //
 // Robustness: syntax errors are not errors (FileFacts.ErrorNodes counts them
 // and what tree-sitter recovered is still extracted); invalid UTF-8 is

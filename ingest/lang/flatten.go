@@ -3,9 +3,12 @@ package lang
 // Extraction reads a tree in Go, node by node. Through go-tree-sitter every
 // node access is a cgo call (plus a *sitter.Node cached in a map), which
 // cost more than parsing; a tree-sitter query cursor walking the tree cost
-// nearly as much again. So the tree is copied out once, by one C call that
-// walks it with a tree cursor, into plain Go structs (node.go), and the
-// query patterns are matched in Go over them (pattern.go).
+// nearly as much again. So the tree is copied out once, by the same C call
+// that parses the file, walking it with a tree cursor, into plain Go structs
+// (node.go), and the query patterns are matched in Go over them
+// (pattern.go). The parser is driven from here too: go-tree-sitter's
+// ParseCtx copies the source into C memory and wraps the tree in Go objects
+// with a finalizer, none of which a parse-copy-delete cycle needs.
 
 /*
 #include <stdbool.h>
@@ -14,10 +17,22 @@ package lang
 // The few declarations of tree-sitter's C API (api.h of the version that
 // github.com/smacker/go-tree-sitter vendors) this file needs; the functions
 // are linked from that module's C code.
+typedef struct TSParser TSParser;
+typedef struct TSTree TSTree;
+typedef struct TSLanguage TSLanguage;
 typedef struct { uint32_t row, column; } TSPoint;
 typedef struct { uint32_t context[4]; const void *id; const void *tree; } TSNode;
 typedef struct { const void *tree; const void *id; uint32_t context[3]; } TSTreeCursor;
 
+TSParser *ts_parser_new(void);
+void ts_parser_delete(TSParser *);
+bool ts_parser_set_language(TSParser *, const TSLanguage *);
+void ts_parser_set_timeout_micros(TSParser *, uint64_t);
+void ts_parser_reset(TSParser *);
+TSTree *ts_parser_parse_string(TSParser *, const TSTree *, const char *, uint32_t);
+TSNode ts_tree_root_node(const TSTree *);
+void ts_tree_delete(TSTree *);
+uint32_t ts_language_symbol_count(const TSLanguage *);
 TSTreeCursor ts_tree_cursor_new(TSNode);
 void ts_tree_cursor_delete(TSTreeCursor *);
 TSNode ts_tree_cursor_current_node(const TSTreeCursor *);
@@ -100,26 +115,47 @@ static uint32_t flatten(TSNode root, flat_node *out, uint32_t cap) {
 	}
 }
 
-static TSNode to_node(flat_node f, uintptr_t tree) {
-	TSNode n = {{f.context[0], f.context[1], f.context[2], f.context[3]}, (const void *)f.id, (const void *)tree};
+// parsed is the result of parse_flatten: the tree, NULL when the parse
+// timed out, and the number of its visible nodes.
+typedef struct {
+	TSTree *tree;
+	uint32_t n;
+} parsed;
+
+// parse_flatten parses src and flattens the tree into out (see flatten).
+// The caller deletes the tree.
+static parsed parse_flatten(TSParser *p, const char *src, uint32_t len, flat_node *out, uint32_t cap) {
+	parsed r = {ts_parser_parse_string(p, NULL, src, len), 0};
+	if (r.tree) {
+		r.n = flatten(ts_tree_root_node(r.tree), out, cap);
+	}
+	return r;
+}
+
+static uint32_t flatten_tree(TSTree *tree, flat_node *out, uint32_t cap) {
+	return flatten(ts_tree_root_node(tree), out, cap);
+}
+
+static TSNode to_node(flat_node f, const TSTree *tree) {
+	TSNode n = {{f.context[0], f.context[1], f.context[2], f.context[3]}, (const void *)f.id, tree};
 	return n;
 }
 
 // The node API calls behind node.go's exact fallbacks; nodes are returned
 // by id.
-static uintptr_t flat_parent(flat_node f, uintptr_t tree) {
+static uintptr_t flat_parent(flat_node f, const TSTree *tree) {
 	return (uintptr_t)ts_node_parent(to_node(f, tree)).id;
 }
-static uintptr_t flat_prev_sibling(flat_node f, uintptr_t tree) {
+static uintptr_t flat_prev_sibling(flat_node f, const TSTree *tree) {
 	return (uintptr_t)ts_node_prev_sibling(to_node(f, tree)).id;
 }
-static uintptr_t flat_child_by_field_name(flat_node f, uintptr_t tree, const char *name, uint32_t len) {
+static uintptr_t flat_child_by_field_name(flat_node f, const TSTree *tree, const char *name, uint32_t len) {
 	return (uintptr_t)ts_node_child_by_field_name(to_node(f, tree), name, len).id;
 }
-static const char *flat_field_name_for_child(flat_node f, uintptr_t tree, uint32_t i) {
+static const char *flat_field_name_for_child(flat_node f, const TSTree *tree, uint32_t i) {
 	return ts_node_field_name_for_child(to_node(f, tree), i);
 }
-static void flat_named_children(flat_node f, uintptr_t tree, uintptr_t *out, uint32_t n) {
+static void flat_named_children(flat_node f, const TSTree *tree, uintptr_t *out, uint32_t n) {
 	TSNode node = to_node(f, tree);
 	for (uint32_t i = 0; i < n; i++) out[i] = (uintptr_t)ts_node_named_child(node, i).id;
 }
@@ -157,8 +193,35 @@ func init() {
 	if unsafe.Sizeof(flatNode{}) != C.sizeof_flat_node {
 		panic("lang: flatNode does not match flat_node")
 	}
-	if unsafe.Sizeof(sitter.Node{}) != C.sizeof_TSNode+unsafe.Sizeof(uintptr(0)) {
-		panic("lang: sitter.Node is no longer {TSNode, *Tree}")
+}
+
+// cLanguage returns the TSLanguage behind a go-tree-sitter Language, whose
+// struct is {ptr unsafe.Pointer}. It panics if that no longer holds.
+func cLanguage(l *sitter.Language) unsafe.Pointer {
+	if unsafe.Sizeof(*l) != unsafe.Sizeof(uintptr(0)) {
+		panic("lang: sitter.Language is no longer {ptr}")
+	}
+	c := *(*unsafe.Pointer)(unsafe.Pointer(l))
+	if c == nil || uint32(C.ts_language_symbol_count((*C.TSLanguage)(c))) != l.SymbolCount() {
+		panic("lang: sitter.Language is no longer {ptr}")
+	}
+	return c
+}
+
+// parser is a tree-sitter parser for one grammar, with a time limit.
+type parser struct{ c *C.TSParser }
+
+func newParser(g *grammar) parser {
+	p := parser{C.ts_parser_new()}
+	C.ts_parser_set_language(p.c, (*C.TSLanguage)(g.c))
+	C.ts_parser_set_timeout_micros(p.c, parseTimeoutMicros)
+	return p
+}
+
+func (p *parser) close() {
+	if p.c != nil {
+		C.ts_parser_delete(p.c)
+		p.c = nil
 	}
 }
 
@@ -168,7 +231,7 @@ func init() {
 // (the exact fallbacks in node.go call into it).
 type flatTree struct {
 	g         *grammar
-	tree      C.uintptr_t // the TSTree the nodes belong to
+	tree      *C.TSTree // the tree the nodes belong to, deleted by close
 	flat      []flatNode
 	nodes     []node
 	counts    []int32
@@ -181,30 +244,37 @@ type flatTree struct {
 // huge file should not pin its nodes for the rest of a run.
 const maxKeptNodes = 1 << 16
 
-// flatten copies the tree under root into t and returns the copy of root.
-func (t *flatTree) flatten(g *grammar, root *sitter.Node, srcLen int) *node {
-	// A sitter.Node starts with its C TSNode (go-tree-sitter's Node struct
-	// is {c C.TSNode; t *Tree}; init checks the size). The walk starts
-	// from it.
-	croot := *(*C.TSNode)(unsafe.Pointer(root))
+// parse parses src with p, copies the tree into t and returns the copy of
+// its root, or nil if the parse ran out of time. The tree stays open until
+// close. src is read in place: tree-sitter keeps no reference to it.
+func (t *flatTree) parse(p parser, g *grammar, src []byte) *node {
 	if cap(t.flat) == 0 {
-		t.flat = make([]flatNode, srcLen/2+64) // about what source code needs
+		t.flat = make([]flatNode, len(src)/2+64) // about what source code needs
 	}
-	for {
-		t.flat = t.flat[:cap(t.flat)]
-		n := int(C.flatten(croot, (*C.flat_node)(unsafe.Pointer(&t.flat[0])), C.uint32_t(len(t.flat))))
-		if n <= len(t.flat) {
-			t.flat = t.flat[:n]
-			break
-		}
+	t.flat = t.flat[:cap(t.flat)]
+	r := C.parse_flatten(p.c, (*C.char)(unsafe.Pointer(unsafe.SliceData(src))), C.uint32_t(len(src)),
+		(*C.flat_node)(unsafe.Pointer(&t.flat[0])), C.uint32_t(len(t.flat)))
+	if r.tree == nil {
+		C.ts_parser_reset(p.c)
+		return nil
+	}
+	t.g, t.tree, t.byID = g, r.tree, nil
+	if n := int(r.n); n > len(t.flat) {
 		t.flat = make([]flatNode, n+n/4)
+		n = int(C.flatten_tree(r.tree, (*C.flat_node)(unsafe.Pointer(&t.flat[0])), C.uint32_t(len(t.flat))))
+		t.flat = t.flat[:n]
+	} else {
+		t.flat = t.flat[:n]
 	}
-	t.g, t.tree, t.byID = g, C.uintptr_t(uintptr(croot.tree)), nil
 	return t.build()
 }
 
-// release drops buffers grown past maxKeptNodes.
-func (t *flatTree) release() {
+// close deletes the tree and drops buffers grown past maxKeptNodes.
+func (t *flatTree) close() {
+	if t.tree != nil {
+		C.ts_tree_delete(t.tree)
+		t.tree = nil
+	}
 	if cap(t.flat) > maxKeptNodes {
 		*t = flatTree{}
 	}

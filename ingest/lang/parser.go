@@ -2,10 +2,10 @@ package lang
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -27,6 +27,7 @@ var ErrTooLarge = errors.New("file too large to parse")
 // It is read-only after construction and shared by all extractors.
 type grammar struct {
 	lang   *sitter.Language
+	c      unsafe.Pointer // the C TSLanguage
 	types  []string
 	fields []string // fields[0] is "" (no field)
 }
@@ -45,7 +46,7 @@ func newGrammar(l *sitter.Language) *grammar {
 		}
 		fields = append(fields, name)
 	}
-	return &grammar{lang: l, types: types, fields: fields}
+	return &grammar{lang: l, c: cLanguage(l), types: types, fields: fields}
 }
 
 // typeName returns a symbol's node type; the ERROR symbol is outside the
@@ -70,7 +71,7 @@ func (g *grammar) fieldName(f uint16) string {
 type engine struct {
 	name   string
 	g      *grammar
-	parser *sitter.Parser
+	parser parser
 	pats   *patternSet
 	tree   flatTree
 	held   []match // fact matches waiting for the symbol table
@@ -83,36 +84,30 @@ func newEngine(name string, g *grammar, defs, facts []string) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lang: compile %s patterns: %w", name, err)
 	}
-	e := &engine{name: name, g: g, pats: ps}
-	e.parser = sitter.NewParser()
-	e.parser.SetLanguage(g.lang)
-	e.parser.SetOperationLimit(parseTimeoutMicros)
-	return e, nil
+	return &engine{name: name, g: g, pats: ps, parser: newParser(g)}, nil
 }
 
 func (e *engine) close() {
-	if e.parser != nil {
-		e.parser.Close()
-		e.parser = nil
-	}
+	e.tree.close()
+	e.parser.close()
 	e.tree = flatTree{}
 	e.held = nil
 }
 
-// parse parses src into a tree the caller must Close.
-func (e *engine) parse(path string, src []byte) (*sitter.Tree, error) {
-	if e.parser == nil {
+// parse parses src and copies its tree into e.tree, returning the root.
+// The tree stays open until e.tree.close.
+func (e *engine) parse(path string, src []byte) (*node, error) {
+	if e.parser.c == nil {
 		return nil, fmt.Errorf("lang: %s extractor used after Close", e.name)
 	}
 	if len(src) > MaxFileBytes {
 		return nil, fmt.Errorf("parse %s: %d bytes: %w", path, len(src), ErrTooLarge)
 	}
-	tree, err := e.parser.ParseCtx(context.Background(), nil, src)
-	if err != nil {
-		e.parser.Reset()
-		return nil, fmt.Errorf("parse %s: %w", path, err)
+	root := e.tree.parse(e.parser, e.g, src)
+	if root == nil {
+		return nil, fmt.Errorf("parse %s: %w", path, sitter.ErrOperationLimit)
 	}
-	return tree, nil
+	return root, nil
 }
 
 // run matches the patterns over the flattened tree in one walk.
@@ -172,18 +167,16 @@ func lazyGrammar(get func() *sitter.Language) func() *grammar {
 // cannot stop a batch (the fuzz tests make sure there are none).
 func (e *engine) extract(path string, src []byte, passes func(f *file, root *node)) (facts *FileFacts, err error) {
 	src = bytes.TrimPrefix(src, utf8BOM)
-	tree, err := e.parse(path, src)
+	root, err := e.parse(path, src)
 	if err != nil {
 		return nil, err
 	}
-	defer tree.Close()
-	defer e.tree.release()
+	defer e.tree.close()
 	defer func() {
 		if r := recover(); r != nil {
 			facts, err = nil, fmt.Errorf("extract %s (%s): %w: %v", path, e.name, errInternal, r)
 		}
 	}()
-	root := e.tree.flatten(e.g, tree.RootNode(), len(src))
 	f := newFile(path, e.name, src)
 	passes(f, root)
 	return f.finish(root), nil

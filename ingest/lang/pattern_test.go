@@ -2,6 +2,7 @@ package lang
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,10 +110,7 @@ func TestPatternsMatchLikeTreeSitter(t *testing.T) {
 		}
 		cursor := sitter.NewQueryCursor()
 		for i, src := range srcs {
-			tree, err := e.parse("x", []byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
+			tree := sitterTree(t, e.g, src)
 			var want []string
 			cursor.Exec(q, tree.RootNode())
 			for {
@@ -127,8 +125,10 @@ func TestPatternsMatchLikeTreeSitter(t *testing.T) {
 				sort.Strings(caps)
 				want = append(want, fmt.Sprint(m.PatternIndex, caps))
 			}
-			e.tree.flatten(e.g, tree.RootNode(), len(src))
 			tree.Close()
+			if _, err := e.parse("x", []byte(src)); err != nil {
+				t.Fatal(err)
+			}
 			var got []string
 			for j := range e.tree.nodes {
 				for _, m := range e.pats.matchesAt(&e.tree.nodes[j], nil) {
@@ -140,6 +140,7 @@ func TestPatternsMatchLikeTreeSitter(t *testing.T) {
 					got = append(got, fmt.Sprint(m.idx, caps))
 				}
 			}
+			e.tree.close()
 			if d := firstDiff(got, want); d != "" {
 				t.Errorf("%s source %d: %s", language, i, d)
 			}
@@ -147,6 +148,20 @@ func TestPatternsMatchLikeTreeSitter(t *testing.T) {
 		cursor.Close()
 		q.Close()
 	}
+}
+
+// sitterTree parses src with go-tree-sitter's own parser: the reference
+// the flattened tree and the Go matcher are checked against.
+func sitterTree(t *testing.T, g *grammar, src string) *sitter.Tree {
+	t.Helper()
+	p := sitter.NewParser()
+	defer p.Close()
+	p.SetLanguage(g.lang)
+	tree, err := p.ParseCtx(context.Background(), nil, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
 }
 
 // firstDiff describes where two sequences first differ, or returns "".
