@@ -1,10 +1,15 @@
 package lang
 
-import "sort"
+import (
+	"sort"
+	"strings"
+	"unsafe"
+)
 
 // file is the state of one Extract call.
 type file struct {
 	src   []byte
+	str   string // src as a string: text slices it rather than copy
 	facts *FileFacts
 
 	syms  []declared // parallel to facts.Symbols once finishSymbols ran
@@ -13,10 +18,11 @@ type file struct {
 	docComments map[uint32]bool // start offsets of comments used as docstrings
 	comments    []rawComment
 	cands       []candidate
-	locals      map[int]map[string][]scope // names bound inside a symbol
-	globals     map[int]map[string]bool    // Python `global` names of a function
-	moduleVars  map[string]bool            // module-level variable names
-	depth       int                        // recursion depth of the tree helpers
+	locals      map[local]int32         // names bound inside a symbol: the last of their scopes
+	scopes      []scope                 // of locals, each linked to the one bound before it
+	globals     map[int]map[string]bool // Python `global` names of a function
+	moduleVars  map[string]bool         // module-level variable names
+	depth       int                     // recursion depth of the tree helpers
 }
 
 // maxDepth bounds the recursive tree helpers: a 2 MiB file can nest a
@@ -59,9 +65,10 @@ type candidate struct {
 func newFile(path, language string, src []byte) *file {
 	return &file{
 		src:         src,
+		str:         string(src),
 		facts:       &FileFacts{Path: path, Language: language},
 		docComments: map[uint32]bool{},
-		locals:      map[int]map[string][]scope{},
+		locals:      map[local]int32{},
 		globals:     map[int]map[string]bool{},
 		moduleVars:  map[string]bool{},
 	}
@@ -77,7 +84,22 @@ func (f *file) text(n *node) string {
 	if int(e) > len(f.src) || s > e {
 		return ""
 	}
-	return string(f.src[s:e])
+	return f.str[s:e]
+}
+
+// own returns s made valid UTF-8 and, if it is part of the file's source
+// string, copied: facts outlive the file (a bootstrap run caches them) and
+// must not keep all of its source alive.
+func (f *file) own(s string) string {
+	s = valid(s)
+	if s == "" {
+		return ""
+	}
+	p, base := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(f.str)))
+	if base <= p && p < base+uintptr(len(f.str)) {
+		return strings.Clone(s)
+	}
+	return s
 }
 
 // declare records a symbol. spanNode covers the symbol (decorators and
@@ -189,8 +211,18 @@ func (f *file) literalArgs(sym int, args *node, literal func(*node) (string, boo
 	}
 }
 
-// scope is the byte range a local binding is visible in.
-type scope struct{ start, end uint32 }
+// local is a name bound inside a symbol.
+type local struct {
+	sym  int
+	name string
+}
+
+// scope is the byte range a local binding is visible in, and the index in
+// file.scopes of the same local's previous scope (-1 for none).
+type scope struct {
+	start, end uint32
+	prev       int32
+}
 
 // addLocal binds name in sym, visible inside the scope node (a block, a
 // for statement, a function literal) or, when scope is nil, in all of sym.
@@ -198,16 +230,16 @@ func (f *file) addLocal(sym int, name string, in *node) {
 	if sym < 0 || name == "" {
 		return
 	}
-	m := f.locals[sym]
-	if m == nil {
-		m = map[string][]scope{}
-		f.locals[sym] = m
-	}
-	s := scope{0, ^uint32(0)}
+	k := local{sym, name}
+	s := scope{0, ^uint32(0), -1}
 	if in != nil {
-		s = scope{in.StartByte(), in.EndByte()}
+		s.start, s.end = in.StartByte(), in.EndByte()
 	}
-	m[name] = append(m[name], s)
+	if prev, ok := f.locals[k]; ok {
+		s.prev = prev
+	}
+	f.locals[k] = int32(len(f.scopes))
+	f.scopes = append(f.scopes, s)
 }
 
 func (f *file) addGlobal(sym int, name string) {
@@ -226,10 +258,12 @@ func (f *file) addGlobal(sym int, name string) {
 // symbol around it.
 func (f *file) isLocal(sym int, name string, at uint32) bool {
 	for ; sym >= 0; sym = f.syms[sym].container {
-		for _, s := range f.locals[sym][name] {
-			if s.start <= at && at < s.end {
+		i, ok := f.locals[local{sym, name}]
+		for ok && i >= 0 {
+			if s := f.scopes[i]; s.start <= at && at < s.end {
 				return true
 			}
+			i = f.scopes[i].prev
 		}
 	}
 	return false
@@ -283,6 +317,6 @@ func (f *file) finish(root *node) *FileFacts {
 	sort.SliceStable(refs, func(i, j int) bool { return refs[i].Line < refs[j].Line })
 	sort.SliceStable(f.facts.Docstrings, func(i, j int) bool { return f.facts.Docstrings[i].Line < f.facts.Docstrings[j].Line })
 	f.facts.ErrorNodes = countErrors(root)
-	sanitize(f.facts)
+	sanitize(f.facts, f.own)
 	return f.facts
 }
