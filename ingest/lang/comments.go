@@ -119,18 +119,7 @@ var (
 func classify(text string) (kind string, rationale bool) {
 	rationale = isRationale(text)
 	if m := marker(text); m != "" {
-		switch m {
-		case "TODO":
-			return CommentTodo, rationale
-		case "FIXME", "XXX":
-			return CommentFixme, rationale
-		case "HACK":
-			return CommentHack, rationale
-		case "BUG":
-			return CommentBugRef, rationale
-		default: // NOTE, NB
-			return CommentNote, rationale
-		}
+		return markerKind(m), rationale
 	}
 	if hasBugRef(text) {
 		return CommentBugRef, rationale
@@ -139,6 +128,22 @@ func classify(text string) (kind string, rationale bool) {
 		return CommentRationale, true
 	}
 	return CommentGeneral, false
+}
+
+// markerKind is the kind of a comment with an upper-cased work marker.
+func markerKind(m string) string {
+	switch m {
+	case "TODO":
+		return CommentTodo
+	case "FIXME", "XXX":
+		return CommentFixme
+	case "HACK":
+		return CommentHack
+	case "BUG":
+		return CommentBugRef
+	default: // NOTE, NB
+		return CommentNote
+	}
 }
 
 // The regexps below run on every comment and were a tenth of extraction

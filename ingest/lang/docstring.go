@@ -120,7 +120,18 @@ func parseDoc(content, format string) DocFields {
 }
 
 // summary is the first paragraph, up to a blank line or the first section.
-func summary(lines []string) string {
+func summary(lines []string) string { return firstParagraph(lines, opensSection) }
+
+// opensSection reports whether line i, trimmed to t, starts a tag, field
+// or section.
+func opensSection(lines []string, i int, t string) bool {
+	return strings.HasPrefix(t, "@") || (strings.HasPrefix(t, ":") && sphinxFieldRe.MatchString(t)) || isGoogleHeader(t) ||
+		(i+1 < len(lines) && isNumpyHeader(t, lines[i+1]))
+}
+
+// firstParagraph joins the trimmed lines up to a blank line or the first
+// line that opens a section.
+func firstParagraph(lines []string, opens func(lines []string, i int, t string) bool) string {
 	var parts []string
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
@@ -130,8 +141,7 @@ func summary(lines []string) string {
 			}
 			continue
 		}
-		if strings.HasPrefix(t, "@") || (strings.HasPrefix(t, ":") && sphinxFieldRe.MatchString(t)) || isGoogleHeader(t) ||
-			(i+1 < len(lines) && isNumpyHeader(t, lines[i+1])) {
+		if opens(lines, i, t) {
 			break
 		}
 		parts = append(parts, t)

@@ -22,18 +22,8 @@ func classifyRegexp(text string) (string, bool) {
 	if m == "" {
 		m = markerRe.FindString(text)
 	}
-	switch m {
-	case "":
-	case "TODO":
-		return CommentTodo, rationale
-	case "FIXME", "XXX":
-		return CommentFixme, rationale
-	case "HACK":
-		return CommentHack, rationale
-	case "BUG":
-		return CommentBugRef, rationale
-	default:
-		return CommentNote, rationale
+	if m != "" {
+		return markerKind(m), rationale
 	}
 	for _, b := range bugRefRe.FindAllStringSubmatch(text, -1) {
 		if b[1] == "" || !notTickets[b[1]] {
@@ -81,22 +71,10 @@ func detectFormatRegexp(content string, jsdoc bool) string {
 }
 
 func summaryRegexp(lines []string) string {
-	var parts []string
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if t == "" {
-			if len(parts) > 0 {
-				break
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "@") || sphinxFieldRe.MatchString(t) || googleHeaderRe.MatchString(t) ||
-			(i+1 < len(lines) && numpyHeaderRe.MatchString(t) && regexpUnderline(strings.TrimSpace(lines[i+1]))) {
-			break
-		}
-		parts = append(parts, t)
-	}
-	return strings.Join(parts, " ")
+	return firstParagraph(lines, func(lines []string, i int, t string) bool {
+		return strings.HasPrefix(t, "@") || sphinxFieldRe.MatchString(t) || googleHeaderRe.MatchString(t) ||
+			(i+1 < len(lines) && numpyHeaderRe.MatchString(t) && regexpUnderline(strings.TrimSpace(lines[i+1])))
+	})
 }
 
 // underlineRe is the numpydoc underline regexp isUnderline replaced.
