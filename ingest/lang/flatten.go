@@ -163,6 +163,7 @@ static void flat_named_children(flat_node f, const TSTree *tree, uintptr_t *out,
 import "C"
 
 import (
+	"errors"
 	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -211,11 +212,14 @@ func cLanguage(l *sitter.Language) unsafe.Pointer {
 // parser is a tree-sitter parser for one grammar, with a time limit.
 type parser struct{ c *C.TSParser }
 
-func newParser(g *grammar) parser {
+func newParser(g *grammar) (parser, error) {
 	p := parser{C.ts_parser_new()}
-	C.ts_parser_set_language(p.c, (*C.TSLanguage)(g.c))
+	if !C.ts_parser_set_language(p.c, (*C.TSLanguage)(g.c)) {
+		p.close()
+		return p, errors.New("grammar built for another tree-sitter version")
+	}
 	C.ts_parser_set_timeout_micros(p.c, parseTimeoutMicros)
-	return p
+	return p, nil
 }
 
 func (p *parser) close() {

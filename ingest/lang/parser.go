@@ -84,7 +84,11 @@ func newEngine(name string, g *grammar, defs, facts []string) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lang: compile %s patterns: %w", name, err)
 	}
-	return &engine{name: name, g: g, pats: ps, parser: newParser(g)}, nil
+	p, err := newParser(g)
+	if err != nil {
+		return nil, fmt.Errorf("lang: %s parser: %w", name, err)
+	}
+	return &engine{name: name, g: g, pats: ps, parser: p}, nil
 }
 
 func (e *engine) close() {
