@@ -12,7 +12,6 @@ var (
 	googleHeaderRe = regexp.MustCompile(`^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Kwargs|Other Parameters|Returns|Return|Yields|Yield|Raises|Raise|Exceptions|Throws|Attributes|Example|Examples|Note|Notes|See Also|Todo|Warning|Warnings|Warns|References|Methods)\s*:$`)
 	// numpyHeaderRe is a numpydoc section title, underlined on the next line.
 	numpyHeaderRe = regexp.MustCompile(`^(Parameters|Other Parameters|Returns|Yields|Receives|Raises|Warns|Warnings|See Also|Notes|References|Examples|Attributes|Methods)$`)
-	underlineRe   = regexp.MustCompile(`^-{3,}$`)
 
 	googleParamRe = regexp.MustCompile(`^(\*{0,2}[\w.]+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$`)
 	typeThenRe    = regexp.MustCompile(`^([^:]+?)\s*:\s*(.*)$`)
@@ -23,25 +22,54 @@ var (
 
 // detectFormat names a docstring's format from its content. jsdoc says the
 // text came from a /** */ comment.
+//
+// Like classify, it runs on every docstring, so each regexp is guarded by a
+// cheap test that holds whenever the regexp can match.
 func detectFormat(content string, jsdoc bool) string {
-	switch {
-	case jsdoc:
+	if jsdoc {
 		return FormatJSDoc
-	case sphinxRe.MatchString(content):
+	}
+	if containsAny(content, sphinxFields) && sphinxRe.MatchString(content) {
 		return FormatSphinx
-	case isNumpy(strings.Split(content, "\n")):
-		return FormatNumpy
-	case isGoogle(strings.Split(content, "\n")):
-		return FormatGoogle
-	case jsdocRe.MatchString(content):
+	}
+	hasColon := strings.Contains(content, ":")
+	if hasColon || strings.Contains(content, "---") {
+		lines := strings.Split(content, "\n")
+		switch {
+		case isNumpy(lines):
+			return FormatNumpy
+		case hasColon && isGoogle(lines):
+			return FormatGoogle
+		}
+	}
+	if strings.Contains(content, "@") && jsdocRe.MatchString(content) {
 		return FormatJSDoc
 	}
 	return FormatPlain
 }
 
+// sphinxFields holds a prefix of each field name sphinxRe accepts.
+var sphinxFields = []string{":param", ":arg", ":key", ":type", ":return", ":rtype", ":raise",
+	":except", ":ivar", ":cvar", ":var"}
+
+// isUnderline reports a numpydoc section underline, three dashes or more.
+func isUnderline(t string) bool {
+	return len(t) >= 3 && strings.Trim(t, "-") == ""
+}
+
+// isNumpyHeader reports a numpydoc section title over its underline.
+func isNumpyHeader(t, next string) bool {
+	return isUnderline(strings.TrimSpace(next)) && numpyHeaderRe.MatchString(t)
+}
+
+// isGoogleHeader reports a Google-style section header line, trimmed.
+func isGoogleHeader(t string) bool {
+	return strings.HasSuffix(t, ":") && googleHeaderRe.MatchString(t)
+}
+
 func isNumpy(lines []string) bool {
 	for i := 0; i+1 < len(lines); i++ {
-		if numpyHeaderRe.MatchString(strings.TrimSpace(lines[i])) && underlineRe.MatchString(strings.TrimSpace(lines[i+1])) {
+		if isNumpyHeader(strings.TrimSpace(lines[i]), lines[i+1]) {
 			return true
 		}
 	}
@@ -50,7 +78,7 @@ func isNumpy(lines []string) bool {
 
 func isGoogle(lines []string) bool {
 	for i := 0; i+1 < len(lines); i++ {
-		if !googleHeaderRe.MatchString(strings.TrimSpace(lines[i])) {
+		if !isGoogleHeader(strings.TrimSpace(lines[i])) {
 			continue
 		}
 		if next := nextNonBlank(lines, i+1); next >= 0 && indent(lines[next]) > indent(lines[i]) {
@@ -92,7 +120,18 @@ func parseDoc(content, format string) DocFields {
 }
 
 // summary is the first paragraph, up to a blank line or the first section.
-func summary(lines []string) string {
+func summary(lines []string) string { return firstParagraph(lines, opensSection) }
+
+// opensSection reports whether line i, trimmed to t, starts a tag, field
+// or section.
+func opensSection(lines []string, i int, t string) bool {
+	return strings.HasPrefix(t, "@") || (strings.HasPrefix(t, ":") && sphinxFieldRe.MatchString(t)) || isGoogleHeader(t) ||
+		(i+1 < len(lines) && isNumpyHeader(t, lines[i+1]))
+}
+
+// firstParagraph joins the trimmed lines up to a blank line or the first
+// line that opens a section.
+func firstParagraph(lines []string, opens func(lines []string, i int, t string) bool) string {
 	var parts []string
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
@@ -102,8 +141,7 @@ func summary(lines []string) string {
 			}
 			continue
 		}
-		if strings.HasPrefix(t, "@") || sphinxFieldRe.MatchString(t) || googleHeaderRe.MatchString(t) ||
-			(i+1 < len(lines) && numpyHeaderRe.MatchString(t) && underlineRe.MatchString(strings.TrimSpace(lines[i+1]))) {
+		if opens(lines, i, t) {
 			break
 		}
 		parts = append(parts, t)
@@ -191,6 +229,9 @@ func canonicalSection(title string) string {
 func parseGoogle(lines []string) DocFields {
 	secs := sections(lines, func(i int) (string, int) {
 		t := strings.TrimSpace(lines[i])
+		if !strings.HasSuffix(t, ":") {
+			return "", 0
+		}
 		if m := googleHeaderRe.FindStringSubmatch(t); m != nil {
 			return canonicalSection(m[1]), 1
 		}
@@ -247,7 +288,7 @@ func looksLikeType(s string) bool {
 func parseNumpy(lines []string) DocFields {
 	secs := sections(lines, func(i int) (string, int) {
 		t := strings.TrimSpace(lines[i])
-		if i+1 < len(lines) && numpyHeaderRe.MatchString(t) && underlineRe.MatchString(strings.TrimSpace(lines[i+1])) {
+		if i+1 < len(lines) && isNumpyHeader(t, lines[i+1]) {
 			return canonicalSection(t), 2
 		}
 		return "", 0

@@ -2,14 +2,14 @@ package lang
 
 import (
 	"sort"
-
-	sitter "github.com/smacker/go-tree-sitter"
+	"strings"
+	"unsafe"
 )
 
 // file is the state of one Extract call.
 type file struct {
-	g     *grammar
 	src   []byte
+	str   string // src as a string: text slices it rather than copy
 	facts *FileFacts
 
 	syms  []declared // parallel to facts.Symbols once finishSymbols ran
@@ -18,10 +18,11 @@ type file struct {
 	docComments map[uint32]bool // start offsets of comments used as docstrings
 	comments    []rawComment
 	cands       []candidate
-	locals      map[int]map[string][]scope // names bound inside a symbol
-	globals     map[int]map[string]bool    // Python `global` names of a function
-	moduleVars  map[string]bool            // module-level variable names
-	depth       int                        // recursion depth of the tree helpers
+	locals      map[local]int32         // names bound inside a symbol: the last of their scopes
+	scopes      []scope                 // of locals, each linked to the one bound before it
+	globals     map[int]map[string]bool // Python `global` names of a function
+	moduleVars  map[string]bool         // module-level variable names
+	depth       int                     // recursion depth of the tree helpers
 }
 
 // maxDepth bounds the recursive tree helpers: a 2 MiB file can nest a
@@ -43,10 +44,10 @@ func (f *file) leave() { f.depth-- }
 // declared is a symbol with the tree nodes it came from.
 type declared struct {
 	sym        Symbol
-	start, end uint32       // span used to find enclosing symbols
-	node       *sitter.Node // the declaration (function_definition, type_spec...)
-	outer      *sitter.Node // the statement whose preceding comments document it
-	container  int          // structurally enclosing symbol, -1 at top level
+	start, end uint32 // span used to find enclosing symbols
+	node       *node  // the declaration (function_definition, type_spec...)
+	outer      *node  // the statement whose preceding comments document it
+	container  int    // structurally enclosing symbol, -1 at top level
 }
 
 // candidate is a fact that can only be kept once the whole file is seen:
@@ -61,67 +62,49 @@ type candidate struct {
 	needGlobal bool   // root must be declared global in the function (Python)
 }
 
-func newFile(g *grammar, path, language string, src []byte) *file {
+func newFile(path, language string, src []byte) *file {
 	return &file{
-		g:           g,
 		src:         src,
+		str:         string(src),
 		facts:       &FileFacts{Path: path, Language: language},
 		docComments: map[uint32]bool{},
-		locals:      map[int]map[string][]scope{},
+		locals:      map[local]int32{},
 		globals:     map[int]map[string]bool{},
 		moduleVars:  map[string]bool{},
 	}
 }
 
-func (f *file) typ(n *sitter.Node) string { return f.g.typeOf(n) }
+func (f *file) typ(n *node) string { return typeOf(n) }
 
-func (f *file) text(n *sitter.Node) string {
+func (f *file) text(n *node) string {
 	if n == nil {
 		return ""
 	}
-	s, e := n.StartByte(), n.EndByte()
+	s, e := n.start, n.end
 	if int(e) > len(f.src) || s > e {
 		return ""
 	}
-	return string(f.src[s:e])
+	return f.str[s:e]
 }
 
-func line(n *sitter.Node) int { return int(n.StartPoint().Row) + 1 }
-
-// endLine is the 1-based last line of n; a node ending right after a newline
-// ends on the line before.
-func endLine(n *sitter.Node) int {
-	p := n.EndPoint()
-	if p.Column == 0 && p.Row > n.StartPoint().Row {
-		return int(p.Row)
+// own returns s made valid UTF-8 and, if it is part of the file's source
+// string, copied: facts outlive the file (a bootstrap run caches them) and
+// must not keep all of its source alive.
+func (f *file) own(s string) string {
+	s = valid(s)
+	if s == "" {
+		return ""
 	}
-	return int(p.Row) + 1
-}
-
-// child returns n's child by field name, nil-safe.
-func child(n *sitter.Node, field string) *sitter.Node {
-	if n == nil {
-		return nil
+	p, base := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(f.str)))
+	if base <= p && p < base+uintptr(len(f.str)) {
+		return strings.Clone(s)
 	}
-	return n.ChildByFieldName(field)
-}
-
-// namedChildren returns n's named children.
-func namedChildren(n *sitter.Node) []*sitter.Node {
-	if n == nil {
-		return nil
-	}
-	c := int(n.NamedChildCount())
-	out := make([]*sitter.Node, 0, c)
-	for i := 0; i < c; i++ {
-		out = append(out, n.NamedChild(i))
-	}
-	return out
+	return s
 }
 
 // declare records a symbol. spanNode covers the symbol (decorators and
 // export included), sigStart is where its signature line starts.
-func (f *file) declare(name, kind string, spanNode *sitter.Node, sigStart uint32, node, outer *sitter.Node) {
+func (f *file) declare(name, kind string, spanNode *node, sigStart uint32, decl, outer *node) {
 	if name == "" || spanNode == nil {
 		return
 	}
@@ -136,7 +119,7 @@ func (f *file) declare(name, kind string, spanNode *sitter.Node, sigStart uint32
 		},
 		start: spanNode.StartByte(),
 		end:   spanNode.EndByte(),
-		node:  node,
+		node:  decl,
 		outer: outer,
 	})
 }
@@ -193,7 +176,7 @@ func (f *file) enclosingFunc(off uint32) int {
 	return -1
 }
 
-func (f *file) addRef(sym int, kind, name string, n *sitter.Node) {
+func (f *file) addRef(sym int, kind, name string, n *node) {
 	if name == "" {
 		return
 	}
@@ -216,25 +199,47 @@ func (f *file) addErrorString(sym int, msg string) {
 	}
 }
 
-// scope is the byte range a local binding is visible in.
-type scope struct{ start, end uint32 }
+// literalArgs records a call's first argument that literal reads as a
+// string: the message of an error or log call (later literals are format
+// arguments or structured-logging keys).
+func (f *file) literalArgs(sym int, args *node, literal func(*node) (string, bool)) {
+	for _, a := range namedChildren(args) {
+		if s, ok := literal(a); ok {
+			f.addErrorString(sym, s)
+			return
+		}
+	}
+}
+
+// local is a name bound inside a symbol.
+type local struct {
+	sym  int
+	name string
+}
+
+// scope is the byte range a local binding is visible in, and the index in
+// file.scopes of the same local's previous scope (-1 for none).
+type scope struct {
+	start, end uint32
+	prev       int32
+}
 
 // addLocal binds name in sym, visible inside the scope node (a block, a
 // for statement, a function literal) or, when scope is nil, in all of sym.
-func (f *file) addLocal(sym int, name string, in *sitter.Node) {
+func (f *file) addLocal(sym int, name string, in *node) {
 	if sym < 0 || name == "" {
 		return
 	}
-	m := f.locals[sym]
-	if m == nil {
-		m = map[string][]scope{}
-		f.locals[sym] = m
-	}
-	s := scope{0, ^uint32(0)}
+	k := local{sym, name}
+	s := scope{0, ^uint32(0), -1}
 	if in != nil {
-		s = scope{in.StartByte(), in.EndByte()}
+		s.start, s.end = in.StartByte(), in.EndByte()
 	}
-	m[name] = append(m[name], s)
+	if prev, ok := f.locals[k]; ok {
+		s.prev = prev
+	}
+	f.locals[k] = int32(len(f.scopes))
+	f.scopes = append(f.scopes, s)
 }
 
 func (f *file) addGlobal(sym int, name string) {
@@ -253,10 +258,12 @@ func (f *file) addGlobal(sym int, name string) {
 // symbol around it.
 func (f *file) isLocal(sym int, name string, at uint32) bool {
 	for ; sym >= 0; sym = f.syms[sym].container {
-		for _, s := range f.locals[sym][name] {
-			if s.start <= at && at < s.end {
+		i, ok := f.locals[local{sym, name}]
+		for ok && i >= 0 {
+			if s := f.scopes[i]; s.start <= at && at < s.end {
 				return true
 			}
+			i = f.scopes[i].prev
 		}
 	}
 	return false
@@ -269,7 +276,7 @@ func (f *file) candidate(c candidate) {
 }
 
 // comment records a comment node for buildComments.
-func (f *file) comment(n *sitter.Node) {
+func (f *file) comment(n *node) {
 	text, block := commentText(f.text(n))
 	f.comments = append(f.comments, rawComment{
 		start:   n.StartByte(),
@@ -283,7 +290,7 @@ func (f *file) comment(n *sitter.Node) {
 }
 
 // finish resolves candidates, builds comments and returns the facts.
-func (f *file) finish(root *sitter.Node) *FileFacts {
+func (f *file) finish(root *node) *FileFacts {
 	for _, c := range f.cands {
 		global := f.globals[c.sym][c.root]
 		switch {
@@ -310,6 +317,6 @@ func (f *file) finish(root *sitter.Node) *FileFacts {
 	sort.SliceStable(refs, func(i, j int) bool { return refs[i].Line < refs[j].Line })
 	sort.SliceStable(f.facts.Docstrings, func(i, j int) bool { return f.facts.Docstrings[i].Line < f.facts.Docstrings[j].Line })
 	f.facts.ErrorNodes = countErrors(root)
-	sanitize(f.facts)
+	sanitize(f.facts, f.own)
 	return f.facts
 }

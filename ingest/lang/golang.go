@@ -3,7 +3,6 @@ package lang
 import (
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/golang"
 )
 
@@ -60,16 +59,16 @@ func (g *GoExtractor) Close() { g.e.close() }
 
 // Extract parses one Go file.
 func (g *GoExtractor) Extract(path string, src []byte) (*FileFacts, error) {
-	return g.e.extract(path, src, func(f *file, root *sitter.Node) {
+	return g.e.extract(path, src, func(f *file, root *node) {
 		x := &goFile{file: f, recv: map[int]string{}, pkgs: map[string]string{}}
 		x.readImports(root)
-		g.e.run(root,
-			func(m match) { x.def(g.defTags[m.pattern()], m) },
+		g.e.run(
+			func(m *match) { x.def(g.defTags[m.pattern()], m) },
 			func() {
 				f.finishSymbols()
 				x.afterSymbols(root)
 			},
-			func(m match) { x.fact(g.factTags[m.pattern()], m) })
+			func(m *match) { x.fact(g.factTags[m.pattern()], m) })
 	})
 }
 
@@ -89,8 +88,8 @@ func (x *goFile) pkg(name string) string {
 }
 
 // readImports maps local package names to import paths.
-func (x *goFile) readImports(root *sitter.Node) {
-	for i := 0; i < int(root.NamedChildCount()); i++ {
+func (x *goFile) readImports(root *node) {
+	for i := 0; i < root.NamedChildCount(); i++ {
 		d := root.NamedChild(i)
 		switch x.typ(d) {
 		case "package_clause", "comment":
@@ -110,18 +109,20 @@ func (x *goFile) readImports(root *sitter.Node) {
 			path := goStringValue(x.text(child(s, "path")))
 			name := x.text(child(s, "name"))
 			if name == "" {
-				name = defaultPkgName(path)
+				name = GoPackageName(path)
 			}
 			x.pkgs[name] = path
 		}
 	}
 }
 
-// defaultPkgName guesses the package name of an import path:
-// "github.com/pkg/errors" -> errors, "k8s.io/klog/v2" -> klog,
-// "gopkg.in/yaml.v3" -> yaml.
-func defaultPkgName(path string) string {
-	parts := strings.Split(path, "/")
+// GoPackageName guesses the name a Go package is imported as when the
+// import has no alias. The package clause that declares it is in another
+// file, but the import path's last element is what it almost always is:
+// example.com/x/store -> store, k8s.io/klog/v2 -> klog, gopkg.in/yaml.v3 ->
+// yaml, github.com/x/go-foo -> foo, github.com/x/foo-go -> foo.
+func GoPackageName(importPath string) string {
+	parts := strings.Split(importPath, "/")
 	name := parts[len(parts)-1]
 	if len(parts) > 1 && len(name) >= 2 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
 		name = parts[len(parts)-2]
@@ -129,12 +130,12 @@ func defaultPkgName(path string) string {
 	if i := strings.Index(name, ".v"); i > 0 {
 		name = name[:i]
 	}
-	return strings.TrimPrefix(name, "go-")
+	return strings.TrimSuffix(strings.TrimPrefix(name, "go-"), "-go")
 }
 
 // grouped reports a parenthesised declaration: type ( ... ), var ( ... ).
-func (x *goFile) grouped(decl *sitter.Node) bool {
-	for i := 0; i < int(decl.ChildCount()); i++ {
+func (x *goFile) grouped(decl *node) bool {
+	for i := 0; i < decl.ChildCount(); i++ {
 		switch x.typ(decl.Child(i)) {
 		case "(", "var_spec_list":
 			return true
@@ -143,7 +144,7 @@ func (x *goFile) grouped(decl *sitter.Node) bool {
 	return false
 }
 
-func (x *goFile) def(tag string, m match) {
+func (x *goFile) def(tag string, m *match) {
 	n, name := m.get("def"), x.text(m.get("name"))
 	switch tag {
 	case "function":
@@ -167,7 +168,7 @@ func (x *goFile) def(tag string, m match) {
 		x.declare(name, kind, span, span.StartByte(), n, span)
 	case "vars", "consts":
 		grouped := x.grouped(n)
-		var specs []*sitter.Node
+		var specs []*node
 		for _, c := range namedChildren(n) {
 			switch x.typ(c) {
 			case "var_spec", "const_spec":
@@ -196,9 +197,9 @@ func (x *goFile) def(tag string, m match) {
 }
 
 // specNames returns the identifiers a var or const spec declares.
-func (x *goFile) specNames(s *sitter.Node) []*sitter.Node {
-	var out []*sitter.Node
-	for i := 0; i < int(s.ChildCount()); i++ {
+func (x *goFile) specNames(s *node) []*node {
+	var out []*node
+	for i := 0; i < s.ChildCount(); i++ {
 		if c := s.Child(i); x.typ(c) == "identifier" && s.FieldNameForChild(i) == "name" {
 			out = append(out, c)
 		}
@@ -206,7 +207,7 @@ func (x *goFile) specNames(s *sitter.Node) []*sitter.Node {
 	return out
 }
 
-func (x *goFile) afterSymbols(root *sitter.Node) {
+func (x *goFile) afterSymbols(root *node) {
 	for _, c := range namedChildren(root) {
 		if x.typ(c) == "package_clause" {
 			x.doc(-1, c)
@@ -256,8 +257,8 @@ func (x *goFile) afterSymbols(root *sitter.Node) {
 }
 
 // doc records the // lines directly above n as its docstring.
-func (x *goFile) doc(sym int, n *sitter.Node) {
-	var cs []*sitter.Node
+func (x *goFile) doc(sym int, n *node) {
+	var cs []*node
 	next := n
 	for p := n.PrevSibling(); p != nil && x.typ(p) == "comment"; p = p.PrevSibling() {
 		if int(next.StartPoint().Row)-int(p.EndPoint().Row) != 1 || !ownLine(x.src, p.StartByte()) || x.docComments[p.StartByte()] {
@@ -291,7 +292,7 @@ func (x *goFile) doc(sym int, n *sitter.Node) {
 }
 
 // baseType names a receiver or embedded type: *Store[K] -> Store.
-func (x *goFile) baseType(t *sitter.Node) string {
+func (x *goFile) baseType(t *node) string {
 	for t != nil {
 		switch x.typ(t) {
 		case "pointer_type", "parenthesized_type":
@@ -309,14 +310,14 @@ func (x *goFile) baseType(t *sitter.Node) string {
 	return ""
 }
 
-func (x *goFile) typeParams(n *sitter.Node) map[string]bool {
+func (x *goFile) typeParams(n *node) map[string]bool {
 	tps := child(n, "type_parameters")
 	if tps == nil {
 		return nil
 	}
 	out := map[string]bool{}
 	for _, d := range namedChildren(tps) {
-		for i := 0; i < int(d.ChildCount()); i++ {
+		for i := 0; i < d.ChildCount(); i++ {
 			if d.FieldNameForChild(i) == "name" {
 				out[x.text(d.Child(i))] = true
 			}
@@ -326,7 +327,7 @@ func (x *goFile) typeParams(n *sitter.Node) map[string]bool {
 }
 
 // receiverTypeParams returns K in `func (s *Store[K]) Get`.
-func (x *goFile) receiverTypeParams(n *sitter.Node) []string {
+func (x *goFile) receiverTypeParams(n *node) []string {
 	var out []string
 	for _, p := range namedChildren(child(n, "receiver")) {
 		t := child(p, "type")
@@ -350,7 +351,7 @@ func (x *goFile) receiverTypeParams(n *sitter.Node) []string {
 
 // typeBody records what a type declaration refers to: embedded types as
 // inheritance, field and underlying types as type references.
-func (x *goFile) typeBody(sym int, spec *sitter.Node) {
+func (x *goFile) typeBody(sym int, spec *node) {
 	tp := x.typeParams(spec)
 	t := child(spec, "type")
 	switch x.typ(t) {
@@ -388,7 +389,7 @@ var goBuiltinTypes = map[string]bool{
 }
 
 // typeRefs records the named types in a signature subtree.
-func (x *goFile) typeRefs(sym int, n *sitter.Node, typeParams map[string]bool) {
+func (x *goFile) typeRefs(sym int, n *node, typeParams map[string]bool) {
 	if !x.enter() {
 		return
 	}

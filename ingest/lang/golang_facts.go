@@ -1,14 +1,10 @@
 package lang
 
-import (
-	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
-)
+import "strings"
 
 // goName renders a callee as written: f, pkg.Func, r.method, a.b.c; ".m"
 // when the receiver is an expression.
-func goName(f *file, n *sitter.Node) string {
+func goName(f *file, n *node) string {
 	if !f.enter() {
 		return ""
 	}
@@ -32,7 +28,7 @@ func goName(f *file, n *sitter.Node) string {
 
 // literal returns the text of a string-like expression: a literal,
 // "a" + b, or the format of fmt.Sprintf / fmt.Errorf / errors.New.
-func (x *goFile) literal(n *sitter.Node) (string, bool) {
+func (x *goFile) literal(n *node) (string, bool) {
 	if !x.enter() {
 		return "", false
 	}
@@ -61,18 +57,6 @@ func (x *goFile) literal(n *sitter.Node) (string, bool) {
 	return "", false
 }
 
-// literalArgs records a call's first string-literal argument: the message
-// of an error or log call (later literals are format arguments or
-// structured-logging keys).
-func (x *goFile) literalArgs(sym int, args *sitter.Node) {
-	for _, a := range namedChildren(args) {
-		if s, ok := x.literal(a); ok {
-			x.addErrorString(sym, s)
-			return
-		}
-	}
-}
-
 var (
 	goStdLog    = map[string]bool{"Print": true, "Printf": true, "Println": true, "Fatal": true, "Fatalf": true, "Fatalln": true, "Panic": true, "Panicf": true, "Panicln": true}
 	goLogErrors = map[string]bool{"Error": true, "Errorf": true, "Errorw": true, "Warn": true, "Warnf": true, "Warnw": true,
@@ -81,7 +65,7 @@ var (
 	goErrCtors = map[string]bool{"New": true, "Newf": true, "Errorf": true, "Wrap": true, "Wrapf": true, "WithMessage": true, "WithMessagef": true}
 )
 
-func (x *goFile) fact(tag string, m match) {
+func (x *goFile) fact(tag string, m *match) {
 	n := m.get("n")
 	switch tag {
 	case "comment":
@@ -132,13 +116,13 @@ func (x *goFile) fact(tag string, m match) {
 		if x.enclosingFunc(n.StartByte()) < 0 {
 			return // a function type at package level
 		}
-		var names []*sitter.Node
-		for i := 0; i < int(n.ChildCount()); i++ {
+		var names []*node
+		for i := 0; i < n.ChildCount(); i++ {
 			if n.FieldNameForChild(i) == "name" {
 				names = append(names, n.Child(i))
 			}
 		}
-		var in *sitter.Node // the function (or func literal) of the parameter list
+		var in *node // the function (or func literal) of the parameter list
 		if l := n.Parent(); l != nil {
 			in = l.Parent()
 		}
@@ -146,8 +130,8 @@ func (x *goFile) fact(tag string, m match) {
 	}
 }
 
-func (x *goFile) hasChild(n *sitter.Node, typ string) bool {
-	for i := 0; i < int(n.ChildCount()); i++ {
+func (x *goFile) hasChild(n *node, typ string) bool {
+	for i := 0; i < n.ChildCount(); i++ {
 		if x.typ(n.Child(i)) == typ {
 			return true
 		}
@@ -157,7 +141,7 @@ func (x *goFile) hasChild(n *sitter.Node, typ string) bool {
 
 // scopeOf returns the node a := declaration is visible in: its block, or
 // the if/for/switch statement whose header holds it.
-func (x *goFile) scopeOf(n *sitter.Node) *sitter.Node {
+func (x *goFile) scopeOf(n *node) *node {
 	p := n.Parent()
 	if p != nil && x.typ(p) == "for_clause" {
 		p = p.Parent()
@@ -167,7 +151,7 @@ func (x *goFile) scopeOf(n *sitter.Node) *sitter.Node {
 
 // locals binds identifiers in the function around n (func literals belong
 // to the declared function around them), visible in scope.
-func (x *goFile) locals(n *sitter.Node, ids []*sitter.Node, in *sitter.Node) {
+func (x *goFile) locals(n *node, ids []*node, in *node) {
 	fn := x.enclosingFunc(n.StartByte())
 	for _, id := range ids {
 		if x.typ(id) == "identifier" {
@@ -176,14 +160,14 @@ func (x *goFile) locals(n *sitter.Node, ids []*sitter.Node, in *sitter.Node) {
 	}
 }
 
-func (x *goFile) call(n, callee, args *sitter.Node) {
+func (x *goFile) call(n, callee, args *node) {
 	sym := x.enclosing(n.StartByte())
 	name := goName(x.file, callee)
 	x.addRef(sym, RefCall, name, n)
 	switch name {
 	case "panic":
 		x.addRaise(sym, "panic")
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 		return
 	case "delete", "clear":
 		if args != nil && args.NamedChildCount() > 0 {
@@ -202,21 +186,21 @@ func (x *goFile) call(n, callee, args *sitter.Node) {
 		if strings.HasPrefix(method, "Panic") {
 			x.addRaise(sym, "panic")
 		}
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	case goLogErrors[method] && (pkg == "log/slog" || hasLogReceiver(recv)):
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	case pkg == "fmt" && method == "Errorf",
 		strings.HasSuffix(pkg, "grpc/status") && (method == "Errorf" || method == "Error"),
 		strings.Contains(strings.ToLower(pkg), "err") && goErrCtors[method]:
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	}
 }
 
 // ret records the sentinel errors and error types a return statement
 // returns: ErrX, pkg.ErrX, fmt.Errorf("...: %w", ErrX), &NotFoundError{}.
-func (x *goFile) ret(n *sitter.Node) {
+func (x *goFile) ret(n *node) {
 	sym := x.enclosing(n.StartByte())
-	var exprs []*sitter.Node
+	var exprs []*node
 	for _, c := range namedChildren(n) {
 		if x.typ(c) == "expression_list" {
 			exprs = append(exprs, namedChildren(c)...)
@@ -229,7 +213,7 @@ func (x *goFile) ret(n *sitter.Node) {
 	}
 }
 
-func (x *goFile) sentinel(sym int, e *sitter.Node, top bool) {
+func (x *goFile) sentinel(sym int, e *node, top bool) {
 	switch x.typ(e) {
 	case "identifier":
 		name := x.text(e)
@@ -270,7 +254,7 @@ func isSentinelName(name string) bool {
 
 // target handles an assigned or incremented expression: package-level
 // variables and receiver fields.
-func (x *goFile) target(sym int, t *sitter.Node) {
+func (x *goFile) target(sym int, t *node) {
 	if sym < 0 || t == nil {
 		return
 	}
@@ -289,7 +273,7 @@ func (x *goFile) target(sym int, t *sitter.Node) {
 			if t.NamedChildCount() == 0 {
 				return
 			}
-			t = t.NamedChild(int(t.NamedChildCount()) - 1)
+			t = t.NamedChild(t.NamedChildCount() - 1)
 			continue
 		}
 		break

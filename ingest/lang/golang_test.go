@@ -150,3 +150,20 @@ func TestGoInvalidUTF8(t *testing.T) {
 	eq(t, "OK found", symbol(t, f, KindFunction, "OK").StartLine, 7)
 	eq(t, "F error string", symbol(t, f, KindFunction, "F").ErrorStrings, []string{"bad \uFFFD"})
 }
+
+func TestGoPackageName(t *testing.T) {
+	for path, want := range map[string]string{
+		"fmt":                                  "fmt",
+		"example.com/x/store":                  "store",
+		"k8s.io/klog/v2":                       "klog",
+		"gopkg.in/yaml.v3":                     "yaml",
+		"github.com/mattn/go-sqlite3":          "sqlite3",
+		"github.com/getsentry/sentry-go":       "sentry",
+		"github.com/smacker/go-tree-sitter/v1": "tree-sitter",
+		"v2":                                   "v2",
+	} {
+		if got := GoPackageName(path); got != want {
+			t.Errorf("GoPackageName(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package lang
 import (
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/javascript"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
@@ -121,15 +120,15 @@ func (j *JSExtractor) Close() { j.e.close() }
 
 // Extract parses one JavaScript/TypeScript file.
 func (j *JSExtractor) Extract(path string, src []byte) (*FileFacts, error) {
-	return j.e.extract(path, src, func(f *file, root *sitter.Node) {
+	return j.e.extract(path, src, func(f *file, root *node) {
 		x := &jsFile{file: f}
-		j.e.run(root,
-			func(m match) { x.def(j.defTags[m.pattern()], m) },
+		j.e.run(
+			func(m *match) { x.def(j.defTags[m.pattern()], m) },
 			func() {
 				f.finishSymbols()
 				x.afterSymbols(root)
 			},
-			func(m match) { x.fact(j.factTags[m.pattern()], m) })
+			func(m *match) { x.fact(j.factTags[m.pattern()], m) })
 	})
 }
 
@@ -137,7 +136,7 @@ type jsFile struct{ *file }
 
 // outer returns the statement a declaration belongs to: the export
 // statement around it, if any.
-func (x *jsFile) outer(n *sitter.Node) *sitter.Node {
+func (x *jsFile) outer(n *node) *node {
 	if p := n.Parent(); p != nil && x.typ(p) == "export_statement" {
 		return p
 	}
@@ -145,8 +144,8 @@ func (x *jsFile) outer(n *sitter.Node) *sitter.Node {
 }
 
 // sigStart skips decorators, so a signature starts at `export`, `class`...
-func (x *jsFile) sigStart(n *sitter.Node) uint32 {
-	for i := 0; i < int(n.ChildCount()); i++ {
+func (x *jsFile) sigStart(n *node) uint32 {
+	for i := 0; i < n.ChildCount(); i++ {
 		if c := n.Child(i); x.typ(c) != "decorator" && x.typ(c) != "comment" {
 			return c.StartByte()
 		}
@@ -154,7 +153,7 @@ func (x *jsFile) sigStart(n *sitter.Node) uint32 {
 	return n.StartByte()
 }
 
-func (x *jsFile) def(tag string, m match) {
+func (x *jsFile) def(tag string, m *match) {
 	n, name := m.get("def"), m.get("name")
 	switch tag {
 	case "function", "class", "interface", "type_alias", "enum":
@@ -180,7 +179,7 @@ func (x *jsFile) def(tag string, m match) {
 	}
 }
 
-func (x *jsFile) declarator(n, name *sitter.Node) {
+func (x *jsFile) declarator(n, name *node) {
 	decl := n.Parent()
 	if decl == nil {
 		return
@@ -209,7 +208,7 @@ func (x *jsFile) declarator(n, name *sitter.Node) {
 }
 
 // patternNames returns the identifiers a binding pattern binds.
-func (x *jsFile) patternNames(p *sitter.Node, out []*sitter.Node) []*sitter.Node {
+func (x *jsFile) patternNames(p *node, out []*node) []*node {
 	if !x.enter() {
 		return out
 	}
@@ -233,7 +232,7 @@ func (x *jsFile) patternNames(p *sitter.Node, out []*sitter.Node) []*sitter.Node
 
 // afterSymbols reads what hangs off declarations: JSDoc, heritage and type
 // references.
-func (x *jsFile) afterSymbols(root *sitter.Node) {
+func (x *jsFile) afterSymbols(root *node) {
 	x.moduleDoc(root)
 	for i := range x.syms {
 		d := &x.syms[i]
@@ -266,8 +265,8 @@ func (x *jsFile) afterSymbols(root *sitter.Node) {
 
 // moduleDoc takes a leading /** */ comment tagged @file, @fileoverview or
 // @module as the module docstring.
-func (x *jsFile) moduleDoc(root *sitter.Node) {
-	for i := 0; i < int(root.NamedChildCount()); i++ {
+func (x *jsFile) moduleDoc(root *node) {
+	for i := 0; i < root.NamedChildCount(); i++ {
 		c := root.NamedChild(i)
 		if x.typ(c) != "comment" {
 			return
@@ -283,7 +282,7 @@ func (x *jsFile) moduleDoc(root *sitter.Node) {
 
 // docComment returns the /** */ comment right above n (decorators between
 // them allowed), or nil.
-func (x *jsFile) docComment(n *sitter.Node) *sitter.Node {
+func (x *jsFile) docComment(n *node) *node {
 	if n == nil {
 		return nil
 	}
@@ -304,7 +303,7 @@ func (x *jsFile) docComment(n *sitter.Node) *sitter.Node {
 	return nil
 }
 
-func (x *jsFile) heritage(sym int, class *sitter.Node) {
+func (x *jsFile) heritage(sym int, class *node) {
 	for _, h := range namedChildren(class) {
 		if x.typ(h) != "class_heritage" {
 			continue
@@ -331,7 +330,7 @@ func (x *jsFile) heritage(sym int, class *sitter.Node) {
 }
 
 // typeName renders a type used as a base: Foo, ns.Foo, Foo<T> -> Foo.
-func (x *jsFile) typeName(t *sitter.Node) string {
+func (x *jsFile) typeName(t *node) string {
 	switch x.typ(t) {
 	case "type_identifier", "identifier":
 		return x.text(t)
@@ -345,7 +344,7 @@ func (x *jsFile) typeName(t *sitter.Node) string {
 
 // typeRefs records the named types in a subtree, except the type
 // parameters of the symbol and its enclosing symbols.
-func (x *jsFile) typeRefs(sym int, n *sitter.Node) {
+func (x *jsFile) typeRefs(sym int, n *node) {
 	if !x.enter() {
 		return
 	}

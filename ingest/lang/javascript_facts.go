@@ -1,14 +1,10 @@
 package lang
 
-import (
-	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
-)
+import "strings"
 
 // jsName renders a callee as written: foo, this.bar, a.b.c; ".m" when the
 // receiver is an expression.
-func jsName(f *file, n *sitter.Node) string {
+func jsName(f *file, n *node) string {
 	if !f.enter() {
 		return ""
 	}
@@ -31,7 +27,7 @@ func jsName(f *file, n *sitter.Node) string {
 
 // jsLiteral returns the text of a string-like expression: a literal, a
 // template, "a" + b.
-func jsLiteral(f *file, n *sitter.Node) (string, bool) {
+func jsLiteral(f *file, n *node) (string, bool) {
 	if !f.enter() {
 		return "", false
 	}
@@ -49,17 +45,8 @@ func jsLiteral(f *file, n *sitter.Node) (string, bool) {
 	return "", false
 }
 
-// literalArgs records a call's first string-literal argument: the message
-// of an error or log call (later literals are format arguments or
-// structured-logging keys).
-func (x *jsFile) literalArgs(sym int, args *sitter.Node) {
-	for _, a := range namedChildren(args) {
-		if s, ok := jsLiteral(x.file, a); ok {
-			x.addErrorString(sym, s)
-			return
-		}
-	}
-}
+// literal is jsLiteral, for literalArgs.
+func (x *jsFile) literal(n *node) (string, bool) { return jsLiteral(x.file, n) }
 
 var (
 	jsLogMethods = map[string]bool{"error": true, "warn": true, "warning": true, "fatal": true, "critical": true}
@@ -68,7 +55,7 @@ var (
 		"reverse": true, "fill": true, "copyWithin": true, "set": true, "delete": true, "clear": true, "add": true}
 )
 
-func (x *jsFile) fact(tag string, m match) {
+func (x *jsFile) fact(tag string, m *match) {
 	n := m.get("n")
 	switch tag {
 	case "comment":
@@ -84,7 +71,7 @@ func (x *jsFile) fact(tag string, m match) {
 		name := jsName(x.file, m.get("callee"))
 		x.addRef(sym, RefCall, name, n)
 		if isErrorType(name) || name == "Error" {
-			x.literalArgs(sym, child(n, "arguments"))
+			x.literalArgs(sym, child(n, "arguments"), x.literal)
 		}
 	case "throw":
 		x.throw(n)
@@ -95,7 +82,7 @@ func (x *jsFile) fact(tag string, m match) {
 	case "local":
 		// let/const are block scoped, var is function scoped; a for or
 		// catch binding is scoped to its statement.
-		var in *sitter.Node
+		var in *node
 		switch x.typ(n) {
 		case "variable_declarator":
 			if d := n.Parent(); d != nil && x.typ(d) == "lexical_declaration" {
@@ -123,9 +110,9 @@ func (x *jsFile) fact(tag string, m match) {
 	}
 }
 
-func (x *jsFile) importStmt(n *sitter.Node) {
+func (x *jsFile) importStmt(n *node) {
 	im := Import{Line: line(n), Kind: ImportPlain}
-	for i := 0; i < int(n.ChildCount()); i++ {
+	for i := 0; i < n.ChildCount(); i++ {
 		c := n.Child(i)
 		switch x.typ(c) {
 		case "type":
@@ -164,10 +151,10 @@ func (x *jsFile) importStmt(n *sitter.Node) {
 	x.facts.Imports = append(x.facts.Imports, im)
 }
 
-func (x *jsFile) exportFrom(n, src *sitter.Node) {
+func (x *jsFile) exportFrom(n, src *node) {
 	im := Import{Line: line(n), Kind: ImportExportFrom, Module: jsStringValue(x.text(src))}
 	star := false
-	for i := 0; i < int(n.ChildCount()); i++ {
+	for i := 0; i < n.ChildCount(); i++ {
 		c := n.Child(i)
 		switch x.typ(c) {
 		case "type":
@@ -193,7 +180,7 @@ func (x *jsFile) exportFrom(n, src *sitter.Node) {
 	x.facts.Imports = append(x.facts.Imports, im)
 }
 
-func (x *jsFile) call(n, callee, args *sitter.Node) {
+func (x *jsFile) call(n, callee, args *node) {
 	sym := x.enclosing(n.StartByte())
 	if x.typ(callee) == "import" {
 		x.requireOrImport(n, ImportDynamic, args)
@@ -207,7 +194,7 @@ func (x *jsFile) call(n, callee, args *sitter.Node) {
 	x.addRef(sym, RefCall, name, n)
 	if x.typ(callee) != "member_expression" {
 		if isErrorType(name) {
-			x.literalArgs(sym, args)
+			x.literalArgs(sym, args, x.literal)
 		}
 		return
 	}
@@ -216,7 +203,7 @@ func (x *jsFile) call(n, callee, args *sitter.Node) {
 	recvName := jsName(x.file, recv)
 	switch {
 	case jsLogMethods[method] && (recvName == "console" || hasLogReceiver(recvName)):
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	case jsMutators[method]:
 		x.target(sym, recv)
 	}
@@ -224,7 +211,7 @@ func (x *jsFile) call(n, callee, args *sitter.Node) {
 
 // requireOrImport records require("m") and import("m") with a literal
 // specifier, and the names a require is bound to.
-func (x *jsFile) requireOrImport(n *sitter.Node, kind string, args *sitter.Node) {
+func (x *jsFile) requireOrImport(n *node, kind string, args *node) {
 	if args == nil || args.NamedChildCount() == 0 {
 		return
 	}
@@ -252,9 +239,9 @@ func (x *jsFile) requireOrImport(n *sitter.Node, kind string, args *sitter.Node)
 	x.facts.Imports = append(x.facts.Imports, im)
 }
 
-func (x *jsFile) throw(n *sitter.Node) {
+func (x *jsFile) throw(n *node) {
 	sym := x.enclosing(n.StartByte())
-	var exc *sitter.Node
+	var exc *node
 	for _, c := range namedChildren(n) {
 		if x.typ(c) != "comment" {
 			exc = c
@@ -266,11 +253,11 @@ func (x *jsFile) throw(n *sitter.Node) {
 		if name := jsName(x.file, child(exc, "constructor")); isUpperStart(name) {
 			x.addRaise(sym, name)
 		}
-		x.literalArgs(sym, child(exc, "arguments"))
+		x.literalArgs(sym, child(exc, "arguments"), x.literal)
 	case "call_expression":
 		if name := jsName(x.file, child(exc, "function")); isUpperStart(name) {
 			x.addRaise(sym, name)
-			x.literalArgs(sym, child(exc, "arguments"))
+			x.literalArgs(sym, child(exc, "arguments"), x.literal)
 		}
 	case "identifier", "member_expression":
 		if name := jsName(x.file, exc); isUpperStart(name) {
@@ -284,7 +271,7 @@ func (x *jsFile) throw(n *sitter.Node) {
 }
 
 // target handles an assigned, updated or deleted expression.
-func (x *jsFile) target(sym int, t *sitter.Node) {
+func (x *jsFile) target(sym int, t *node) {
 	if !x.enter() {
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/python"
 )
 
@@ -78,9 +77,9 @@ func (p *PythonExtractor) Close() { p.e.close() }
 
 // Extract parses one Python file.
 func (p *PythonExtractor) Extract(path string, src []byte) (*FileFacts, error) {
-	return p.e.extract(path, src, func(f *file, root *sitter.Node) {
+	return p.e.extract(path, src, func(f *file, root *node) {
 		x := &pyFile{file: f}
-		p.e.run(root, x.def, func() {
+		p.e.run(x.def, func() {
 			f.finishSymbols()
 			x.afterSymbols(root)
 		}, x.fact)
@@ -89,7 +88,7 @@ func (p *PythonExtractor) Extract(path string, src []byte) (*FileFacts, error) {
 
 type pyFile struct{ *file }
 
-func (x *pyFile) def(m match) {
+func (x *pyFile) def(m *match) {
 	switch m.pattern() {
 	case pyDefFunction, pyDefClass:
 		n := m.get("def")
@@ -114,7 +113,7 @@ func (x *pyFile) def(m match) {
 }
 
 // boundNames returns the identifiers a target binds: x, (a, b), [c, *d].
-func (x *pyFile) boundNames(t *sitter.Node, out []*sitter.Node) []*sitter.Node {
+func (x *pyFile) boundNames(t *node, out []*node) []*node {
 	if !x.enter() {
 		return out
 	}
@@ -132,7 +131,7 @@ func (x *pyFile) boundNames(t *sitter.Node, out []*sitter.Node) []*sitter.Node {
 
 // afterSymbols fixes kinds and reads what hangs off each definition:
 // docstrings, parameters, annotations and base classes.
-func (x *pyFile) afterSymbols(root *sitter.Node) {
+func (x *pyFile) afterSymbols(root *node) {
 	if s := x.docString(root); s != nil {
 		x.facts.Docstrings = append(x.facts.Docstrings, newDocstring(-1, line(s), pyDocContent(x.text(s)), false))
 	}
@@ -174,11 +173,11 @@ func (x *pyFile) afterSymbols(root *sitter.Node) {
 
 // docString returns the string node that is the first statement of a
 // module or block, or nil.
-func (x *pyFile) docString(body *sitter.Node) *sitter.Node {
+func (x *pyFile) docString(body *node) *node {
 	if body == nil {
 		return nil
 	}
-	for i := 0; i < int(body.NamedChildCount()); i++ {
+	for i := 0; i < body.NamedChildCount(); i++ {
 		c := body.NamedChild(i)
 		switch x.typ(c) {
 		case "comment":
@@ -195,7 +194,7 @@ func (x *pyFile) docString(body *sitter.Node) *sitter.Node {
 	return nil
 }
 
-func (x *pyFile) param(sym int, p *sitter.Node) {
+func (x *pyFile) param(sym int, p *node) {
 	switch x.typ(p) {
 	case "identifier":
 		x.addLocal(sym, x.text(p), nil)
@@ -230,7 +229,7 @@ var pyBuiltinTypes = map[string]bool{
 var dottedNameRe = regexp.MustCompile(`^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*$`)
 
 // typeRefs records the names an annotation mentions.
-func (x *pyFile) typeRefs(sym int, t *sitter.Node) {
+func (x *pyFile) typeRefs(sym int, t *node) {
 	if !x.enter() {
 		return
 	}

@@ -1,14 +1,10 @@
 package lang
 
-import (
-	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
-)
+import "strings"
 
 // pyName renders a callee or base as written: foo, self.bar, a.b.c,
 // super().m; ".m" when the receiver is an expression.
-func pyName(f *file, n *sitter.Node) string {
+func pyName(f *file, n *node) string {
 	if !f.enter() {
 		return ""
 	}
@@ -32,7 +28,7 @@ func pyName(f *file, n *sitter.Node) string {
 
 // pyLiteral returns the text of a string-like expression: a literal, an
 // implicit concatenation, "fmt" % args, "fmt".format(...), "a" + b.
-func pyLiteral(f *file, n *sitter.Node) (string, bool) {
+func pyLiteral(f *file, n *node) (string, bool) {
 	if !f.enter() {
 		return "", false
 	}
@@ -61,17 +57,8 @@ func pyLiteral(f *file, n *sitter.Node) (string, bool) {
 	return "", false
 }
 
-// literalArgs records a call's first string-literal argument: the message
-// of an error or log call (later literals are format arguments or
-// structured-logging keys).
-func (x *pyFile) literalArgs(sym int, args *sitter.Node) {
-	for _, a := range namedChildren(args) {
-		if s, ok := pyLiteral(x.file, a); ok {
-			x.addErrorString(sym, s)
-			return
-		}
-	}
-}
+// literal is pyLiteral, for literalArgs.
+func (x *pyFile) literal(n *node) (string, bool) { return pyLiteral(x.file, n) }
 
 var (
 	pyLogMethods = map[string]bool{"error": true, "exception": true, "critical": true, "fatal": true, "warning": true, "warn": true}
@@ -80,7 +67,7 @@ var (
 		"clear": true, "update": true, "add": true, "discard": true, "setdefault": true, "sort": true, "reverse": true}
 )
 
-func (x *pyFile) fact(m match) {
+func (x *pyFile) fact(m *match) {
 	n := m.get("n")
 	switch m.pattern() {
 	case pyComment:
@@ -131,7 +118,7 @@ func (x *pyFile) fact(m match) {
 	}
 }
 
-func (x *pyFile) importStmt(n *sitter.Node) {
+func (x *pyFile) importStmt(n *node) {
 	for _, c := range namedChildren(n) {
 		switch x.typ(c) {
 		case "dotted_name":
@@ -143,12 +130,12 @@ func (x *pyFile) importStmt(n *sitter.Node) {
 	}
 }
 
-func (x *pyFile) fromImport(n *sitter.Node, future bool) {
+func (x *pyFile) fromImport(n *node, future bool) {
 	im := Import{Line: line(n), Kind: ImportFrom}
 	if future {
 		im.Module = "__future__"
 	}
-	for i := 0; i < int(n.ChildCount()); i++ {
+	for i := 0; i < n.ChildCount(); i++ {
 		c := n.Child(i)
 		switch field := n.FieldNameForChild(i); {
 		case field == "module_name" && x.typ(c) == "relative_import":
@@ -172,13 +159,13 @@ func (x *pyFile) fromImport(n *sitter.Node, future bool) {
 	x.facts.Imports = append(x.facts.Imports, im)
 }
 
-func (x *pyFile) call(n, callee, args *sitter.Node) {
+func (x *pyFile) call(n, callee, args *node) {
 	sym := x.enclosing(n.StartByte())
 	name := pyName(x.file, callee)
 	x.addRef(sym, RefCall, name, n)
 	if x.typ(callee) != "attribute" {
 		if isErrorType(name) {
-			x.literalArgs(sym, args)
+			x.literalArgs(sym, args, x.literal)
 		}
 		return
 	}
@@ -187,18 +174,18 @@ func (x *pyFile) call(n, callee, args *sitter.Node) {
 	recvName := pyName(x.file, recv)
 	switch {
 	case pyLogMethods[method] && hasLogReceiver(recvName):
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	case isErrorType(name):
-		x.literalArgs(sym, args)
+		x.literalArgs(sym, args, x.literal)
 	case pyMutators[method]:
 		x.target(sym, recv, false)
 	}
 }
 
-func (x *pyFile) raise(n *sitter.Node) {
+func (x *pyFile) raise(n *node) {
 	sym := x.enclosing(n.StartByte())
-	var exc *sitter.Node
-	for i := 0; i < int(n.NamedChildCount()); i++ {
+	var exc *node
+	for i := 0; i < n.NamedChildCount(); i++ {
 		if c := n.NamedChild(i); x.typ(c) != "comment" {
 			exc = c
 			break
@@ -212,7 +199,7 @@ func (x *pyFile) raise(n *sitter.Node) {
 		if isUpperStart(name) {
 			x.addRaise(sym, name)
 		}
-		x.literalArgs(sym, child(exc, "arguments"))
+		x.literalArgs(sym, child(exc, "arguments"), x.literal)
 		return
 	}
 	if name := pyName(x.file, exc); isUpperStart(name) {
@@ -222,7 +209,7 @@ func (x *pyFile) raise(n *sitter.Node) {
 
 // target handles an assigned, deleted or mutated expression. bind says a
 // plain name is (re)bound, which makes it local unless declared global.
-func (x *pyFile) target(sym int, t *sitter.Node, bind bool) {
+func (x *pyFile) target(sym int, t *node, bind bool) {
 	if !x.enter() {
 		return
 	}

@@ -144,50 +144,50 @@ func hasLogReceiver(recv string) bool {
 	return strings.Contains(strings.ToLower(recv), "log")
 }
 
-// sanitize makes every string in facts valid UTF-8.
-func sanitize(f *FileFacts) {
-	f.Path = valid(f.Path)
+// sanitize passes every string in facts through clean.
+func sanitize(f *FileFacts, clean func(string) string) {
+	f.Path = clean(f.Path)
 	for i := range f.Symbols {
 		s := &f.Symbols[i]
-		s.Name, s.Signature, s.Receiver = valid(s.Name), valid(s.Signature), valid(s.Receiver)
-		validAll(s.Raises)
-		validAll(s.ErrorStrings)
-		validAll(s.Mutates)
+		s.Name, s.Signature, s.Receiver = clean(s.Name), clean(s.Signature), clean(s.Receiver)
+		cleanAll(clean, s.Raises)
+		cleanAll(clean, s.ErrorStrings)
+		cleanAll(clean, s.Mutates)
 	}
 	for i := range f.Docstrings {
 		d := &f.Docstrings[i]
-		d.Content = valid(d.Content)
-		d.Fields.Summary = valid(d.Fields.Summary)
+		d.Content = clean(d.Content)
+		d.Fields.Summary = clean(d.Fields.Summary)
 		for j := range d.Fields.Params {
 			p := &d.Fields.Params[j]
-			p.Name, p.Type, p.Description = valid(p.Name), valid(p.Type), valid(p.Description)
+			p.Name, p.Type, p.Description = clean(p.Name), clean(p.Type), clean(p.Description)
 		}
 		if r := d.Fields.Returns; r != nil {
-			r.Type, r.Description = valid(r.Type), valid(r.Description)
+			r.Type, r.Description = clean(r.Type), clean(r.Description)
 		}
 		for j := range d.Fields.Raises {
 			r := &d.Fields.Raises[j]
-			r.Type, r.Description = valid(r.Type), valid(r.Description)
+			r.Type, r.Description = clean(r.Type), clean(r.Description)
 		}
 	}
 	for i := range f.Comments {
-		f.Comments[i].Content = valid(f.Comments[i].Content)
+		f.Comments[i].Content = clean(f.Comments[i].Content)
 	}
 	for i := range f.Imports {
 		im := &f.Imports[i]
-		im.Module, im.Alias = valid(im.Module), valid(im.Alias)
+		im.Module, im.Alias = clean(im.Module), clean(im.Alias)
 		for j := range im.Names {
-			im.Names[j].Name, im.Names[j].Alias = valid(im.Names[j].Name), valid(im.Names[j].Alias)
+			im.Names[j].Name, im.Names[j].Alias = clean(im.Names[j].Name), clean(im.Names[j].Alias)
 		}
 	}
 	for i := range f.References {
-		f.References[i].Name = valid(f.References[i].Name)
+		f.References[i].Name = clean(f.References[i].Name)
 	}
 }
 
-func validAll(list []string) {
+func cleanAll(clean func(string) string, list []string) {
 	for i, s := range list {
-		list[i] = valid(s)
+		list[i] = clean(s)
 	}
 }
 

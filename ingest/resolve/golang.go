@@ -217,7 +217,7 @@ func (x *resolver) goBindings(fi int) *bindings {
 	for _, im := range x.r.Files[fi].Imports {
 		name := im.Alias
 		if name == "" {
-			name = goDefaultName(im.Module)
+			name = lang.GoPackageName(im.Module)
 		}
 		if name == "_" {
 			continue
@@ -234,21 +234,6 @@ func (x *resolver) goBindings(fi int) *bindings {
 		}
 	}
 	return b
-}
-
-// goDefaultName guesses a package's name from its import path:
-// example.com/x/store → store, example.com/x/v2 → x, gopkg.in/yaml.v3 → yaml,
-// github.com/x/go-foo → foo.
-func goDefaultName(importPath string) string {
-	parts := strings.Split(importPath, "/")
-	name := parts[len(parts)-1]
-	if len(parts) > 1 && len(name) >= 2 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
-		name = parts[len(parts)-2]
-	}
-	if i := strings.Index(name, ".v"); i > 0 {
-		name = name[:i]
-	}
-	return strings.TrimSuffix(strings.TrimPrefix(name, "go-"), "-go")
 }
 
 // goRef resolves a Go reference made by symbol sym of file fi:
