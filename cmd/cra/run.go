@@ -76,6 +76,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.curateCommand(),
 			a.datasetsCommand(),
 			a.modelsCommand(),
+			a.enrichCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 		},
