@@ -77,13 +77,9 @@ func renderScope(t *task, trim int) (rendered, bool, error) {
 // renderPrecision: every symbol of the touched files; the answer tiers the
 // ones that matter. Trimming drops excluded symbols from the end.
 func renderPrecision(t *task, trim int) (rendered, bool, error) {
-	pt, err := decodeTarget[kb.PrecisionTarget](t, kb.StagePrecision)
-	if err != nil {
-		return rendered{}, false, err
-	}
-	syms := dropLast(pt.Symbols, trim, func(s kb.PrecisionSymbol) bool { return s.Tier == kb.DetailExcluded })
-	if syms == nil && trim > 0 {
-		return rendered{}, false, nil
+	syms, ok, err := trimmedSymbols(t, trim)
+	if err != nil || !ok {
+		return rendered{}, ok, err
 	}
 	in := prompt.PrecisionInput{Task: t.Task}
 	resp := prompt.PrecisionResponse{Symbols: map[string]string{}}
@@ -104,13 +100,9 @@ func renderPlan(t *task, trim int) (rendered, bool, error) {
 	if err != nil {
 		return rendered{}, false, err
 	}
-	pt, err := decodeTarget[kb.PrecisionTarget](t, kb.StagePrecision)
-	if err != nil {
-		return rendered{}, false, err
-	}
-	syms := dropLast(pt.Symbols, trim, func(s kb.PrecisionSymbol) bool { return s.Tier == kb.DetailExcluded })
-	if syms == nil && trim > 0 {
-		return rendered{}, false, nil
+	syms, ok, err := trimmedSymbols(t, trim)
+	if err != nil || !ok {
+		return rendered{}, ok, err
 	}
 	in := prompt.PlanInput{Task: t.Task}
 	byFile := map[string]int{}
@@ -126,6 +118,17 @@ func renderPlan(t *task, trim int) (rendered, bool, error) {
 	sort.SliceStable(in.Files, func(i, j int) bool { return in.Files[i].Path < in.Files[j].Path })
 	p := prompt.PlanPrompt(prompt.PlanAtomic, in)
 	return rendered{p.System, p.User, prompt.RenderPlan(toPromptPlan(plan)), trim}, true, nil
+}
+
+// trimmedSymbols is the precision target's symbols without the last trim
+// excluded ones; ok is false when fewer can go.
+func trimmedSymbols(t *task, trim int) ([]kb.PrecisionSymbol, bool, error) {
+	pt, err := decodeTarget[kb.PrecisionTarget](t, kb.StagePrecision)
+	if err != nil {
+		return nil, false, err
+	}
+	syms := dropLast(pt.Symbols, trim, func(s kb.PrecisionSymbol) bool { return s.Tier == kb.DetailExcluded })
+	return syms, syms != nil || trim == 0, nil
 }
 
 // renderImplement: the plan and the parent content of every changed file;
