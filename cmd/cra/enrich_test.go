@@ -46,7 +46,7 @@ func TestEnrichCommand(t *testing.T) {
 
 	type summary struct {
 		Files, Skipped, Enriched, Retried, Failed, Promoted int
-		Errors                                             []string
+		Errors                                              []string
 	}
 	run := func(args ...string) (summary, int) {
 		res := cra(t, home, "", append([]string{"--json", "enrich", "--jobs", "2"}, args...)...)
