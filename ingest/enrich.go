@@ -163,6 +163,9 @@ func Enrich(ctx context.Context, dir, repoPath string, opts EnrichOptions) (*Enr
 			if opts.Progress != nil {
 				opts.Progress.Add(1)
 			}
+			if err == nil && out.fatal != nil {
+				err = fmt.Errorf("enrich stopped: %w", out.fatal)
+			}
 			return err
 		})
 	}
@@ -286,6 +289,7 @@ type enrichment struct {
 	valid, retried bool
 	tooLarge       bool
 	err            string
+	fatal          error // the model cannot answer any file: stop the batch
 }
 
 // describe asks the model about one file; malformed JSON is asked once more.
@@ -307,6 +311,9 @@ func describe(ctx context.Context, c llm.Client, src *fileSource, f enrichFile, 
 			TaskID: out.task, CallType: "enrichment", StageName: "enrichment"})
 		if err != nil {
 			out.err = err.Error()
+			if errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnreachable) {
+				out.fatal = err
+			}
 			return out
 		}
 		out.response = resp.Text
