@@ -6,12 +6,53 @@ import (
 	"fmt"
 )
 
-// EachTrainingExample streams a dataset's examples ordered by stage, split
-// and id (so a writer sees each stage and split as one run of rows).
+// readWindow is how many rowids one query of EachTrainingExample spans:
+// the driver materialises a query's whole result, so a dataset is read in
+// windows to keep memory flat however large it is.
+const readWindow = 200_000
+
+// EachTrainingExample streams a dataset's examples stage by stage and
+// split by split (so a writer sees each as one run of rows), in the order
+// they were stored: deterministic for a given store, and no sort of the
+// whole dataset.
 func EachTrainingExample(ctx context.Context, q Querier, dataset string, fn func(TrainingExample) error) error {
+	type group struct {
+		stage, split string
+		lo, hi       int64
+	}
+	rows, err := q.QueryContext(ctx, `SELECT stage, split, min(rowid), max(rowid) FROM training_examples
+		WHERE dataset = ? GROUP BY ALL ORDER BY stage, split`, dataset)
+	if err != nil {
+		return err
+	}
+	var groups []group
+	for rows.Next() {
+		var g group
+		if err := rows.Scan(&g.stage, &g.split, &g.lo, &g.hi); err != nil {
+			rows.Close()
+			return err
+		}
+		groups = append(groups, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, g := range groups {
+		for lo := g.lo; lo <= g.hi; lo += readWindow {
+			if err := eachInWindow(ctx, q, dataset, g.stage, g.split, lo, lo+readWindow-1, fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func eachInWindow(ctx context.Context, q Querier, dataset, stage, split string, lo, hi int64, fn func(TrainingExample) error) error {
 	rows, err := q.QueryContext(ctx, `SELECT id, dataset, stage, source, split, label, repo_path, coalesce(commit, ''),
 		target_id, to_json(messages)::VARCHAR, prompt_tokens, completion_tokens, created_at
-		FROM training_examples WHERE dataset = ? ORDER BY stage, split, id`, dataset)
+		FROM training_examples WHERE dataset = ? AND stage = ? AND split = ? AND rowid BETWEEN ? AND ?
+		ORDER BY rowid`, dataset, stage, split, lo, hi)
 	if err != nil {
 		return err
 	}
