@@ -104,24 +104,11 @@ func (o Options) withDefaults() Options {
 // batch holds raw.duckdb while it writes, so `cra sql` and `cra status` work
 // in between. One caller at a time, so each transaction is whole. A store
 // another process holds (a reader, another writer) is waited for, up to
-// storeWait.
+// kb.BatchWait.
 func (r *runner) withStore(ctx context.Context, fn func(*rawStore) error) error {
 	r.storeMu.Lock()
 	defer r.storeMu.Unlock()
-	var raw *kb.Store
-	var err error
-	for wait, start := 50*time.Millisecond, time.Now(); ; wait = min(2*wait, time.Second) {
-		raw, err = kb.Open(ctx, r.dir, kb.Raw, kb.Options{Write: true, Command: "cra bootstrap"})
-		var locked *kb.LockedError
-		if err == nil || !errors.As(err, &locked) || time.Since(start) > storeWait {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-	}
+	raw, err := kb.Open(ctx, r.dir, kb.Raw, kb.Options{Write: true, Command: "cra bootstrap", Wait: kb.BatchWait})
 	if err != nil {
 		return err
 	}
@@ -138,9 +125,6 @@ func (r *runner) withStore(ctx context.Context, fn func(*rawStore) error) error 
 	}
 	return fn(&rawStore{kb.Writer{Conn: conn}})
 }
-
-// storeWait bounds how long a write waits for a store another process holds.
-const storeWait = 2 * time.Minute
 
 // Run mines the repositories at paths into the raw store of the home dir.
 // Repositories missing from the knowledge base are indexed first. A

@@ -65,7 +65,7 @@ func IndexRepos(ctx context.Context, dir string, paths []string, opts Options) (
 // recordRun appends the outcome to raw.index_runs, holding the raw store
 // only for that write.
 func recordRun(ctx context.Context, dir string, o Outcome, start time.Time) error {
-	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra index"})
+	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra index", Wait: kb.BatchWait})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
 )
@@ -42,6 +43,12 @@ type Options struct {
 	Write bool
 	// Command describes the writer for the lock note, e.g. "cra bootstrap".
 	Command string
+	// Wait, for a writer, is how long to wait for a store another process
+	// holds (a writer, or a reader DuckDB will not share the file with)
+	// before giving up with a LockedError; 0 fails at once. Batches that
+	// write in short bursts set it, so a `cra sql` between two bursts
+	// delays them instead of failing them.
+	Wait time.Duration
 }
 
 // NotInitializedError says the home has no such store yet.
@@ -53,6 +60,9 @@ func (e *NotInitializedError) Error() string {
 
 // Open opens the store of kind in home directory dir.
 func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, error) {
+	if opts.Write && opts.Wait > 0 {
+		return openWaiting(ctx, dir, kind, opts)
+	}
 	path := filepath.Join(dir, kind.File())
 	s := &Store{Kind: kind, Path: path}
 	if !opts.Write {
@@ -164,4 +174,29 @@ func CanonicalPath(p string) string {
 		return real
 	}
 	return abs
+}
+
+// BatchWait is how long batch commands (index, bootstrap) wait for a store
+// another process holds before they fail.
+const BatchWait = 2 * time.Minute
+
+// openWaiting retries Open while another process holds the store, backing
+// off from 50 ms to 1 s, for at most opts.Wait.
+func openWaiting(ctx context.Context, dir string, kind Kind, opts Options) (*Store, error) {
+	wait, deadline := 50*time.Millisecond, time.Now().Add(opts.Wait)
+	once := opts
+	once.Wait = 0
+	for {
+		s, err := Open(ctx, dir, kind, once)
+		var locked *LockedError
+		if err == nil || !errors.As(err, &locked) || time.Now().After(deadline) {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
 }

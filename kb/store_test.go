@@ -243,3 +243,25 @@ func TestKilledWriterLeavesNoLock(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+func TestOpenWaitsForAHeldStore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := Init(ctx, dir, "test"); err != nil {
+		t.Fatal(err)
+	}
+	held, err := Open(ctx, dir, Raw, Options{Write: true, Command: "holder"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := Open(ctx, dir, Raw, Options{Write: true, Wait: 200 * time.Millisecond}); !errors.As(err, new(*LockedError)) || time.Since(start) < 200*time.Millisecond {
+		t.Fatalf("after %v: %v; want a LockedError once the wait is over", time.Since(start), err)
+	}
+	time.AfterFunc(150*time.Millisecond, func() { held.Close() })
+	s, err := Open(ctx, dir, Raw, Options{Write: true, Wait: 5 * time.Second})
+	if err != nil {
+		t.Fatalf("the store was released, yet: %v", err)
+	}
+	s.Close()
+}
