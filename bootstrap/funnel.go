@@ -40,7 +40,7 @@ func Funnel(outcomes map[string]int) []FunnelStep {
 			}
 		}
 	}
-	reject(OutcomeBeforeSince, OutcomeRootCommit)
+	reject(OutcomeRootCommit)
 	reject(FilterReasons...)
 	steps = append(steps, FunnelStep{Step: MilestonePassed, Milestone: true, Remaining: left})
 	reject(buildFailures...)

@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,10 +16,14 @@ import (
 // TestMain lets a test run bootstrap in a child process it can kill -9.
 func TestMain(m *testing.M) {
 	if home := os.Getenv("CRA_TEST_BOOTSTRAP_HOME"); home != "" {
-		if _, err := Run(context.Background(), home, []string{os.Getenv("CRA_TEST_BOOTSTRAP_REPO")}, testOptions()); err != nil {
+		opts := testOptions()
+		opts.Wait, _ = time.ParseDuration(os.Getenv("CRA_TEST_BOOTSTRAP_WAIT"))
+		sum, err := Run(context.Background(), home, []string{os.Getenv("CRA_TEST_BOOTSTRAP_REPO")}, opts)
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+		json.NewEncoder(os.Stdout).Encode(sum) //nolint:errcheck // read by the parent test
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

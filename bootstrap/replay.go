@@ -23,7 +23,6 @@ type commitInfo = history.Commit
 // Outcomes of a commit beyond the filter's rejection reasons.
 const (
 	OutcomeVerified       = "verified"              // ground truth built and the edits round-trip: stored
-	OutcomeBeforeSince    = "before_since"          // committed before --since
 	OutcomeRootCommit     = "root_commit"           // no parent to build against
 	OutcomeSpecialFile    = "special_file"          // changes a symlink or submodule
 	OutcomeInvalidUTF8    = "invalid_utf8"          // a changed file is not valid UTF-8
@@ -54,13 +53,16 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	if len(tips) == 0 {
 		return res, errors.New("repository has no commits")
 	}
-	var prev []string
+	var prev, front []string
 	var known map[string]knownCommit
 	err = r.withStore(ctx, func(s *rawStore) error {
 		if prev, err = s.watermark(ctx, path); err != nil {
 			return err
 		}
-		if slices.Equal(prev, tips) {
+		if front, err = s.frontier(ctx, path); err != nil {
+			return err
+		}
+		if slices.Equal(prev, tips) && len(front) == 0 {
 			return nil
 		}
 		known, err = s.knownCommits(ctx, path)
@@ -69,25 +71,32 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	if err != nil {
 		return res, err
 	}
-	if slices.Equal(prev, tips) {
+	if slices.Equal(prev, tips) && len(front) == 0 {
 		res.Status = StatusUpToDate
 		return res, r.withStore(ctx, func(s *rawStore) error {
 			return s.setRepo(ctx, path, r.runID, tips, StatusUpToDate, "")
 		})
 	}
 
-	// The new commits, parents first, over every tip.
-	var fresh []commitInfo
+	// The new commits, parents first, from every tip and from the commits
+	// earlier runs left below mined ones. All of them feed co-change
+	// counts; those outside --since are not mined (nor recorded), so a
+	// later run still mines them.
+	var fresh, toMine []commitInfo
 	delivered := map[string]bool{}
 	isKnown := func(h string) bool { _, ok := known[h]; return ok || delivered[h] }
 	complete := true
-	for _, tip := range tips {
-		err := history.Walk(ctx, path, tip, history.Options{Workers: r.opts.Jobs, Known: isKnown}, func(cm commitInfo) error {
-			if r.opts.MaxCommits > 0 && len(fresh) >= r.opts.MaxCommits {
-				return errEnough
-			}
+	for _, start := range append(slices.Clone(tips), front...) {
+		err := history.Walk(ctx, path, start, history.Options{Workers: r.opts.Jobs, Known: isKnown}, func(cm commitInfo) error {
 			delivered[cm.Hash] = true
 			fresh = append(fresh, cm)
+			if !r.opts.Since.IsZero() && cm.CommitTime.Before(r.opts.Since) {
+				return nil
+			}
+			if r.opts.MaxCommits > 0 && len(toMine) >= r.opts.MaxCommits {
+				return errEnough
+			}
+			toMine = append(toMine, cm)
 			return nil
 		})
 		if errors.Is(err, errEnough) {
@@ -95,10 +104,9 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 			break
 		}
 		if err != nil {
-			return res, fmt.Errorf("walk history from %s: %w", tip[:12], err)
+			return res, fmt.Errorf("walk history from %s: %w", start[:12], err)
 		}
 	}
-	res.Seen = len(fresh)
 
 	// Co-change history: every commit known, old and new.
 	var cos []coCommit
@@ -114,9 +122,9 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	}
 	co := newCoHistory(cos, r.opts.CoChangeMaxFiles)
 
-	results := make([]*result, len(fresh))
+	results := make([]*result, len(toMine))
 	var work []int
-	for i, cm := range fresh {
+	for i, cm := range toMine {
 		results[i] = &result{commit: cm}
 		if reason, detail := r.precheck(cm); reason != "" {
 			results[i].outcome, results[i].detail = reason, detail
@@ -126,15 +134,11 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	}
 	r.progress.AddTotal(int64(len(work)))
 	cache := newFactCache(r.cacheBytes)
-	err = r.build(ctx, c, cache, co, fresh, results, work)
+	err = r.build(ctx, c, cache, co, toMine, results, work, res)
 	res.BlobsParsed, res.BytesParsed = int(cache.parsed.Load()), cache.bytes.Load()
 	if err != nil {
 		return res, err
 	}
-	for _, rs := range results {
-		res.Outcomes[rs.outcome]++
-	}
-	res.Verified = res.Outcomes[OutcomeVerified]
 	res.Status = StatusOK
 	var mark []string
 	if complete {
@@ -147,11 +151,8 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	})
 }
 
-// precheck applies --since and the commit filter.
+// precheck applies the commit filter.
 func (r *runner) precheck(cm commitInfo) (reason, detail string) {
-	if !r.opts.Since.IsZero() && cm.CommitTime.Before(r.opts.Since) {
-		return OutcomeBeforeSince, "committed " + cm.CommitTime.Format("2006-01-02")
-	}
 	if len(cm.Parents) == 0 {
 		return OutcomeRootCommit, "no parent to build against"
 	}
@@ -171,8 +172,10 @@ func (r *runner) precheck(cm commitInfo) (reason, detail string) {
 }
 
 // build computes the ground truth of the commits in work with r.opts.Jobs
-// workers and writes every result in walk order, batchCommits at a time.
-func (r *runner) build(ctx context.Context, c *clone, cache *factCache, co *coHistory, fresh []commitInfo, results []*result, work []int) error {
+// workers and writes every result in walk order, batchCommits at a time,
+// counting in res what was written (so an interrupted run reports what it
+// saved).
+func (r *runner) build(ctx context.Context, c *clone, cache *factCache, co *coHistory, fresh []commitInfo, results []*result, work []int, res *RepoResult) error {
 	done := make([]chan struct{}, len(results))
 	for i := range done {
 		done[i] = make(chan struct{})
@@ -221,7 +224,18 @@ func (r *runner) build(ctx context.Context, c *clone, cache *factCache, co *coHi
 			if len(batch) == 0 {
 				return nil
 			}
-			err := r.withStore(gctx, func(s *rawStore) error { return s.writeBatch(gctx, r.runID, c.path, batch) })
+			// A batch is written whole even when the run is being
+			// cancelled: an interrupted COMMIT could land yet report an
+			// error, and the summary must count what was saved.
+			bg := context.WithoutCancel(gctx)
+			err := r.withStore(bg, func(s *rawStore) error { return s.writeBatch(bg, r.runID, c.path, batch) })
+			if err == nil {
+				for _, b := range batch {
+					res.Outcomes[b.outcome]++
+				}
+				res.Seen += len(batch)
+				res.Verified = res.Outcomes[OutcomeVerified]
+			}
 			batch = batch[:0]
 			return err
 		}

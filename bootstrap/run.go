@@ -23,13 +23,16 @@ const (
 	StatusPartial     = "partial"     // --max-commits reached: the rest next run
 	StatusFailed      = "failed"      // the repository could not be mined; the batch went on
 	StatusInterrupted = "interrupted" // SIGINT/SIGTERM: what was written stays, a re-run finishes
+	StatusBusy        = "busy"        // another run holds the repository: skipped
+	StatusRunning     = "running"     // a run row whose process has not finished (or was killed)
 )
 
 // Options configure a bootstrap run.
 type Options struct {
 	Jobs             int       // workers per repository and repositories at once; <= 0 means all cores
-	MaxCommits       int       // new commits per repository this run; 0 means all
-	Since            time.Time // commits committed earlier are recorded as before_since
+	MaxCommits       int       // new commits mined per repository this run; 0 means all
+	Since            time.Time // mine only commits committed at or after it; earlier ones stay for a later run
+	Wait             time.Duration // how long to wait for a repository another run holds; 0 skips it at once
 	Filter           config.Bootstrap
 	MaxFileBytes     int64 // changed files larger than this reject the commit; and are not parsed
 	CoChangeMaxFiles int
@@ -46,6 +49,7 @@ type Summary struct {
 	Seen        int            `json:"seen"`
 	Verified    int            `json:"verified"`
 	Failed      int            `json:"failed"`
+	Busy        int            `json:"busy"` // repositories skipped: another run held them
 	Interrupted bool           `json:"interrupted"`
 }
 
@@ -55,12 +59,12 @@ type RepoResult struct {
 	Status   string `json:"status"`
 	Error    string `json:"error,omitempty"`
 	Indexed  bool   `json:"indexed"` // indexed first: it was not in the knowledge base
-	Seen     int    `json:"seen"`    // new commits walked
+	Seen     int    `json:"seen"`    // new commits mined (recorded with an outcome)
 	Verified int    `json:"verified"`
 	// BlobsParsed and BytesParsed: each blob is parsed once per run.
 	BlobsParsed int            `json:"blobs_parsed"`
 	BytesParsed int64          `json:"bytes_parsed"`
-	Outcomes    map[string]int `json:"outcomes"` // outcome → commits
+	Outcomes    map[string]int `json:"outcomes"` // outcome → commits recorded by this run
 	Steps       []FunnelStep   `json:"funnel"`
 	Seconds     float64        `json:"seconds"`
 }
@@ -104,29 +108,28 @@ func (o Options) withDefaults() Options {
 // batch holds raw.duckdb while it writes, so `cra sql` and `cra status` work
 // in between. One caller at a time, so each transaction is whole. A store
 // another process holds (a reader, another writer) is waited for, up to
-// kb.BatchWait.
+// kb.BatchWait, saying once what it waits for.
 func (r *runner) withStore(ctx context.Context, fn func(*rawStore) error) error {
 	r.storeMu.Lock()
 	defer r.storeMu.Unlock()
-	raw, err := kb.Open(ctx, r.dir, kb.Raw, kb.Options{Write: true, Command: "cra bootstrap", Wait: kb.BatchWait})
-	if err != nil {
-		return err
-	}
-	defer raw.Close()
-	conn, err := raw.DB.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	// DuckDB keeps written blocks cached up to its memory limit (80% of RAM
-	// by default); the batch only appends, so a small cache loses nothing.
-	if _, err := conn.ExecContext(ctx, "SET memory_limit = '256MB'"); err != nil {
-		return err
-	}
-	return fn(&rawStore{kb.Writer{Conn: conn}})
+	return kb.WithWriter(ctx, r.dir, kb.Raw, kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait, Waiting: r.waiting},
+		func(w kb.Writer) error {
+			// DuckDB keeps written blocks cached up to its memory limit (80% of RAM
+			// by default); the batch only appends, so a small cache loses nothing.
+			if _, err := w.Conn.ExecContext(ctx, "SET memory_limit = '256MB'"); err != nil {
+				return err
+			}
+			return fn(&rawStore{w})
+		})
+}
+
+func (r *runner) waiting(holder error) {
+	r.opts.Log.Warn("waiting for the raw store", "holder", holder.Error(), "up_to", kb.BatchWait)
 }
 
 // Run mines the repositories at paths into the raw store of the home dir.
+// Each repository is locked for the whole run (another run on it is waited
+// for up to opts.Wait, else the repository is skipped as busy).
 // Repositories missing from the knowledge base are indexed first. A
 // repository that fails is recorded and the batch goes on; the error
 // returned is for what stops the whole batch (a store that cannot be
@@ -145,29 +148,58 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 			abs = append(abs, c)
 		}
 	}
-	indexed, err := indexMissing(ctx, dir, abs, opts)
+	sum := &Summary{Repos: make([]*RepoResult, len(abs)), Total: map[string]int{}}
+	locks, err := lockRepos(ctx, dir, abs, opts, sum)
+	defer func() {
+		for _, l := range locks {
+			l.Release() //nolint:errcheck // the kernel drops it at exit anyway
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	var todo []string
+	for i, p := range abs {
+		if sum.Repos[i] == nil {
+			todo = append(todo, p)
+		}
+	}
+	indexed, err := indexMissing(ctx, dir, todo, opts)
 	if err != nil {
 		return nil, err
 	}
 	r := &runner{opts: opts, filter: filter, dir: dir, progress: opts.Progress}
+	var live *kb.InputLock
 	if err := r.withStore(ctx, func(s *rawStore) (err error) {
+		if err := s.markStaleRuns(ctx, dir); err != nil {
+			return err
+		}
 		r.runID, err = s.beginRun(ctx, len(abs), map[string]any{
 			"jobs": opts.Jobs, "max_commits": opts.MaxCommits, "since": opts.Since, "filter": opts.Filter,
 			"max_file_bytes": opts.MaxFileBytes, "co_change_max_files": opts.CoChangeMaxFiles,
 		})
+		if err == nil {
+			// Taken before the store is released, so no other run ever
+			// sees this row running without its lock.
+			live, err = kb.LockRun(dir, runLockKind, r.runID)
+		}
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	sum := &Summary{RunID: r.runID, Repos: make([]*RepoResult, len(abs)), Total: map[string]int{}}
+	defer live.Release() //nolint:errcheck // dropped at exit anyway
+	sum.RunID = r.runID
 	opts.Progress.Phase("bootstrap", -1)
 	// Repositories in parallel too: many small clones are mostly walks and
 	// waits. Their fact caches share one budget.
-	repoJobs := max(1, min(opts.Jobs, len(abs)))
+	repoJobs := max(1, min(opts.Jobs, len(todo)))
 	r.cacheBytes = factCacheBytes / int64(repoJobs)
 	var g errgroup.Group
 	g.SetLimit(repoJobs)
 	for i, p := range abs {
+		if sum.Repos[i] != nil {
+			continue // busy
+		}
 		g.Go(func() error {
 			res, err := r.mine(ctx, p)
 			res.Indexed = indexed[p]
@@ -184,6 +216,8 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 			sum.Interrupted = true
 		case StatusFailed:
 			sum.Failed++
+		case StatusBusy:
+			sum.Busy++
 		}
 		for k, n := range res.Outcomes {
 			sum.Total[k] += n
@@ -196,8 +230,8 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	switch {
 	case sum.Interrupted:
 		status = StatusInterrupted
-	case sum.Failed > 0:
-		status = "partial"
+	case sum.Failed > 0 || sum.Busy > 0:
+		status = StatusPartial
 	}
 	bg := context.WithoutCancel(ctx)
 	if err := r.withStore(bg, func(s *rawStore) error { return s.finishRun(bg, r.runID, sum.Failed, status) }); err != nil {
@@ -207,6 +241,30 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 		return sum, ctx.Err()
 	}
 	return sum, nil
+}
+
+// runLockKind names bootstrap's run locks (kb.LockRun).
+const runLockKind = "bootstrap"
+
+// lockRepos takes each repository's lock for the run, all within one wait
+// of opts.Wait. A repository another run holds gets a busy result in sum.
+func lockRepos(ctx context.Context, dir string, paths []string, opts Options, sum *Summary) ([]*kb.InputLock, error) {
+	var locks []*kb.InputLock
+	deadline := time.Now().Add(opts.Wait)
+	for i, p := range paths {
+		l, err := kb.LockInput(ctx, dir, "bootstrap", p, "cra bootstrap", max(0, time.Until(deadline)))
+		var busy *kb.BusyError
+		switch {
+		case errors.As(err, &busy):
+			sum.Repos[i] = &RepoResult{Repo: p, Status: StatusBusy, Error: busy.Error(), Outcomes: map[string]int{}}
+			opts.Log.Warn("repository busy: skipped", "repo", p, "holder_pid", busy.PID, "holder", busy.Command)
+		case err != nil:
+			return locks, err
+		default:
+			locks = append(locks, l)
+		}
+	}
+	return locks, nil
 }
 
 // mine replays one repository and records a failure or an interruption

@@ -40,8 +40,37 @@ func (s *rawStore) beginRun(ctx context.Context, repos int, options any) (int64,
 	}
 	var id int64
 	err = s.Conn.QueryRowContext(ctx, `INSERT INTO bootstrap_runs (started_at, repos, status, options)
-		VALUES (now(), ?, 'running', ?) RETURNING id`, repos, string(js)).Scan(&id)
+		VALUES (now(), ?, ?, ?) RETURNING id`, repos, StatusRunning, string(js)).Scan(&id)
 	return id, err
+}
+
+// markStaleRuns marks the runs left "running" by a process that no longer
+// holds their lock (killed, or the machine went down) as interrupted.
+func (s *rawStore) markStaleRuns(ctx context.Context, dir string) error {
+	rows, err := s.Conn.QueryContext(ctx, `SELECT id FROM bootstrap_runs WHERE status = ?`, StatusRunning)
+	if err != nil {
+		return err
+	}
+	var stale []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		if !kb.RunLive(dir, runLockKind, id) {
+			stale = append(stale, id)
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	for _, id := range stale {
+		if _, err := s.Conn.ExecContext(ctx, `UPDATE bootstrap_runs SET status = ? WHERE id = ?`, StatusInterrupted, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *rawStore) finishRun(ctx context.Context, id int64, failed int, status string) error {
@@ -65,6 +94,30 @@ func (s *rawStore) watermark(ctx context.Context, repo string) ([]string, error)
 		out[i], _ = t.(string)
 	}
 	return out, nil
+}
+
+// frontier returns the commits earlier runs left unmined below mined ones
+// (outside their --since): parents of recorded commits that are not
+// recorded themselves. The walk starts from them too, so no commit is ever
+// cut off from later runs by its mined descendants.
+func (s *rawStore) frontier(ctx context.Context, repo string) ([]string, error) {
+	rows, err := s.Conn.QueryContext(ctx, `SELECT DISTINCT p FROM (
+			SELECT unnest(parents) AS p FROM bootstrap_commits WHERE repo_path = $1)
+		WHERE p NOT IN (SELECT commit FROM bootstrap_commits WHERE repo_path = $1)
+		ORDER BY p`, repo)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
 }
 
 // knownCommit is a commit an earlier run saw, as later runs need it: known
@@ -172,13 +225,16 @@ func (s *rawStore) writeBatch(ctx context.Context, runID int64, repo string, bat
 			targets = append(targets, []driver.Value{syntheticID(repo, c.Hash, stage), t.ID, repo, c.Hash, stage, json.RawMessage(js), now})
 		}
 	}
+	// Each load anti-joins on the deterministic ids: even two runs racing
+	// on one repository cannot write a row twice.
 	return s.Tx(ctx, func() error {
-		if err := s.AppendAll("bootstrap_commits", commitsColumns, commits); err != nil {
+		if _, err := s.AppendNew(ctx, "bootstrap_commits", commitsColumns, []string{"repo_path", "commit"}, commits); err != nil {
 			return err
 		}
-		if err := s.AppendAll("synthetic_tasks", tasksColumns, tasks); err != nil {
+		if _, err := s.AppendNew(ctx, "synthetic_tasks", tasksColumns, []string{"id"}, tasks); err != nil {
 			return err
 		}
-		return s.AppendAll("synthetic_targets", targetsColumns, targets)
+		_, err := s.AppendNew(ctx, "synthetic_targets", targetsColumns, []string{"id"}, targets)
+		return err
 	})
 }

@@ -18,6 +18,8 @@ type Attached struct {
 	Conn  *sql.Conn // one connection: ATTACH and search_path are per session
 	db    *sql.DB
 	locks []*writeLock
+	// readers note that this process has the stores open read-only.
+	readers []*fileLock
 }
 
 // Attach opens both stores of home dir. Read-only unless write, in which case
@@ -36,6 +38,9 @@ func Attach(ctx context.Context, dir string, write bool, command string) (*Attac
 			return nil, &NotInitializedError{Path: path}
 		}
 		if !write {
+			if r := registerReader(path, command); r != nil {
+				a.readers = append(a.readers, r)
+			}
 			continue
 		}
 		lock, err := acquireWriteLock(path, command)
@@ -104,10 +109,10 @@ func (a *Attached) Close() error {
 		errs = append(errs, a.db.Close())
 		a.db = nil
 	}
-	for _, l := range a.locks {
+	for _, l := range append(a.locks, a.readers...) {
 		errs = append(errs, l.release())
 	}
-	a.locks = nil
+	a.locks, a.readers = nil, nil
 	return errors.Join(errs...)
 }
 

@@ -34,6 +34,9 @@ type Store struct {
 	Kind Kind
 	Path string
 	lock *writeLock
+	// reader notes that this process has the store open read-only, so a
+	// writer DuckDB refuses can name it.
+	reader *fileLock
 }
 
 // Options say how to open a store.
@@ -49,6 +52,9 @@ type Options struct {
 	// write in short bursts set it, so a `cra sql` between two bursts
 	// delays them instead of failing them.
 	Wait time.Duration
+	// Waiting, when set, is called once if the writer has to wait, with
+	// what it waits for (a LockedError or an OtherProgramError).
+	Waiting func(holder error)
 }
 
 // NotInitializedError says the home has no such store yet.
@@ -69,8 +75,10 @@ func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, err
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, &NotInitializedError{Path: path}
 		}
+		s.reader = registerReader(path, opts.Command)
 		db, err := openDB(ctx, path, "?access_mode=read_only")
 		if err != nil {
+			s.reader.release() //nolint:errcheck // the open error says more
 			return nil, err
 		}
 		s.DB = db
@@ -79,7 +87,7 @@ func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, err
 			err = &NewerStoreError{Store: kind.File(), Version: v, Know: LatestVersion(kind)}
 		}
 		if err != nil {
-			db.Close()
+			s.Close()
 			return nil, err
 		}
 		return s, nil
@@ -140,7 +148,7 @@ func (s *Store) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	errs = append(errs, s.DB.Close(), s.lock.release())
+	errs = append(errs, s.DB.Close(), s.lock.release(), s.reader.release())
 	s.DB = nil
 	return errors.Join(errs...)
 }
@@ -176,21 +184,31 @@ func CanonicalPath(p string) string {
 	return abs
 }
 
-// BatchWait is how long batch commands (index, bootstrap) wait for a store
-// another process holds before they fail.
+// BatchWait is how long batch commands (index, bootstrap, enrich,
+// curate-data) wait for a store another process holds before they fail.
 const BatchWait = 2 * time.Minute
 
+// Held reports whether err says another process holds a store: a cra
+// writer or reader, or another program.
+func Held(err error) bool {
+	return errors.As(err, new(*LockedError)) || errors.As(err, new(*OtherProgramError))
+}
+
 // openWaiting retries Open while another process holds the store, backing
-// off from 50 ms to 1 s, for at most opts.Wait.
+// off from 50 ms to 1 s, for at most opts.Wait, saying once what it waits for.
 func openWaiting(ctx context.Context, dir string, kind Kind, opts Options) (*Store, error) {
 	wait, deadline := 50*time.Millisecond, time.Now().Add(opts.Wait)
 	once := opts
 	once.Wait = 0
+	told := false
 	for {
 		s, err := Open(ctx, dir, kind, once)
-		var locked *LockedError
-		if err == nil || !errors.As(err, &locked) || time.Now().After(deadline) {
+		if err == nil || !Held(err) || time.Now().After(deadline) {
 			return s, err
+		}
+		if !told && opts.Waiting != nil {
+			opts.Waiting(err)
+			told = true
 		}
 		select {
 		case <-ctx.Done():

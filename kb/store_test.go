@@ -20,6 +20,17 @@ import (
 // A child process started by a test holds a store's write lock until its
 // stdin closes. See startHolder.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv("CRA_TEST_HOLD_READ"); dir != "" {
+		a, err := Attach(context.Background(), dir, false, "cra sql")
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("ready")
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		a.Close()
+		os.Exit(0)
+	}
 	if dir := os.Getenv("CRA_TEST_HOLD_STORE"); dir != "" {
 		s, err := Open(context.Background(), dir, Raw, Options{Write: true, Command: "cra bootstrap"})
 		if err != nil {
@@ -172,9 +183,19 @@ func TestShippedMigrationsAreNeverEdited(t *testing.T) {
 // startHolder starts this test binary as a separate process holding the raw
 // store's write lock; closing the returned stdin ends it.
 func startHolder(t *testing.T, dir string) (*exec.Cmd, func()) {
+	return startProcess(t, "CRA_TEST_HOLD_STORE="+dir)
+}
+
+// startReader starts this test binary as a separate process with both
+// stores open read-only, as `cra sql` has them; closing stdin ends it.
+func startReader(t *testing.T, dir string) (*exec.Cmd, func()) {
+	return startProcess(t, "CRA_TEST_HOLD_READ="+dir)
+}
+
+func startProcess(t *testing.T, env string) (*exec.Cmd, func()) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "CRA_TEST_HOLD_STORE="+dir)
+	cmd.Env = append(os.Environ(), env)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

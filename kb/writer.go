@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 )
@@ -71,4 +74,78 @@ func (w Writer) AppendAll(table string, columns []string, rows [][]driver.Value)
 		return fmt.Errorf("append to %s: %w", table, err)
 	}
 	return nil
+}
+
+// WithWriter opens the store of kind in home dir for writing (opts.Write is
+// implied), runs fn on one connection of it and closes it, so the store is
+// held only for fn. Batches call it per burst of writes.
+func WithWriter(ctx context.Context, dir string, kind Kind, opts Options, fn func(Writer) error) error {
+	opts.Write = true
+	s, err := Open(ctx, dir, kind, opts)
+	if err != nil {
+		return err
+	}
+	conn, err := s.DB.Conn(ctx)
+	if err != nil {
+		s.Close()
+		return err
+	}
+	err = fn(Writer{Conn: conn})
+	return errors.Join(err, conn.Close(), s.Close())
+}
+
+// AppendNew appends the rows of rows whose key is in neither table nor an
+// earlier row: the anti-join on deterministic ids that keeps an append-only
+// table free of duplicates even if two runs race. key names the key
+// columns (VARCHAR, among columns). Call it inside a transaction: the write
+// lock held for it keeps the check and the append together. It returns the
+// rows appended.
+func (w Writer) AppendNew(ctx context.Context, table string, columns, key []string, rows [][]driver.Value) (int, error) {
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	at := make([]int, len(key))
+	for i, k := range key {
+		at[i] = slices.Index(columns, k)
+		if at[i] < 0 {
+			return 0, fmt.Errorf("append to %s: key column %s is not among the columns", table, k)
+		}
+	}
+	keyOf := func(r []driver.Value) string {
+		parts := make([]string, len(at))
+		for i, c := range at {
+			parts[i] = fmt.Sprint(r[c])
+		}
+		return strings.Join(parts, "\x00")
+	}
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = keyOf(r)
+	}
+	expr := "concat_ws(chr(0), " + strings.Join(key, ", ") + ")"
+	q := fmt.Sprintf("SELECT k FROM (SELECT %s AS k FROM %s) WHERE k IN (SELECT unnest(?::VARCHAR[]))", expr, table)
+	res, err := w.Conn.QueryContext(ctx, q, keys)
+	if err != nil {
+		return 0, fmt.Errorf("append to %s: existing keys: %w", table, err)
+	}
+	have := map[string]bool{}
+	for res.Next() {
+		var k string
+		if err := res.Scan(&k); err != nil {
+			res.Close()
+			return 0, err
+		}
+		have[k] = true
+	}
+	if err := errors.Join(res.Err(), res.Close()); err != nil {
+		return 0, err
+	}
+	var fresh [][]driver.Value
+	for i, r := range rows {
+		if !have[keys[i]] {
+			have[keys[i]] = true
+			fresh = append(fresh, r)
+		}
+	}
+	return len(fresh), w.AppendAll(table, columns, fresh)
 }
