@@ -143,7 +143,7 @@ func (c *cancelAfter) Add(d int64) {
 	}
 }
 func (c *cancelAfter) Phase(name string, _ int64) { c.mining.Store(name == "bootstrap") }
-func (c *cancelAfter) AddTotal(int64)      {}
+func (c *cancelAfter) AddTotal(int64)             {}
 
 // An interrupted run's summary reports what it saved, not zeros.
 func TestInterruptedRunReportsWhatItSaved(t *testing.T) {

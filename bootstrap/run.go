@@ -29,9 +29,9 @@ const (
 
 // Options configure a bootstrap run.
 type Options struct {
-	Jobs             int       // workers per repository and repositories at once; <= 0 means all cores
-	MaxCommits       int       // new commits mined per repository this run; 0 means all
-	Since            time.Time // mine only commits committed at or after it; earlier ones stay for a later run
+	Jobs             int           // workers per repository and repositories at once; <= 0 means all cores
+	MaxCommits       int           // new commits mined per repository this run; 0 means all
+	Since            time.Time     // mine only commits committed at or after it; earlier ones stay for a later run
 	Wait             time.Duration // how long to wait for a repository another run holds; 0 skips it at once
 	Filter           config.Bootstrap
 	MaxFileBytes     int64 // changed files larger than this reject the commit; and are not parsed
