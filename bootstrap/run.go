@@ -295,7 +295,10 @@ func (r *runner) mine(ctx context.Context, p string) (*RepoResult, error) {
 // yet and reports which it indexed. A repository that fails to index is
 // left to fail in replay with its own error.
 func indexMissing(ctx context.Context, dir string, paths []string, opts Options) (map[string]bool, error) {
-	curated, err := kb.Open(ctx, dir, kb.Curated, kb.Options{})
+	if len(paths) == 0 {
+		return map[string]bool{}, nil
+	}
+	curated, err := kb.Open(ctx, dir, kb.Curated, kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait})
 	if err != nil {
 		return nil, err
 	}

@@ -8,10 +8,18 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
+// Repository statuses in a batch.
+const (
+	StatusOK          = "ok"
+	StatusFailed      = "failed"
+	StatusInterrupted = "interrupted"
+	StatusBusy        = "busy" // another run was indexing it: skipped
+)
+
 // Outcome is one repository's part of a batch.
 type Outcome struct {
 	*Result
-	Status string `json:"status"` // ok, failed, interrupted
+	Status string `json:"status"` // ok, failed, interrupted, busy
 	Error  string `json:"error,omitempty"`
 }
 
@@ -19,47 +27,69 @@ type Outcome struct {
 type Summary struct {
 	Repos       []Outcome `json:"repos"`
 	Failed      int       `json:"failed"`
+	Busy        int       `json:"busy"` // repositories skipped: another run held them
 	Interrupted bool      `json:"interrupted"`
 }
 
 // IndexRepos indexes each repository in turn into the curated store of the
-// home dir, recording one raw.index_runs row per repository. A repository
-// that fails is reported in the summary and the batch goes on; the error
-// returned is only for what stops the whole batch (a store that cannot be
-// opened, a cancelled ctx).
+// home dir, recording one raw.index_runs row per repository. Each
+// repository is locked while it is indexed (another run on it is waited
+// for up to opts.Wait, else it is skipped as busy). A repository that fails
+// is reported in the summary and the batch goes on; the error returned is
+// only for what stops the whole batch (a store that cannot be opened, a
+// cancelled ctx).
 func IndexRepos(ctx context.Context, dir string, paths []string, opts Options) (*Summary, error) {
 	opts = opts.withDefaults()
-	curated, err := kb.Open(ctx, dir, kb.Curated, kb.Options{Write: true, Command: "cra index"})
+	curated, err := kb.Open(ctx, dir, kb.Curated, kb.Options{Write: true, Command: "cra index", Wait: kb.BatchWait,
+		Waiting: func(holder error) { opts.Log.Warn("waiting for the curated store", "holder", holder.Error(), "up_to", kb.BatchWait) }})
 	if err != nil {
 		return nil, err
 	}
 	defer curated.Close()
 	sum := &Summary{Repos: []Outcome{}}
 	for _, p := range paths {
-		start := time.Now()
-		res, err := Index(ctx, curated.DB, p, opts)
-		if res == nil {
-			res = &Result{Repo: p, SkipReasons: map[string]int{}}
+		lock, err := kb.LockInput(ctx, dir, "index", kb.CanonicalPath(p), "cra index", opts.Wait)
+		var busy *kb.BusyError
+		if errors.As(err, &busy) {
+			sum.Busy++
+			sum.Repos = append(sum.Repos, Outcome{Result: &Result{Repo: p, SkipReasons: map[string]int{}}, Status: StatusBusy, Error: busy.Error()})
+			opts.Log.Warn("repository busy: skipped", "repo", p, "holder_pid", busy.PID, "holder", busy.Command)
+			continue
 		}
-		out := Outcome{Result: res, Status: "ok"}
-		switch {
-		case ctx.Err() != nil:
-			out.Status, out.Error = "interrupted", "interrupted"
-			sum.Interrupted = true
-		case err != nil:
-			out.Status, out.Error = "failed", err.Error()
-			sum.Failed++
-			opts.Log.Error("index failed", "repo", p, "error", err)
-		}
-		sum.Repos = append(sum.Repos, out)
-		if err := recordRun(context.WithoutCancel(ctx), dir, out, start); err != nil {
+		if err != nil {
 			return sum, err
 		}
+		out, err := indexOne(ctx, dir, curated, p, opts, sum)
+		lock.Release() //nolint:errcheck // dropped at exit anyway
+		if err != nil {
+			return sum, err
+		}
+		sum.Repos = append(sum.Repos, out)
 		if sum.Interrupted {
 			return sum, ctx.Err()
 		}
 	}
 	return sum, nil
+}
+
+// indexOne indexes one repository and records its run.
+func indexOne(ctx context.Context, dir string, curated *kb.Store, p string, opts Options, sum *Summary) (Outcome, error) {
+	start := time.Now()
+	res, err := Index(ctx, curated.DB, p, opts)
+	if res == nil {
+		res = &Result{Repo: p, SkipReasons: map[string]int{}}
+	}
+	out := Outcome{Result: res, Status: StatusOK}
+	switch {
+	case ctx.Err() != nil:
+		out.Status, out.Error = StatusInterrupted, "interrupted"
+		sum.Interrupted = true
+	case err != nil:
+		out.Status, out.Error = StatusFailed, err.Error()
+		sum.Failed++
+		opts.Log.Error("index failed", "repo", p, "error", err)
+	}
+	return out, recordRun(context.WithoutCancel(ctx), dir, out, start)
 }
 
 // recordRun appends the outcome to raw.index_runs, holding the raw store

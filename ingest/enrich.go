@@ -39,6 +39,9 @@ type EnrichOptions struct {
 	// NewClient builds the model client; nil means llm.New (tests inject
 	// options such as a recorded sleep through it).
 	NewClient func(llm.ModelConfig) (llm.Client, error)
+	// Wait is how long to wait for another run enriching the same
+	// repository; 0 gives a *kb.BusyError at once.
+	Wait time.Duration
 }
 
 // EnrichSummary is what an enrich run did.
@@ -81,6 +84,11 @@ func Enrich(ctx context.Context, dir, repoPath string, opts EnrichOptions) (*Enr
 		opts.NewClient = func(cfg llm.ModelConfig) (llm.Client, error) { return llm.New(cfg) }
 	}
 	path := kb.CanonicalPath(repoPath)
+	lock, err := kb.LockInput(ctx, dir, "enrich", path, "cra enrich", opts.Wait)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release() //nolint:errcheck // dropped at exit anyway
 	sum := &EnrichSummary{Repo: path, Model: opts.Model.Model}
 	repo, files, err := enrichTargets(ctx, dir, path)
 	if err != nil {
@@ -141,8 +149,14 @@ func Enrich(ctx context.Context, dir, repoPath string, opts EnrichOptions) (*Enr
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Jobs)
 	for _, f := range todo {
+		if gctx.Err() != nil {
+			break // cancelled, or a fatal model error: launch nothing more
+		}
 		g.Go(func() error {
 			out := describe(gctx, client, src, f, opts, path)
+			if out.cancelled {
+				return nil // never attempted, or cut off: nothing to record
+			}
 			mu.Lock()
 			err := w.Tx(ctx, func() error { return appendEnrichment(w, out) })
 			mu.Unlock()
@@ -290,11 +304,16 @@ type enrichment struct {
 	tooLarge       bool
 	err            string
 	fatal          error // the model cannot answer any file: stop the batch
+	cancelled      bool  // the run stopped before this file got an answer: not recorded
 }
 
 // describe asks the model about one file; malformed JSON is asked once more.
 func describe(ctx context.Context, c llm.Client, src *fileSource, f enrichFile, opts EnrichOptions, repo string) enrichment {
 	out := enrichment{file: f, model: opts.Model.Model, task: "enrich:" + repo}
+	if ctx.Err() != nil {
+		out.cancelled = true
+		return out
+	}
 	if f.SizeBytes > opts.MaxFileBytes {
 		out.tooLarge, out.err = true, fmt.Sprintf("%d bytes > %d", f.SizeBytes, opts.MaxFileBytes)
 		return out
@@ -310,6 +329,10 @@ func describe(ctx context.Context, c llm.Client, src *fileSource, f enrichFile, 
 		resp, err := c.Complete(ctx, llm.Request{System: p.System, Prompt: p.User, JSON: true,
 			TaskID: out.task, CallType: "enrichment", StageName: "enrichment"})
 		if err != nil {
+			if ctx.Err() != nil {
+				out.cancelled = true
+				return out
+			}
 			out.err = err.Error()
 			if errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnreachable) {
 				out.fatal = err

@@ -30,6 +30,9 @@ type Options struct {
 	Progress Progress
 	// Log receives warnings and per-phase debug lines; nil discards them.
 	Log *slog.Logger
+	// Wait is how long IndexRepos waits for a repository another run is
+	// indexing; 0 skips it at once as busy.
+	Wait time.Duration
 }
 
 // Progress is how a run reports how far it got (internal/progress

@@ -29,7 +29,7 @@ func (e *BusyError) Error() string {
 	if e.PID != 0 {
 		who = (&LockedError{PID: e.PID, Command: e.Command, Since: e.Since}).holder()
 	}
-	return fmt.Sprintf("busy: %s is working on %s (%s); skipped", who, e.Input, e.Batch)
+	return fmt.Sprintf("%s is working on %s (cra %s): skipped; run again later, or pass --wait", who, e.Input, e.Batch)
 }
 
 // LocksDir is the folder of input locks in home dir.

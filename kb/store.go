@@ -46,9 +46,10 @@ type Options struct {
 	Write bool
 	// Command describes the writer for the lock note, e.g. "cra bootstrap".
 	Command string
-	// Wait, for a writer, is how long to wait for a store another process
-	// holds (a writer, or a reader DuckDB will not share the file with)
-	// before giving up with a LockedError; 0 fails at once. Batches that
+	// Wait is how long to wait for a store another process holds (for a
+	// writer: a writer, or a reader DuckDB will not share the file with;
+	// for a reader: a writer) before giving up with a LockedError; 0 fails
+	// at once. Batches that
 	// write in short bursts set it, so a `cra sql` between two bursts
 	// delays them instead of failing them.
 	Wait time.Duration
@@ -66,7 +67,7 @@ func (e *NotInitializedError) Error() string {
 
 // Open opens the store of kind in home directory dir.
 func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, error) {
-	if opts.Write && opts.Wait > 0 {
+	if opts.Wait > 0 {
 		return openWaiting(ctx, dir, kind, opts)
 	}
 	path := filepath.Join(dir, kind.File())

@@ -51,6 +51,9 @@ func NewLogged(inner Client, cfg ModelConfig, log CallLog) *Logged {
 
 // Complete calls the model and queues the call's row.
 func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
+	if err := ctx.Err(); err != nil {
+		return Response{}, err // never sent: nothing to log
+	}
 	start := time.Now()
 	resp, err := l.inner.Complete(ctx, req)
 	row := kb.LLMCall{

@@ -10,9 +10,16 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/bootstrap"
-	"github.com/cra-dev/cra/internal/config"
-	"github.com/cra-dev/cra/internal/progress"
 )
+
+// bootstrapOptions is `cra bootstrap` parsed.
+type bootstrapOptions struct {
+	repos      []string
+	jobs       int
+	maxCommits int
+	since      time.Time
+	wait       time.Duration
+}
 
 func (a *app) bootstrapCommand() *cli.Command {
 	return &cli.Command{
@@ -30,47 +37,61 @@ func (a *app) bootstrapCommand() *cli.Command {
 			"raw.bootstrap_funnel).\n\n" +
 			"Incremental: only commits not seen by an earlier run are walked; a run with no new\n" +
 			"commits finishes at once. Resumable: a killed run keeps what it wrote; run it again.\n" +
+			"--since and --max-commits only defer work: commits outside them are mined by a later run.\n" +
+			"A repository another `cra bootstrap` holds is skipped as busy (exit 1) unless --wait.\n" +
 			"Repositories not in the knowledge base are indexed first. A repository that fails\n" +
 			"(not a repository, no commits, shallow clone, unreadable objects) is recorded in\n" +
 			"raw.bootstrap_repos and the batch goes on (exit 1).",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "workers (default: all cores)"},
-			&cli.IntFlag{Name: "max-commits", Usage: "at most N new commits per repository this run (the rest next run)"},
-			&cli.StringFlag{Name: "since", Usage: "only commits committed on or after DATE (YYYY-MM-DD or RFC 3339)"},
+			&cli.IntFlag{Name: "max-commits", Usage: "mine at most N new commits per repository this run (the rest next run)"},
+			&cli.StringFlag{Name: "since", Usage: "mine only commits committed on or after DATE (YYYY-MM-DD or RFC 3339); older ones stay for a later run"},
+			waitFlag(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() == 0 {
-				return usagef("bootstrap needs at least one repository path (see `cra bootstrap --help`)")
-			}
-			if cmd.Int("jobs") < 0 || cmd.Int("max-commits") < 0 {
-				return usagef("--jobs and --max-commits must be positive")
-			}
-			since, err := parseSince(cmd.String("since"))
+			opts, err := parseBootstrap(cmd)
 			if err != nil {
 				return err
 			}
-			cfg, err := config.Load(a.home.ConfigPath())
-			if err != nil {
-				return err
-			}
-			p := progress.Start(progress.Options{Out: a.stderr, TTY: isTerminal(a.stderr), Log: a.log})
-			sum, err := bootstrap.Run(ctx, a.home.Dir, cmd.Args().Slice(), bootstrap.Options{
-				Jobs:             int(cmd.Int("jobs")),
-				MaxCommits:       int(cmd.Int("max-commits")),
-				Since:            since,
-				Filter:           cfg.Bootstrap,
-				MaxFileBytes:     cfg.Index.MaxFileBytes,
-				CoChangeMaxFiles: cfg.Index.CoChangeMaxFiles,
-				Progress:         p,
-				Log:              a.log,
-			})
-			p.Stop()
-			if sum == nil {
-				return err
-			}
-			return a.batchDone(sum, func() error { return a.printBootstrapSummary(sum) }, err, sum.Failed, len(sum.Repos))
+			return a.runBootstrap(ctx, opts)
 		},
 	}
+}
+
+func parseBootstrap(cmd *cli.Command) (bootstrapOptions, error) {
+	if cmd.Args().Len() == 0 {
+		return bootstrapOptions{}, usagef("bootstrap needs at least one repository path (see `cra bootstrap --help`)")
+	}
+	if err := checkCounts(map[string]int{"jobs": cmd.Int("jobs"), "max-commits": cmd.Int("max-commits")}); err != nil {
+		return bootstrapOptions{}, err
+	}
+	since, err := parseSince(cmd.String("since"))
+	if err != nil {
+		return bootstrapOptions{}, err
+	}
+	wait, err := waitOf(cmd)
+	return bootstrapOptions{repos: cmd.Args().Slice(), jobs: cmd.Int("jobs"), maxCommits: cmd.Int("max-commits"),
+		since: since, wait: wait}, err
+}
+
+func (a *app) runBootstrap(ctx context.Context, opts bootstrapOptions) error {
+	return runBatch(ctx, a, func(ctx context.Context, env batchEnv) (*bootstrap.Summary, int, int, error) {
+		sum, err := bootstrap.Run(ctx, a.home.Dir, opts.repos, bootstrap.Options{
+			Jobs:             opts.jobs,
+			MaxCommits:       opts.maxCommits,
+			Since:            opts.since,
+			Wait:             opts.wait,
+			Filter:           env.cfg.Bootstrap,
+			MaxFileBytes:     env.cfg.Index.MaxFileBytes,
+			CoChangeMaxFiles: env.cfg.Index.CoChangeMaxFiles,
+			Progress:         env.progress,
+			Log:              a.log,
+		})
+		if sum == nil {
+			return nil, 0, 0, err
+		}
+		return sum, sum.Failed + sum.Busy, len(sum.Repos), err
+	}, a.printBootstrapSummary)
 }
 
 func parseSince(s string) (time.Time, error) {

@@ -5,14 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/ingest"
-	"github.com/cra-dev/cra/internal/config"
-	"github.com/cra-dev/cra/internal/progress"
 )
+
+// enrichOptions is `cra enrich` parsed.
+type enrichOptions struct {
+	repo    string
+	promote bool
+	jobs    int
+	wait    time.Duration
+}
 
 func (a *app) enrichCommand() *cli.Command {
 	return &cli.Command{
@@ -25,40 +32,51 @@ func (a *app) enrichCommand() *cli.Command {
 			"raw.enrichment_outputs with its prompt, and every call in raw.retrieval_llm_calls.\n" +
 			"Malformed JSON is asked for once more, then recorded as failed (exit 1; the rest goes on).\n" +
 			"--promote copies the newest valid description per file into curated file_metadata,\n" +
-			"which scope's metadata tier reads.",
+			"which scope's metadata tier reads. A repository another `cra enrich` is working on is\n" +
+			"skipped as busy (exit 1) unless --wait.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "promote", Usage: "copy the newest valid output per file into curated file_metadata"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "files in flight at once (default: all cores; the provider's max_concurrency bounds calls)"},
+			waitFlag(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() != 1 {
-				return usagef("enrich needs one repository path (see `cra enrich --help`)")
-			}
-			if cmd.Int("jobs") < 0 {
-				return usagef("--jobs must be positive")
-			}
-			cfg, err := config.Load(a.home.ConfigPath())
+			opts, err := parseEnrich(cmd)
 			if err != nil {
 				return err
 			}
-			model, err := llm.NewRouter(cfg.Models).Resolve(llm.RoleReasoning, "enrichment")
-			if err != nil {
-				return usagef("%v", err)
-			}
-			p := progress.Start(progress.Options{Out: a.stderr, TTY: isTerminal(a.stderr), Log: a.log})
-			sum, err := ingest.Enrich(ctx, a.home.Dir, cmd.Args().First(), ingest.EnrichOptions{
-				Model: model, Jobs: int(cmd.Int("jobs")), Promote: cmd.Bool("promote"), Progress: p, Log: a.log,
-			})
-			p.Stop()
-			if errors.Is(err, ingest.ErrNotIndexed) {
-				return usagef("%v", err)
-			}
-			if sum == nil {
-				return err
-			}
-			return a.batchDone(sum, func() error { return a.printEnrichSummary(sum) }, err, sum.Failed, sum.Files)
+			return a.runEnrich(ctx, opts)
 		},
 	}
+}
+
+func parseEnrich(cmd *cli.Command) (enrichOptions, error) {
+	if cmd.Args().Len() != 1 {
+		return enrichOptions{}, usagef("enrich needs one repository path (see `cra enrich --help`)")
+	}
+	if err := checkCounts(map[string]int{"jobs": cmd.Int("jobs")}); err != nil {
+		return enrichOptions{}, err
+	}
+	wait, err := waitOf(cmd)
+	return enrichOptions{repo: cmd.Args().First(), promote: cmd.Bool("promote"), jobs: cmd.Int("jobs"), wait: wait}, err
+}
+
+func (a *app) runEnrich(ctx context.Context, opts enrichOptions) error {
+	return runBatch(ctx, a, func(ctx context.Context, env batchEnv) (*ingest.EnrichSummary, int, int, error) {
+		model, err := llm.NewRouter(env.cfg.Models).Resolve(llm.RoleReasoning, "enrichment")
+		if err != nil {
+			return nil, 0, 0, usagef("%v", err)
+		}
+		sum, err := ingest.Enrich(ctx, a.home.Dir, opts.repo, ingest.EnrichOptions{
+			Model: model, Jobs: opts.jobs, Promote: opts.promote, Progress: env.progress, Log: a.log, Wait: opts.wait,
+		})
+		if errors.Is(err, ingest.ErrNotIndexed) {
+			return nil, 0, 0, usagef("%v", err)
+		}
+		if sum == nil {
+			return nil, 0, 0, err
+		}
+		return sum, sum.Failed, sum.Files, err
+	}, a.printEnrichSummary)
 }
 
 func (a *app) printEnrichSummary(s *ingest.EnrichSummary) error {

@@ -6,13 +6,20 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/ingest"
-	"github.com/cra-dev/cra/internal/config"
-	"github.com/cra-dev/cra/internal/progress"
 )
+
+// indexOptions is `cra index` parsed.
+type indexOptions struct {
+	repos []string
+	rev   string
+	jobs  int
+	wait  time.Duration
+}
 
 func (a *app) indexCommand() *cli.Command {
 	return &cli.Command{
@@ -26,38 +33,50 @@ func (a *app) indexCommand() *cli.Command {
 			"adds only new commits. Skipped files (binary, too large, vendored, generated, minified,\n" +
 			"gitignored, symlinks leaving the repo, submodules) are listed with their reason in the\n" +
 			"curated table skipped_files. Each repository's run is logged in raw.index_runs.\n\n" +
+			"A repository another `cra index` is indexing is skipped as busy (exit 1) unless --wait.\n" +
 			"Limits come from [index] in config.toml (max_file_bytes, co_change_max_files).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "rev", Usage: "index this revision (branch, tag, commit) from git objects instead of the work tree"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "parse workers (default: all cores)"},
+			waitFlag(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() == 0 {
-				return usagef("index needs at least one repository path (see `cra index --help`)")
-			}
-			if cmd.Int("jobs") < 0 {
-				return usagef("--jobs must be positive")
-			}
-			cfg, err := config.Load(a.home.ConfigPath())
+			opts, err := parseIndex(cmd)
 			if err != nil {
 				return err
 			}
-			p := progress.Start(progress.Options{Out: a.stderr, TTY: isTerminal(a.stderr), Log: a.log})
-			sum, err := ingest.IndexRepos(ctx, a.home.Dir, cmd.Args().Slice(), ingest.Options{
-				Rev:              cmd.String("rev"),
-				Jobs:             int(cmd.Int("jobs")),
-				MaxFileBytes:     cfg.Index.MaxFileBytes,
-				CoChangeMaxFiles: cfg.Index.CoChangeMaxFiles,
-				Progress:         p,
-				Log:              a.log,
-			})
-			p.Stop()
-			if sum == nil {
-				return err
-			}
-			return a.batchDone(sum, func() error { return a.printIndexSummary(sum) }, err, sum.Failed, len(sum.Repos))
+			return a.runIndex(ctx, opts)
 		},
 	}
+}
+
+func parseIndex(cmd *cli.Command) (indexOptions, error) {
+	if cmd.Args().Len() == 0 {
+		return indexOptions{}, usagef("index needs at least one repository path (see `cra index --help`)")
+	}
+	if err := checkCounts(map[string]int{"jobs": cmd.Int("jobs")}); err != nil {
+		return indexOptions{}, err
+	}
+	wait, err := waitOf(cmd)
+	return indexOptions{repos: cmd.Args().Slice(), rev: cmd.String("rev"), jobs: int(cmd.Int("jobs")), wait: wait}, err
+}
+
+func (a *app) runIndex(ctx context.Context, opts indexOptions) error {
+	return runBatch(ctx, a, func(ctx context.Context, env batchEnv) (*ingest.Summary, int, int, error) {
+		sum, err := ingest.IndexRepos(ctx, a.home.Dir, opts.repos, ingest.Options{
+			Rev:              opts.rev,
+			Jobs:             opts.jobs,
+			MaxFileBytes:     env.cfg.Index.MaxFileBytes,
+			CoChangeMaxFiles: env.cfg.Index.CoChangeMaxFiles,
+			Progress:         env.progress,
+			Log:              a.log,
+			Wait:             opts.wait,
+		})
+		if sum == nil {
+			return nil, 0, 0, err
+		}
+		return sum, sum.Failed + sum.Busy, len(sum.Repos), err
+	}, a.printIndexSummary)
 }
 
 func (a *app) printIndexSummary(sum *ingest.Summary) error {

@@ -50,6 +50,8 @@ func (a *app) batchDone(sum any, human func() error, err error, failed, total in
 		out = human()
 	}
 	switch {
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("stopped before the end; what was saved stays (see the summary): run the same command again to finish: %w", err)
 	case err != nil:
 		return err
 	case out != nil:
@@ -73,6 +75,7 @@ func exitCode(ctx context.Context, err error) int {
 		cfgErr  *config.Error
 		notInit *kb.NotInitializedError
 		locked  *kb.LockedError
+		other   *kb.OtherProgramError
 		newer   *kb.NewerStoreError
 		partial *partialError
 		sqlErr  *sqlError
@@ -81,7 +84,7 @@ func exitCode(ctx context.Context, err error) int {
 	case errors.As(err, &partial):
 		return exitFailures
 	case errors.As(err, &usage), errors.As(err, &cfgErr), errors.As(err, &notInit),
-		errors.As(err, &locked), errors.As(err, &newer), errors.As(err, &sqlErr):
+		errors.As(err, &locked), errors.As(err, &other), errors.As(err, &newer), errors.As(err, &sqlErr):
 		return exitUsage
 	}
 	return exitFailures
