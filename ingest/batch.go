@@ -41,7 +41,9 @@ type Summary struct {
 func IndexRepos(ctx context.Context, dir string, paths []string, opts Options) (*Summary, error) {
 	opts = opts.withDefaults()
 	curated, err := kb.Open(ctx, dir, kb.Curated, kb.Options{Write: true, Command: "cra index", Wait: kb.BatchWait,
-		Waiting: func(holder error) { opts.Log.Warn("waiting for the curated store", "holder", holder.Error(), "up_to", kb.BatchWait) }})
+		Waiting: func(holder error) {
+			opts.Log.Warn("waiting for the curated store", "holder", holder.Error(), "up_to", kb.BatchWait)
+		}})
 	if err != nil {
 		return nil, err
 	}
