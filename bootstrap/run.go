@@ -80,11 +80,6 @@ type runner struct {
 	cacheBytes int64
 }
 
-type noProgress struct{}
-
-func (noProgress) Add(int64)           {}
-func (noProgress) Phase(string, int64) {}
-func (noProgress) AddTotal(int64)      {}
 func (o Options) withDefaults() Options {
 	if o.Jobs <= 0 {
 		o.Jobs = runtime.NumCPU()
@@ -99,7 +94,7 @@ func (o Options) withDefaults() Options {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	if o.Progress == nil {
-		o.Progress = noProgress{}
+		o.Progress = ingest.NoProgress{}
 	}
 	return o
 }

@@ -75,7 +75,7 @@ func (o Options) withDefaults() Options {
 		o.CoChangeMaxFiles = 30
 	}
 	if o.Progress == nil {
-		o.Progress = noProgress{}
+		o.Progress = NoProgress{}
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -83,11 +83,12 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-type noProgress struct{}
+// NoProgress is a Progress that shows nothing.
+type NoProgress struct{}
 
-func (noProgress) Phase(string, int64) {}
-func (noProgress) Add(int64)           {}
-func (noProgress) AddTotal(int64)      {}
+func (NoProgress) Phase(string, int64) {}
+func (NoProgress) Add(int64)           {}
+func (NoProgress) AddTotal(int64)      {}
 
 // Index indexes the repository at path into the curated store db (opened
 // for writing): its tree, then its history, then the edges derived from
