@@ -96,37 +96,50 @@ func Enrich(ctx context.Context, dir, repoPath string, opts EnrichOptions) (*Enr
 	}
 	sum.Files = len(files)
 
-	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra enrich"})
+	// The raw store is held while files are described (every call and
+	// output is written as it comes), then let go for promote.
+	err = kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra enrich", Wait: kb.BatchWait},
+		func(w kb.Writer) error { return enrichFiles(ctx, w, files, repo, path, opts, sum) })
 	if err != nil {
-		return nil, err
+		return sum, err
 	}
-	defer raw.Close()
-	conn, err := raw.DB.Conn(ctx)
-	if err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		return sum, ctx.Err()
 	}
-	defer conn.Close()
+	if opts.Promote {
+		if sum.Promoted, err = promote(ctx, dir, repo.ID, opts.Model.Model); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// enrichFiles describes the files that have no valid description by the
+// model yet, recording each output and call through w.
+func enrichFiles(ctx context.Context, w kb.Writer, files []enrichFile, repo *kb.Repo, path string, opts EnrichOptions, sum *EnrichSummary) error {
+	conn := w.Conn
 	var mu sync.Mutex // one transaction at a time on the connection
-	w := kb.Writer{Conn: conn}
 	done := map[string]bool{}
 	rows, err := conn.QueryContext(ctx, `SELECT DISTINCT file_path || '@' || content_hash FROM enrichment_outputs
 		WHERE valid AND model = ?`, opts.Model.Model)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for rows.Next() {
 		var k string
 		if err := rows.Scan(&k); err != nil {
 			rows.Close()
-			return nil, err
+			return err
 		}
 		done[k] = true
 	}
-	rows.Close()
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
 
 	inner, err := opts.NewClient(opts.Model)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	client := llm.NewLogged(inner, opts.Model, func(ctx context.Context, calls []kb.LLMCall) error {
 		mu.Lock()
@@ -187,20 +200,7 @@ func Enrich(ctx context.Context, dir, repoPath string, opts EnrichOptions) (*Enr
 	if cerr := client.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return sum, err
-	}
-	if ctx.Err() != nil {
-		return sum, ctx.Err()
-	}
-	if opts.Promote {
-		conn.Close()
-		raw.Close() // promote attaches both stores
-		if sum.Promoted, err = promote(ctx, dir, repo.ID, opts.Model.Model); err != nil {
-			return sum, err
-		}
-	}
-	return sum, nil
+	return err
 }
 
 // enrichTargets reads the repository and its files from the knowledge base.
