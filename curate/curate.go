@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/config"
@@ -44,6 +45,9 @@ type Options struct {
 	TrainingPlan []byte
 	Jobs         int
 	Log          *slog.Logger
+	// Wait is how long to wait for another run building the same dataset
+	// name; 0 gives a *kb.BusyError at once.
+	Wait time.Duration
 }
 
 // Summary is what a run produced.
@@ -94,6 +98,12 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
+	// One run per dataset name at a time, for the whole run.
+	lock, err := kb.LockInput(ctx, dir, "curate-data", opts.Name, "cra curate-data --name "+opts.Name, opts.Wait)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release() //nolint:errcheck // dropped at exit anyway
 	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra curate-data"})
 	if err != nil {
 		return nil, err

@@ -49,3 +49,26 @@ func TestBatchCommandsSkipOrWaitForABusyRepository(t *testing.T) {
 		})
 	}
 }
+
+// curate-data locks the dataset name for its whole run: a second run on
+// the same name exits 1 naming the holder, or waits for it with --wait.
+func TestCurateDataLocksTheDatasetName(t *testing.T) {
+	home := newHome(t)
+	r := historyRepo(t)
+	mustRun(t, home, "bootstrap", r.Dir)
+	held, err := kb.LockInput(context.Background(), home, "curate-data", "rel", "cra curate-data --name rel (the other run)", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := cra(t, home, "", "curate-data", "--name", "rel")
+	if res.code != exitFailures || !strings.Contains(res.stderr, fmt.Sprintf("pid %d, cra curate-data --name rel (the other run)", os.Getpid())) {
+		t.Errorf("held: exit %d, stderr %q; want exit 1 naming the holder", res.code, res.stderr)
+	}
+	if res := cra(t, home, "", "curate-data", "--name", "other"); res.code != exitOK {
+		t.Errorf("another name: exit %d (%s); want 0", res.code, res.stderr)
+	}
+	time.AfterFunc(300*time.Millisecond, func() { held.Release() })
+	if res := cra(t, home, "", "curate-data", "--name", "rel", "--wait", "1m"); res.code != exitOK {
+		t.Errorf("--wait: exit %d (%s); want 0 once the other run let go", res.code, res.stderr)
+	}
+}

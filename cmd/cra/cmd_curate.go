@@ -38,6 +38,7 @@ func (a *app) curateCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "put these repositories in the validation split whole"},
 			&cli.StringFlag{Name: "name", Value: "synthetic", Usage: "the dataset's name (a re-run replaces it)"},
 			&cli.StringFlag{Name: "training-plan", Usage: "a training plan (JSON) the dataset follows; recorded with it"},
+			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for another run building the same dataset name; by default exit 1 at once, naming it"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
@@ -55,7 +56,7 @@ func (a *app) curateCommand() *cli.Command {
 				return err
 			}
 			opts := curate.Options{
-				Name: cmd.String("name"), Curate: cfg.Curate, Budget: budget, Log: a.log,
+				Name: cmd.String("name"), Curate: cfg.Curate, Budget: budget, Log: a.log, Wait: cmd.Duration("wait"),
 				Stages: splitList(cmd.String("stages")),
 			}
 			for _, r := range splitAll(cmd.StringSlice("repos")) {
