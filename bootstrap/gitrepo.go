@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/cra-dev/cra/ingest/history"
 )
 
 // objectCacheSize bounds the inflated objects shared by a repository's
@@ -56,7 +58,7 @@ func openClone(path string) (*clone, error) {
 	fs, shared := st.Filesystem(), cache.NewObjectLRU(objectCacheSize)
 	c := &clone{path: path, repo: repo}
 	c.worker = func() (*git.Repository, func()) {
-		s := filesystem.NewStorageWithOptions(fs, shared, filesystem.Options{KeepDescriptors: true})
+		s := history.NewStorage(fs, shared)
 		r, err := git.Open(s, nil)
 		if err != nil { // only fails on a storage without config, which st had
 			panic(err)

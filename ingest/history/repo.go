@@ -44,9 +44,7 @@ func openSource(path string) (*source, error) {
 	src := &source{
 		path: path,
 		newStorage: func() *filesystem.Storage {
-			// KeepDescriptors keeps packfiles open between reads; without it
-			// go-git reopens and re-parses the pack for every object.
-			return filesystem.NewStorageWithOptions(fs, shared, filesystem.Options{KeepDescriptors: true})
+			return NewStorage(fs, shared)
 		},
 		shallow: make(map[plumbing.Hash]bool, len(shallow)),
 	}

@@ -2,6 +2,9 @@ package history
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -73,12 +76,35 @@ func (s *statter) content(slot int, sd side) (data []byte, binary bool, err erro
 	if obj.Size() > bigFileThreshold {
 		return nil, true, nil
 	}
+	if obj.Size() > LazyObjectBytes {
+		// A large binary blob (a model file, an archive) is known from its
+		// first bytes, as git knows it: never inflate the rest.
+		if binary, err := sniffBinary(obj); err != nil || binary {
+			return nil, binary, err
+		}
+	}
 	data, err = readAll(obj, s.buf[slot])
 	if err != nil {
 		return nil, false, err
 	}
 	s.buf[slot] = data
 	return data, bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0, nil
+}
+
+// sniffBinary reads the first binarySniff bytes of obj and reports whether
+// git would call it binary (a NUL byte among them).
+func sniffBinary(obj plumbing.EncodedObject) (bool, error) {
+	r, err := obj.Reader()
+	if err != nil {
+		return false, fmt.Errorf("read %s %s: %w", obj.Type(), obj.Hash(), err)
+	}
+	defer r.Close()
+	head := make([]byte, binarySniff)
+	n, err := io.ReadFull(r, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false, fmt.Errorf("read %s %s: %w", obj.Type(), obj.Hash(), err)
+	}
+	return bytes.IndexByte(head[:n], 0) >= 0, nil
 }
 
 // blobID is the hex hash of one side of a change, "" when the path is absent.

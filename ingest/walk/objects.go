@@ -8,6 +8,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/cra-dev/cra/ingest/history"
 )
 
 // readerCache bounds the object cache of a walk's own storage; it mostly
@@ -28,8 +30,7 @@ type objectReader struct {
 func newObjectReader(repo *git.Repository) *objectReader {
 	r := &objectReader{repo: repo.Storer}
 	if st, ok := repo.Storer.(*filesystem.Storage); ok {
-		r.fast = filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRU(readerCache),
-			filesystem.Options{KeepDescriptors: true})
+		r.fast = history.NewStorage(st.Filesystem(), cache.NewObjectLRU(readerCache))
 	}
 	return r
 }

@@ -35,6 +35,13 @@ func New(t testing.TB) *Repo {
 	return r
 }
 
+// Open returns the existing work tree at dir (a clone, a Synthetic
+// repository) to add commits to, dated from a year after Epoch.
+func Open(t testing.TB, dir string) *Repo {
+	t.Helper()
+	return &Repo{t: t, Dir: dir, when: Epoch.Add(365 * 24 * time.Hour)}
+}
+
 // Git runs git in the repository and returns its trimmed stdout; a failure
 // fails the test.
 func (r *Repo) Git(args ...string) string {
