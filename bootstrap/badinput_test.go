@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/kb"
 )
 
 // One bad repository is recorded with its reason and skipped; the others
@@ -48,12 +49,12 @@ func TestBootstrapBadRepositories(t *testing.T) {
 	if sum.Failed != len(cases) {
 		t.Errorf("%d repositories failed, want %d", sum.Failed, len(cases))
 	}
-	if res := sum.Repos[0]; res.Status != StatusOK || res.Verified == 0 {
+	if res := sum.Repos[0]; res.Status != kb.StatusOK || res.Verified == 0 {
 		t.Errorf("the good repository: %s (%s), %d verified; want ok with ground truth", res.Status, res.Error, res.Verified)
 	}
 	for i, c := range cases {
 		res := sum.Repos[i+1]
-		if res.Status != StatusFailed || !strings.Contains(res.Error, c.reason) {
+		if res.Status != kb.StatusFailed || !strings.Contains(res.Error, c.reason) {
 			t.Errorf("%s: status %s, error %q; want failed with %q", c.name, res.Status, res.Error, c.reason)
 		}
 		rows := rawRows(t, home, "SELECT last_status, last_error FROM bootstrap_repos WHERE repo_path = ?", res.Repo)

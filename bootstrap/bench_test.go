@@ -13,6 +13,7 @@ import (
 
 	"github.com/cra-dev/cra/ingest"
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/kb"
 )
 
 // Benchmark figures for `make bench-bootstrap`:
@@ -91,7 +92,7 @@ func BenchmarkBootstrapNoChange(b *testing.B) {
 	mine(b, home, testOptions(), repo)
 	b.ResetTimer()
 	for range b.N {
-		if res := mine(b, home, testOptions(), repo).Repos[0]; res.Status != StatusUpToDate {
+		if res := mine(b, home, testOptions(), repo).Repos[0]; res.Status != kb.StatusUpToDate {
 			b.Fatalf("no-change run: %s", res.Status)
 		}
 	}

@@ -98,7 +98,7 @@ func TestBootstrapOutcomes(t *testing.T) {
 	r, c := project(t)
 	home := newHome(t)
 	sum := mine(t, home, testOptions(), r.Dir)
-	if res := sum.Repos[0]; res.Status != StatusOK || res.Seen != len(c) {
+	if res := sum.Repos[0]; res.Status != kb.StatusOK || res.Seen != len(c) {
 		t.Fatalf("repo: status %s (%s), seen %d; want ok and %d commits", res.Status, res.Error, res.Seen, len(c))
 	}
 	got := outcomes(t, home)

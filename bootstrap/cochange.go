@@ -8,7 +8,9 @@ import (
 // coHistory answers co-change questions that look only backwards in time:
 // how often did a file change together with another in commits committed
 // before a given instant. Merges and commits touching more than the
-// co-change limit are left out, as cra index leaves them out.
+// co-change limit are left out, as cra index leaves them out: the rule is
+// also written in SQL over the index (ingest/derive.go), and
+// TestCoChangeRuleAgreesBetweenIndexAndBootstrap holds the two together.
 type coHistory struct {
 	commits []coCommit
 	byPath  map[string][]int // indexes into commits, in time order

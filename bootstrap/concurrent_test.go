@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/kb"
 )
 
 // runChildren starts n bootstrap processes on one home and repository at
@@ -72,16 +73,16 @@ func TestTwoProcessesOnOneHomeWriteEachRowOnce(t *testing.T) {
 			statuses := map[string]int{}
 			for _, s := range sums {
 				statuses[s.Repos[0].Status]++
-				if s.Repos[0].Status == StatusBusy && (s.Busy != 1 || s.Repos[0].Error == "") {
+				if s.Repos[0].Status == kb.StatusBusy && (s.Busy != 1 || s.Repos[0].Error == "") {
 					t.Errorf("a busy repository is not reported: %+v", s.Repos[0])
 				}
 			}
-			if statuses[StatusOK] != 1 {
+			if statuses[kb.StatusOK] != 1 {
 				t.Errorf("statuses %v: want exactly one run to mine the repository", statuses)
 			}
-			other := StatusBusy
+			other := kb.StatusBusy
 			if tc.wait != "0s" {
-				other = StatusUpToDate
+				other = kb.StatusUpToDate
 			}
 			if statuses[other] != 1 {
 				t.Errorf("statuses %v: want the other run %s", statuses, other)
@@ -119,12 +120,12 @@ func TestStaleRunningRunIsMarkedInterrupted(t *testing.T) {
 	if err := cmd.Wait(); err == nil {
 		t.Fatal("the child finished before the kill: the test proved nothing")
 	}
-	if got := rawRows(t, home, "SELECT status FROM bootstrap_runs"); got[0] != StatusRunning {
+	if got := rawRows(t, home, "SELECT status FROM bootstrap_runs"); got[0] != kb.StatusRunning {
 		t.Fatalf("after the kill: runs %v, want one running", got)
 	}
 	mine(t, home, testOptions(), r.Dir)
 	got := rawRows(t, home, "SELECT status FROM bootstrap_runs ORDER BY id")
-	if len(got) != 2 || got[0] != StatusInterrupted || got[1] != StatusOK {
+	if len(got) != 2 || got[0] != kb.StatusInterrupted || got[1] != kb.StatusOK {
 		t.Errorf("runs %v; want [interrupted ok]", got)
 	}
 }
@@ -166,7 +167,7 @@ func TestInterruptedRunReportsWhatItSaved(t *testing.T) {
 	if commits == "0" || fmt.Sprint(res.Seen) != commits || fmt.Sprint(res.Verified) != tasks || fmt.Sprint(sum.Verified) != tasks {
 		t.Errorf("summary: seen %d, verified %d (total %d); stored %s commits, %s tasks", res.Seen, res.Verified, sum.Verified, commits, tasks)
 	}
-	if got := rawRows(t, home, "SELECT status FROM bootstrap_runs"); got[0] != StatusInterrupted {
+	if got := rawRows(t, home, "SELECT status FROM bootstrap_runs"); got[0] != kb.StatusInterrupted {
 		t.Errorf("run status %v, want interrupted", got)
 	}
 }

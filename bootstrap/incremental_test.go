@@ -42,7 +42,7 @@ func TestBootstrapIncrementalEqualsFullAndNoLeakage(t *testing.T) {
 		t.Errorf("second run walked %d commits, want the 5 new ones (first run: %d)", got, first.Repos[0].Seen)
 	}
 	third := mine(t, home, testOptions(), r.Dir)
-	if res := third.Repos[0]; res.Status != StatusUpToDate || res.Seen != 0 {
+	if res := third.Repos[0]; res.Status != kb.StatusUpToDate || res.Seen != 0 {
 		t.Errorf("no-change run: status %s, seen %d; want up_to_date and 0", res.Status, res.Seen)
 	}
 
@@ -72,10 +72,10 @@ func TestBootstrapMaxCommitsResumes(t *testing.T) {
 	runs := 0
 	for ; runs < 10; runs++ {
 		sum := mine(t, home, opts, r.Dir)
-		if sum.Repos[0].Status == StatusOK {
+		if sum.Repos[0].Status == kb.StatusOK {
 			break
 		}
-		if sum.Repos[0].Status != StatusPartial || sum.Repos[0].Seen != 3 {
+		if sum.Repos[0].Status != kb.StatusPartial || sum.Repos[0].Seen != 3 {
 			t.Fatalf("run %d: status %s, seen %d; want partial with 3", runs, sum.Repos[0].Status, sum.Repos[0].Seen)
 		}
 	}

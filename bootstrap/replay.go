@@ -72,9 +72,9 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		return res, err
 	}
 	if slices.Equal(prev, tips) && len(front) == 0 {
-		res.Status = StatusUpToDate
+		res.Status = kb.StatusUpToDate
 		return res, r.withStore(ctx, func(s *rawStore) error {
-			return s.setRepo(ctx, path, r.runID, tips, StatusUpToDate, "")
+			return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")
 		})
 	}
 
@@ -139,12 +139,12 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	if err != nil {
 		return res, err
 	}
-	res.Status = StatusOK
+	res.Status = kb.StatusOK
 	var mark []string
 	if complete {
 		mark = tips
 	} else {
-		res.Status = StatusPartial
+		res.Status = kb.StatusPartial
 	}
 	return res, r.withStore(ctx, func(s *rawStore) error {
 		return s.setRepo(ctx, path, r.runID, mark, res.Status, "")

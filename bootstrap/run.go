@@ -16,17 +16,6 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
-// Repository statuses.
-const (
-	StatusOK          = "ok"          // every new commit processed; the watermark moved
-	StatusUpToDate    = "up_to_date"  // no ref moved since the last run
-	StatusPartial     = "partial"     // --max-commits reached: the rest next run
-	StatusFailed      = "failed"      // the repository could not be mined; the batch went on
-	StatusInterrupted = "interrupted" // SIGINT/SIGTERM: what was written stays, a re-run finishes
-	StatusBusy        = "busy"        // another run holds the repository: skipped
-	StatusRunning     = "running"     // a run row whose process has not finished (or was killed)
-)
-
 // Options configure a bootstrap run.
 type Options struct {
 	Jobs             int           // workers per repository and repositories at once; <= 0 means all cores
@@ -85,10 +74,10 @@ func (o Options) withDefaults() Options {
 		o.Jobs = runtime.NumCPU()
 	}
 	if o.MaxFileBytes <= 0 {
-		o.MaxFileBytes = config.Default().Index.MaxFileBytes
+		o.MaxFileBytes = config.DefaultMaxFileBytes
 	}
 	if o.CoChangeMaxFiles <= 0 {
-		o.CoChangeMaxFiles = config.Default().Index.CoChangeMaxFiles
+		o.CoChangeMaxFiles = config.DefaultCoChangeMaxFiles
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -207,11 +196,11 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	}
 	for _, res := range sum.Repos {
 		switch res.Status {
-		case StatusInterrupted:
+		case kb.StatusInterrupted:
 			sum.Interrupted = true
-		case StatusFailed:
+		case kb.StatusFailed:
 			sum.Failed++
-		case StatusBusy:
+		case kb.StatusBusy:
 			sum.Busy++
 		}
 		for k, n := range res.Outcomes {
@@ -221,12 +210,12 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 		sum.Verified += res.Verified
 	}
 	sum.Steps = Funnel(sum.Total)
-	status := StatusOK
+	status := kb.StatusOK
 	switch {
 	case sum.Interrupted:
-		status = StatusInterrupted
+		status = kb.StatusInterrupted
 	case sum.Failed > 0 || sum.Busy > 0:
-		status = StatusPartial
+		status = kb.StatusPartial
 	}
 	bg := context.WithoutCancel(ctx)
 	if err := r.withStore(bg, func(s *rawStore) error { return s.finishRun(bg, r.runID, sum.Failed, status) }); err != nil {
@@ -251,7 +240,7 @@ func lockRepos(ctx context.Context, dir string, paths []string, opts Options, su
 		var busy *kb.BusyError
 		switch {
 		case errors.As(err, &busy):
-			sum.Repos[i] = &RepoResult{Repo: p, Status: StatusBusy, Error: busy.Error(), Outcomes: map[string]int{}}
+			sum.Repos[i] = &RepoResult{Repo: p, Status: kb.StatusBusy, Error: busy.Error(), Outcomes: map[string]int{}}
 			opts.Log.Warn("repository busy: skipped", "repo", p, "holder_pid", busy.PID, "holder", busy.Command)
 		case err != nil:
 			return locks, err
@@ -270,14 +259,14 @@ func (r *runner) mine(ctx context.Context, p string) (*RepoResult, error) {
 	res.Repo, res.Seconds = p, time.Since(start).Seconds()
 	switch {
 	case ctx.Err() != nil:
-		res.Status, res.Error = StatusInterrupted, "interrupted"
+		res.Status, res.Error = kb.StatusInterrupted, "interrupted"
 	case err != nil:
-		res.Status, res.Error = StatusFailed, err.Error()
+		res.Status, res.Error = kb.StatusFailed, err.Error()
 		r.opts.Log.Error("bootstrap failed", "repo", p, "error", err)
 	}
 	res.Steps = Funnel(res.Outcomes)
 	r.opts.Log.Info("bootstrap repository done", "repo", p, "status", res.Status, "seen", res.Seen, "verified", res.Verified)
-	if res.Status != StatusFailed && res.Status != StatusInterrupted {
+	if res.Status != kb.StatusFailed && res.Status != kb.StatusInterrupted {
 		return res, nil
 	}
 	bg := context.WithoutCancel(ctx)
@@ -319,7 +308,7 @@ func indexMissing(ctx context.Context, dir string, paths []string, opts Options)
 	})
 	if sum != nil {
 		for _, o := range sum.Repos {
-			indexed[o.Repo] = o.Status == "ok"
+			indexed[o.Repo] = o.Status == kb.StatusOK
 		}
 	}
 	return indexed, err

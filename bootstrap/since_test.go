@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/kb"
 )
 
 // Any sequence of --since and --max-commits runs, followed by a plain run,
@@ -52,7 +53,7 @@ func TestBootstrapSinceAndMaxCommitsLoseNothing(t *testing.T) {
 			}
 			mine(t, home, testOptions(), r.Dir)
 			sameRows(t, dump(t, home), want)
-			if res := mine(t, home, testOptions(), r.Dir).Repos[0]; res.Status != StatusUpToDate {
+			if res := mine(t, home, testOptions(), r.Dir).Repos[0]; res.Status != kb.StatusUpToDate {
 				t.Errorf("a further plain run: status %s, want up_to_date", res.Status)
 			}
 		})
@@ -68,7 +69,7 @@ func TestBootstrapMaxCommitsCountsOnlyMinedCommits(t *testing.T) {
 	opts.Since = gittest.Epoch.Add(6 * time.Minute)
 	opts.MaxCommits = 2
 	sum := mine(t, home, opts, r.Dir)
-	if res := sum.Repos[0]; res.Seen != 2 || res.Status != StatusPartial {
+	if res := sum.Repos[0]; res.Seen != 2 || res.Status != kb.StatusPartial {
 		t.Errorf("status %s, mined %d; want partial with 2 commits after --since", res.Status, res.Seen)
 	}
 }

@@ -40,14 +40,14 @@ func (s *rawStore) beginRun(ctx context.Context, repos int, options any) (int64,
 	}
 	var id int64
 	err = s.Conn.QueryRowContext(ctx, `INSERT INTO bootstrap_runs (started_at, repos, status, options)
-		VALUES (now(), ?, ?, ?) RETURNING id`, repos, StatusRunning, string(js)).Scan(&id)
+		VALUES (now(), ?, ?, ?) RETURNING id`, repos, kb.StatusRunning, string(js)).Scan(&id)
 	return id, err
 }
 
 // markStaleRuns marks the runs left "running" by a process that no longer
 // holds their lock (killed, or the machine went down) as interrupted.
 func (s *rawStore) markStaleRuns(ctx context.Context, dir string) error {
-	rows, err := s.Conn.QueryContext(ctx, `SELECT id FROM bootstrap_runs WHERE status = ?`, StatusRunning)
+	rows, err := s.Conn.QueryContext(ctx, `SELECT id FROM bootstrap_runs WHERE status = ?`, kb.StatusRunning)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (s *rawStore) markStaleRuns(ctx context.Context, dir string) error {
 		return err
 	}
 	for _, id := range stale {
-		if _, err := s.Conn.ExecContext(ctx, `UPDATE bootstrap_runs SET status = ? WHERE id = ?`, StatusInterrupted, id); err != nil {
+		if _, err := s.Conn.ExecContext(ctx, `UPDATE bootstrap_runs SET status = ? WHERE id = ?`, kb.StatusInterrupted, id); err != nil {
 			return err
 		}
 	}

@@ -8,14 +8,6 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
-// Repository statuses in a batch.
-const (
-	StatusOK          = "ok"
-	StatusFailed      = "failed"
-	StatusInterrupted = "interrupted"
-	StatusBusy        = "busy" // another run was indexing it: skipped
-)
-
 // Outcome is one repository's part of a batch.
 type Outcome struct {
 	*Result
@@ -54,7 +46,7 @@ func IndexRepos(ctx context.Context, dir string, paths []string, opts Options) (
 		var busy *kb.BusyError
 		if errors.As(err, &busy) {
 			sum.Busy++
-			sum.Repos = append(sum.Repos, Outcome{Result: &Result{Repo: p, SkipReasons: map[string]int{}}, Status: StatusBusy, Error: busy.Error()})
+			sum.Repos = append(sum.Repos, Outcome{Result: &Result{Repo: p, SkipReasons: map[string]int{}}, Status: kb.StatusBusy, Error: busy.Error()})
 			opts.Log.Warn("repository busy: skipped", "repo", p, "holder_pid", busy.PID, "holder", busy.Command)
 			continue
 		}
@@ -81,13 +73,13 @@ func indexOne(ctx context.Context, dir string, curated *kb.Store, p string, opts
 	if res == nil {
 		res = &Result{Repo: p, SkipReasons: map[string]int{}}
 	}
-	out := Outcome{Result: res, Status: StatusOK}
+	out := Outcome{Result: res, Status: kb.StatusOK}
 	switch {
 	case ctx.Err() != nil:
-		out.Status, out.Error = StatusInterrupted, "interrupted"
+		out.Status, out.Error = kb.StatusInterrupted, kb.StatusInterrupted
 		sum.Interrupted = true
 	case err != nil:
-		out.Status, out.Error = StatusFailed, err.Error()
+		out.Status, out.Error = kb.StatusFailed, err.Error()
 		sum.Failed++
 		opts.Log.Error("index failed", "repo", p, "error", err)
 	}

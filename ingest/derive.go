@@ -65,6 +65,8 @@ func (w *writer) replaceEdges(ctx context.Context, f *repoFacts, deps []resolve.
 // deriveHistory maps the per-path history onto the files of the indexed
 // tree. Merge commits and commits touching more than maxFiles paths do not
 // count toward co-change; last_commit_hash is the newest commit of a pair.
+// Bootstrap applies the same rule in Go, backwards in time
+// (bootstrap/cochange.go); a test holds the two together.
 func (w *writer) deriveHistory(ctx context.Context, maxFiles int) error {
 	steps := []struct {
 		query string

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -21,10 +22,11 @@ type Options struct {
 	Rev string
 	// Jobs is the number of parse workers; <= 0 means all cores.
 	Jobs int
-	// MaxFileBytes: larger files are skipped as too_large; <= 0 means 1 MiB.
+	// MaxFileBytes: larger files are skipped as too_large; <= 0 means
+	// config.DefaultMaxFileBytes.
 	MaxFileBytes int64
 	// CoChangeMaxFiles: commits touching more files do not count toward
-	// co-change; <= 0 means 30.
+	// co-change; <= 0 means config.DefaultCoChangeMaxFiles.
 	CoChangeMaxFiles int
 	// Progress receives phases and counts; nil for none.
 	Progress Progress
@@ -69,10 +71,10 @@ func (o Options) withDefaults() Options {
 		o.Jobs = runtime.NumCPU()
 	}
 	if o.MaxFileBytes <= 0 {
-		o.MaxFileBytes = 1 << 20
+		o.MaxFileBytes = config.DefaultMaxFileBytes
 	}
 	if o.CoChangeMaxFiles <= 0 {
-		o.CoChangeMaxFiles = 30
+		o.CoChangeMaxFiles = config.DefaultCoChangeMaxFiles
 	}
 	if o.Progress == nil {
 		o.Progress = NoProgress{}

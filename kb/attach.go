@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -33,7 +32,7 @@ func Attach(ctx context.Context, dir string, write bool, command string) (*Attac
 		}
 	}()
 	for _, k := range Kinds {
-		path := filepath.Join(dir, k.File())
+		path := k.Path(dir)
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, &NotInitializedError{Path: path}
 		}
@@ -65,7 +64,7 @@ func Attach(ctx context.Context, dir string, write bool, command string) (*Attac
 		return nil, err
 	}
 	for _, k := range Kinds {
-		path := filepath.Join(dir, k.File())
+		path := k.Path(dir)
 		mode := " (READ_ONLY)"
 		if write {
 			mode = ""

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -57,7 +56,7 @@ func ReadStatus(ctx context.Context, dir string) (*Status, error) {
 	defer a.Close()
 	st := &Status{}
 	for _, k := range Kinds {
-		path := filepath.Join(dir, k.File())
+		path := k.Path(dir)
 		ss := StoreStatus{Kind: k, Path: path, Bytes: fileSize(path) + fileSize(path+".wal")}
 		if ss.Version, err = schemaVersion(ctx, a.Conn, string(k)); err != nil {
 			return nil, err

@@ -27,6 +27,9 @@ var Kinds = []Kind{Curated, Raw}
 // File is the store's file name inside the home.
 func (k Kind) File() string { return string(k) + ".duckdb" }
 
+// Path is the store's file in home dir.
+func (k Kind) Path(dir string) string { return filepath.Join(dir, k.File()) }
+
 // Store is one open store. A writable Store holds the write lock until Close:
 // writers should open, write in bounded transactions and close, not sit on it.
 type Store struct {
@@ -70,7 +73,7 @@ func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, err
 	if opts.Wait > 0 {
 		return openWaiting(ctx, dir, kind, opts)
 	}
-	path := filepath.Join(dir, kind.File())
+	path := kind.Path(dir)
 	s := &Store{Kind: kind, Path: path}
 	if !opts.Write {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/bootstrap"
+	"github.com/cra-dev/cra/kb"
 )
 
 // bootstrapOptions is `cra bootstrap` parsed.
@@ -111,7 +112,7 @@ func (a *app) printBootstrapSummary(sum *bootstrap.Summary) error {
 	fmt.Fprintln(tw, "REPO\tSTATUS\tSEEN\tPASSED FILTER\tBUILT\tVERIFIED\tSECONDS")
 	for _, r := range sum.Repos {
 		status := r.Status
-		if r.Error != "" && r.Status != bootstrap.StatusInterrupted {
+		if r.Error != "" && r.Status != kb.StatusInterrupted {
 			status += ": " + r.Error
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.1f\n", r.Repo, status, r.Seen,

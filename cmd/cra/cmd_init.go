@@ -64,11 +64,11 @@ func (a *app) runInit(ctx context.Context, command string, choice config.ModelCh
 	if a.json {
 		return a.writeJSON(map[string]any{
 			"home": h.Dir, "config": h.ConfigPath(), "config_action": action,
-			"curated": h.CuratedPath(), "raw": h.RawPath(),
+			"curated": kb.Curated.Path(h.Dir), "raw": kb.Raw.Path(h.Dir),
 			"schema_versions": map[string]int{"curated": kb.LatestVersion(kb.Curated), "raw": kb.LatestVersion(kb.Raw)},
 		})
 	}
 	fmt.Fprintf(a.stdout, "home     %s\nconfig   %s (%s)\ncurated  %s (schema v%d)\nraw      %s (schema v%d)\n",
-		h.Dir, h.ConfigPath(), action, h.CuratedPath(), kb.LatestVersion(kb.Curated), h.RawPath(), kb.LatestVersion(kb.Raw))
+		h.Dir, h.ConfigPath(), action, kb.Curated.Path(h.Dir), kb.LatestVersion(kb.Curated), kb.Raw.Path(h.Dir), kb.LatestVersion(kb.Raw))
 	return nil
 }

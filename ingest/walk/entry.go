@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/internal/config"
 )
 
 // Skip reasons, stored as-is in the curated store.
@@ -21,9 +22,6 @@ const (
 	SkipSubmodule      = "submodule"
 	SkipUnreadable     = "unreadable"
 )
-
-// DefaultMaxFileBytes is the size limit used when Options.MaxFileBytes <= 0.
-const DefaultMaxFileBytes = 1 << 20
 
 // Entry is one path the walk decided about: a file to index (Skip == "")
 // or a file or directory skipped for a recorded reason.
@@ -50,13 +48,13 @@ type Entry struct {
 // Options tune a walk.
 type Options struct {
 	// MaxFileBytes: files larger are skipped as too_large without being
-	// read; <= 0 means DefaultMaxFileBytes.
+	// read; <= 0 means config.DefaultMaxFileBytes.
 	MaxFileBytes int64
 }
 
 func (o Options) maxFileBytes() int64 {
 	if o.MaxFileBytes <= 0 {
-		return DefaultMaxFileBytes
+		return config.DefaultMaxFileBytes
 	}
 	return o.MaxFileBytes
 }

@@ -103,6 +103,13 @@ type Teacher struct {
 	MaxRetries     int    `toml:"max_retries" doc:"Retries on 429, 5xx and connection errors."`
 }
 
+// The [index] limits' defaults, the one home of both numbers: index,
+// bootstrap and the walk fall back to them when no configuration is given.
+const (
+	DefaultMaxFileBytes     = 1 << 20 // larger files are skipped as too_large
+	DefaultCoChangeMaxFiles = 30      // commits touching more files do not count toward co-change
+)
+
 // Default returns the configuration used for every key config.toml leaves out.
 func Default() Config {
 	return Config{
@@ -119,7 +126,7 @@ func Default() Config {
 			Overrides:      map[string]string{},
 		},
 		Budget:  Budget{ReservedTokens: 8192, SafetyMargin: 0.1},
-		Index:   Index{MaxFileBytes: 1 << 20, CoChangeMaxFiles: 30},
+		Index:   Index{MaxFileBytes: DefaultMaxFileBytes, CoChangeMaxFiles: DefaultCoChangeMaxFiles},
 		Testing: Testing{TimeoutSeconds: 600},
 		Orchestrator: Orchestrator{
 			MaxParts: 10, MaxStepsPerPart: 15, MaxAdjustmentRounds: 3,

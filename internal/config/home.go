@@ -29,8 +29,6 @@ func ResolveHome(flag string) (Home, error) {
 }
 
 func (h Home) ConfigPath() string  { return filepath.Join(h.Dir, "config.toml") }
-func (h Home) CuratedPath() string { return filepath.Join(h.Dir, "curated.duckdb") }
-func (h Home) RawPath() string     { return filepath.Join(h.Dir, "raw.duckdb") }
 func (h Home) SessionsDir() string { return filepath.Join(h.Dir, "sessions") }
 func (h Home) ExportsDir() string  { return filepath.Join(h.Dir, "exports") }
 
