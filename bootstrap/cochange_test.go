@@ -88,7 +88,6 @@ func TestCoChangeRuleAgreesBetweenIndexAndBootstrap(t *testing.T) {
 	}
 }
 
-
 func mustConn(t *testing.T, s *kb.Store) *sql.Conn {
 	t.Helper()
 	c, err := s.DB.Conn(context.Background())
