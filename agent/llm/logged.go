@@ -37,6 +37,10 @@ type Logged struct {
 	mu     sync.Mutex
 	err    error
 	once   sync.Once
+	// qmu guards closed and sending on queue: Close closes the queue
+	// only when no Complete is sending on it.
+	qmu    sync.RWMutex
+	closed bool
 }
 
 // NewLogged wraps inner (built from cfg) so that its calls are logged.
@@ -53,6 +57,12 @@ func NewLogged(inner Client, cfg ModelConfig, log CallLog) *Logged {
 func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 	if err := ctx.Err(); err != nil {
 		return Response{}, err // never sent: nothing to log
+	}
+	l.qmu.RLock()
+	closed := l.closed
+	l.qmu.RUnlock()
+	if closed {
+		return Response{}, ErrClosed
 	}
 	start := time.Now()
 	resp, err := l.inner.Complete(ctx, req)
@@ -78,8 +88,21 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 			row.Latency = resp.Latency
 		}
 	}
-	l.queue <- row
+	if !l.enqueue(row) {
+		return resp, errors.Join(err, ErrClosed) // closed during the call: it could not be logged
+	}
 	return resp, err
+}
+
+// enqueue queues row for the writer unless the client is closed.
+func (l *Logged) enqueue(row kb.LLMCall) bool {
+	l.qmu.RLock()
+	defer l.qmu.RUnlock()
+	if l.closed {
+		return false
+	}
+	l.queue <- row
+	return true
 }
 
 func (l *Logged) mask(s string) string {
@@ -128,7 +151,10 @@ func (l *Logged) writer() {
 func (l *Logged) Close() error {
 	var closeErr error
 	l.once.Do(func() {
+		l.qmu.Lock()
+		l.closed = true
 		close(l.queue)
+		l.qmu.Unlock()
 		<-l.done
 		closeErr = l.inner.Close()
 	})

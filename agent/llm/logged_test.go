@@ -148,3 +148,28 @@ func TestLoggedClientKeepsTheKeyOut(t *testing.T) {
 		t.Errorf("a log line holds the API key:\n%s", logs.String())
 	}
 }
+
+// Complete after Close returns ErrClosed, without a call or a panic; a call
+// whose context is already cancelled is neither sent nor logged.
+func TestLoggedClientAfterCloseAndCancel(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	home, log := callStore(t)
+	inner, _ := newClient(t, config("ollama", srv))
+	c := llm.NewLogged(inner, config("ollama", srv), log)
+	req := llm.Request{System: "sys", Prompt: "p", TaskID: "t1", CallType: "scope", StageName: "scope"}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Complete(cancelled, req); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Complete(context.Background(), req); !errors.Is(err, llm.ErrClosed) {
+		t.Errorf("after Close: %v, want ErrClosed", err)
+	}
+	if srv.Calls() != 0 || len(calls(t, home)) != 0 {
+		t.Errorf("%d calls sent, %d logged; want none", srv.Calls(), len(calls(t, home)))
+	}
+}
