@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -75,7 +76,9 @@ func ReadStatus(ctx context.Context, dir string) (*Status, error) {
 			}
 			tables = append(tables, t)
 		}
-		rows.Close()
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, err
+		}
 		for _, t := range tables {
 			var n int64
 			if err := a.Conn.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM %s.main.%q", k, t)).Scan(&n); err != nil {
@@ -100,7 +103,9 @@ func ReadStatus(ctx context.Context, dir string) (*Status, error) {
 			lr.Last = last
 			st.LastRuns = append(st.LastRuns, lr)
 		}
-		rows.Close()
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, fmt.Errorf("last %s runs: %w", rk.kind, err)
+		}
 	}
 	return st, nil
 }
