@@ -4,17 +4,34 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 func TestTemplateLoadsBackAsDefaults(t *testing.T) {
-	cfg, err := Parse("config.toml", Template(Default()))
-	if err != nil {
+	text := Template(Default())
+	if _, err := Parse("config.toml", text); err != nil {
 		t.Fatalf("the template init writes does not load: %v", err)
 	}
+	// The template writes every default, active or commented out. With the
+	// comments taken off, it alone — decoded onto zero values, not onto the
+	// defaults Parse starts from — must give Default(): a key missing from
+	// the template, or written with another value, fails here.
+	all := regexp.MustCompile(`(?m)^# ([a-z_]+ = )`).ReplaceAllString(text, "$1")
+	var cfg Config
+	if _, err := toml.Decode(all, &cfg); err != nil {
+		t.Fatalf("the template with every default active does not load: %v", err)
+	}
+	// [models.overrides] has no default, only a commented example.
+	if len(cfg.Models.Overrides) != 1 {
+		t.Errorf("the [models.overrides] example is gone: %v", cfg.Models.Overrides)
+	}
+	cfg.Models.Overrides = map[string]string{}
 	if !reflect.DeepEqual(cfg, Default()) {
-		t.Fatalf("template round trip changed the config:\n got %+v\nwant %+v", cfg, Default())
+		t.Fatalf("the template does not write every default:\n got %+v\nwant %+v", cfg, Default())
 	}
 }
 
