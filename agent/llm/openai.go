@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -27,14 +28,22 @@ func newOpenAI(c *client, key string) *openAI {
 
 func (p *openAI) send(ctx context.Context, req Request) (Response, error) {
 	c := p.c
-	in := openai.ChatCompletionRequest{Model: c.cfg.Model, MaxTokens: c.maxTokens(req)}
+	in := openai.ChatCompletionRequest{Model: c.cfg.Model}
+	x := &exchange{extra: map[string]any{"temperature": c.temperature(req)}}
+	if ReasoningModel(c.cfg.Model) {
+		// Reasoning models refuse max_tokens (go-openai deprecates it for
+		// them) and any temperature but their own.
+		in.MaxCompletionTokens = c.maxTokens(req)
+		x.extra = nil
+	} else {
+		in.MaxTokens = c.maxTokens(req)
+	}
 	for _, m := range messages(req) {
 		in.Messages = append(in.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
 	if req.JSON {
 		in.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
-	x := &exchange{extra: map[string]any{"temperature": c.temperature(req)}}
 	out, err := p.api.CreateChatCompletion(withExchange(ctx, x), in)
 	if err != nil {
 		return Response{}, p.classify(err, x)
@@ -90,3 +99,10 @@ func modelMissing(detail string) bool {
 	d := strings.ToLower(detail)
 	return strings.Contains(d, "model") && (strings.Contains(d, "does not exist") || strings.Contains(d, "not found"))
 }
+
+// reasoningModel matches OpenAI's reasoning model families (o1, o3, o4-mini,
+// gpt-5 …), which take max_completion_tokens and no temperature.
+var reasoningModel = regexp.MustCompile(`^(o[1-9]|gpt-5)([-.:_]|$)`)
+
+// ReasoningModel reports whether model is an OpenAI-style reasoning model.
+func ReasoningModel(model string) bool { return reasoningModel.MatchString(model) }

@@ -1,6 +1,8 @@
 package llm_test
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -136,5 +138,42 @@ func assertNoKey(t *testing.T, err error) {
 		if strings.Contains(s, testKey) {
 			t.Fatalf("the API key leaks into an error: %s", s)
 		}
+	}
+}
+
+// OpenAI reasoning models (o1, o3, gpt-5 …) as teachers get
+// max_completion_tokens and no temperature; other models keep max_tokens and
+// the configured temperature.
+func TestReasoningModelsGetMaxCompletionTokensAndNoTemperature(t *testing.T) {
+	t.Setenv(testKeyEnv, testKey)
+	for _, tc := range []struct {
+		model     string
+		reasoning bool
+	}{{"o3-mini", true}, {"o1", true}, {"gpt-5", true}, {"gpt-5.1-codex", true}, {"gpt-4o", false}, {"qwen3:1.7b", false}, {"oss-20b", false}} {
+		t.Run(tc.model, func(t *testing.T) {
+			if got := llm.ReasoningModel(tc.model); got != tc.reasoning {
+				t.Fatalf("ReasoningModel(%q) = %v", tc.model, got)
+			}
+			srv := fakellm.New(t, fakellm.Reply{Text: "ok"})
+			cfg := config(llm.ProviderRemoteAPI, srv)
+			cfg.Model = tc.model
+			c, _ := newClient(t, cfg)
+			if _, err := c.Complete(context.Background(), llm.Request{Prompt: "p"}); err != nil {
+				t.Fatal(err)
+			}
+			body := map[string]any{}
+			if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			_, hasTemp := body["temperature"]
+			_, hasMax := body["max_tokens"]
+			_, hasCompletion := body["max_completion_tokens"]
+			if tc.reasoning && (hasTemp || hasMax || !hasCompletion) {
+				t.Errorf("reasoning model sent %s: want max_completion_tokens only", srv.Requests()[0].Body)
+			}
+			if !tc.reasoning && (!hasTemp || !hasMax || hasCompletion) {
+				t.Errorf("model sent %s: want max_tokens and temperature", srv.Requests()[0].Body)
+			}
+		})
 	}
 }
