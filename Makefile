@@ -4,6 +4,8 @@ BIN      ?= bin/cra
 REPO     ?= $(CURDIR)
 BENCH    ?= .
 COUNT    ?= 6
+# staticcheck, pinned; `go run` fetches it through the module proxy the first time.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
@@ -19,6 +21,7 @@ lint:
 	@files=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$files" ]; then echo "gofmt would change:"; echo "$$files"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 
 # Benchmarks print figures and ratios against a baseline measured in the same

@@ -83,8 +83,7 @@ func (m *minHasher) nearDuplicates(sigs [][]uint64, threshold float64) []bool {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]

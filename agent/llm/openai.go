@@ -36,6 +36,7 @@ func (p *openAI) send(ctx context.Context, req Request) (Response, error) {
 		in.MaxCompletionTokens = c.maxTokens(req)
 		x.extra = nil
 	} else {
+		//lint:ignore SA1019 vLLM, llama-server and older OpenAI-compatible servers read max_tokens only
 		in.MaxTokens = c.maxTokens(req)
 	}
 	for _, m := range messages(req) {

@@ -71,15 +71,13 @@ func (a *app) datasetsCommand() *cli.Command {
 					if err := tw.Flush(); err != nil {
 						return err
 					}
-					for _, st := range sortedStages(d.Dropped) { // the same counts on every stage: show them once
-						if len(d.Dropped[st]) == 0 {
-							break
-						}
+					// The same counts are stored on every stage: show the first stage's.
+					if stages := sortedStages(d.Dropped); len(stages) > 0 && len(d.Dropped[stages[0]]) > 0 {
+						dropped := d.Dropped[stages[0]]
 						fmt.Fprintln(a.stdout, "\ndropped:")
-						for _, r := range sortedStages(d.Dropped[st]) {
-							fmt.Fprintf(a.stdout, "  %s %d\n", r, d.Dropped[st][r])
+						for _, r := range sortedStages(dropped) {
+							fmt.Fprintf(a.stdout, "  %s %d\n", r, dropped[r])
 						}
-						break
 					}
 					fmt.Fprintf(a.stdout, "\ncriteria: %s\n", d.Criteria)
 					return nil
