@@ -1,5 +1,5 @@
-// Package analysis owns `cra train-plan`: it correlates logged runs and
-// synthetic ground truth with failures per pipeline stage, decides which
-// stage to train, and writes the training plan artifact and its report.
-// It reads the raw store through kb and never writes datasets.
+// Package analysis will own `cra train-plan`: correlating logged runs and
+// eval scores with failures per pipeline stage, deciding which stage to
+// train, and writing the training plan artifact and its report. It holds no
+// code yet. It will read the raw store through kb and never write datasets.
 package analysis

@@ -2,6 +2,8 @@
 // revision), extracting symbols, docstrings, comments, imports, references and
 // the CGRAG code-index facts per language with tree-sitter, resolving imports
 // to files, reading git history with go-git, and writing the results to the
-// curated store incrementally. It never talks to a model except through
-// agent/llm (enrichment) and never writes the raw store's run logs directly.
+// curated store incrementally; and `cra enrich`, the per-file descriptions
+// by the reasoning model. It talks to models only through agent/llm's logged
+// client, and writes the raw store only through kb (an index run's row,
+// enrichment outputs and their calls).
 package ingest

@@ -1,6 +1,13 @@
-// Package kb owns cra's two DuckDB stores: opening them, the one-writer lock,
-// the embedded versioned migrations, attaching both for SQL, the curated read
-// API (KnowledgeBase) and the raw run-log writer and reader (LogAnalysis).
+// Package kb owns cra's two DuckDB stores: opening them, the one-writer lock
+// and the notes that name who holds a store (writers and readers), the
+// per-input locks of batches (a repository, a dataset name) and run liveness,
+// the embedded versioned migrations, attaching both for SQL, the writer
+// helpers every load goes through (bounded transactions, Appenders, the
+// anti-join on deterministic ids), the stored types of synthetic ground
+// truth, the curated read API (KnowledgeBase), and the raw run-log writers
+// and readers that exist so far (index runs, model calls, training examples,
+// status). A read API over the run logs for analysis (LogAnalysis) comes
+// with `cra train-plan`.
 //
 // curated.duckdb is the code knowledge base: derived, and rebuildable by
 // `cra index`. raw.duckdb is everything that happened: append-only, never

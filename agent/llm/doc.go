@@ -1,19 +1,26 @@
-// Package llm is the transport of cra's model layer: one Client per
-// configured model, speaking to Ollama (native /api/chat), to
-// OpenAI-compatible servers such as vLLM and llama-server (openai_compat,
-// where the model name selects a LoRA adapter per request) and to remote
-// teacher APIs (remote_api), the last two through go-openai.
+// Package llm is cra's model layer: every model call cra makes goes through
+// it.
 //
-// It owns, in one place for all providers: request shaping per wire format,
-// the per-attempt timeout, retries with exponential backoff and full jitter
-// on 429, 5xx and connection errors (honouring Retry-After), context
-// cancellation, a per-client concurrency limit, typed errors (*Error and the
-// Err* kinds) with messages that say what to do, and keeping the API key out
-// of every error and response.
+// It owns:
+//   - the transport: one Client per configured model, speaking to Ollama
+//     (native /api/chat), to OpenAI-compatible servers such as vLLM and
+//     llama-server (openai_compat, where the model name selects a LoRA adapter
+//     per request) and to remote teacher APIs (remote_api), the last two
+//     through go-openai; request shaping per wire format (OpenAI reasoning
+//     models get max_completion_tokens and no temperature), the per-attempt
+//     timeout, retries with exponential backoff and full jitter on 429, 5xx
+//     and connection errors (honouring Retry-After), context cancellation, a
+//     per-client concurrency limit, and typed errors (*Error and the Err*
+//     kinds) with messages that say what to do;
+//   - routing (router.go): which model serves a role (coding, reasoning) or a
+//     stage override from [models];
+//   - the prompt budget (budget.go): what fits in the context window;
+//   - the logged client (logged.go): every call, failed ones included, a row
+//     of raw.retrieval_llm_calls, written in batches through a CallLog the
+//     caller supplies (it never opens a store itself).
 //
-// It must not: load config files, choose a model for a role or stage (the
-// router does), log calls or write to any store (the logged client wraps a
-// Client for that), enforce prompt budgets, or hold prompt text (that is
-// agent/prompt's). It writes no log lines itself. The API key is read from
-// the environment once, in New, and is never stored outside the client.
+// It must not: load config files (callers pass config.Config sections), hold
+// prompt text or parse answers (agent/prompt does), or let an API key reach
+// an error, a response, a log line or a stored row. The key is read from the
+// environment once, in New, and never stored outside the client.
 package llm

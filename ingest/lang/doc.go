@@ -6,8 +6,9 @@
 // extractors; LanguageOf also names languages that have none.
 //
 // It does no I/O, never touches a store and never resolves anything across
-// files: import resolution, caller→callee edges and called_by belong to the
-// ingest package, which sees the whole repository.
+// files: import resolution and caller→callee edges belong to ingest/resolve,
+// and called_by to the indexer (package ingest), which see the whole
+// repository.
 //
 // Concurrency: an Extractor owns a tree-sitter parser (C memory), its compiled
 // patterns and buffers it reuses from file to file; it is not safe for
