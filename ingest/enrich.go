@@ -222,25 +222,32 @@ func enrichTargets(ctx context.Context, dir, path string) (*kb.Repo, []enrichFil
 	if err != nil {
 		return nil, nil, err
 	}
-	var out []enrichFile
-	for _, f := range files {
-		if f.Language == "" {
-			continue
-		}
-		ef := enrichFile{File: f}
-		rows, err := curated.DB.QueryContext(ctx, `SELECT name FROM symbols WHERE file_id = ? AND parent_symbol_id IS NULL
-			ORDER BY start_line LIMIT 40`, f.ID)
-		if err != nil {
+	// The first 40 top-level symbols of every file, in one query.
+	rows, err := curated.DB.QueryContext(ctx, `SELECT file_id, name FROM symbols
+		WHERE file_id IN (SELECT id FROM files WHERE repo_id = ?) AND parent_symbol_id IS NULL
+		QUALIFY row_number() OVER (PARTITION BY file_id ORDER BY start_line, id) <= 40
+		ORDER BY file_id, start_line, id`, repo.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	symbols := map[int64][]string{}
+	for rows.Next() {
+		var id int64
+		var n string
+		if err := rows.Scan(&id, &n); err != nil {
+			rows.Close()
 			return nil, nil, err
 		}
-		for rows.Next() {
-			var n string
-			if err := rows.Scan(&n); err == nil {
-				ef.symbols = append(ef.symbols, n)
-			}
+		symbols[id] = append(symbols[id], n)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, nil, err
+	}
+	var out []enrichFile
+	for _, f := range files {
+		if f.Language != "" {
+			out = append(out, enrichFile{File: f, symbols: symbols[f.ID]})
 		}
-		rows.Close()
-		out = append(out, ef)
 	}
 	return repo, out, nil
 }
