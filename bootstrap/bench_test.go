@@ -1,18 +1,16 @@
 package bootstrap
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/cra-dev/cra/ingest"
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -69,13 +67,13 @@ func BenchmarkBootstrapFull(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		home := indexedHome(b, repo)
-		resetPeakRSS()
+		storetest.ResetPeakRSS()
 		opts := testOptions()
 		opts.Jobs = 0
 		b.StartTimer()
 		res = mine(b, home, opts, repo).Repos[0]
 		b.StopTimer()
-		peak = max(peak, peakRSS())
+		peak = max(peak, storetest.PeakRSS())
 		b.StartTimer()
 	}
 	per := b.Elapsed().Seconds() / float64(b.N)
@@ -96,26 +94,4 @@ func BenchmarkBootstrapNoChange(b *testing.B) {
 			b.Fatalf("no-change run: %s", res.Status)
 		}
 	}
-}
-
-// resetPeakRSS resets the kernel's high-water mark of this process's
-// resident memory (Linux; a no-op elsewhere).
-func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
-
-// peakRSS is the resident-memory high-water mark in bytes, Go heap and C
-// memory (DuckDB, tree-sitter) alike; 0 where /proc is missing.
-func peakRSS() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

@@ -59,6 +59,7 @@ func BenchmarkCurateSynthetic(b *testing.B) {
 	opts.Curate.PerRepoCap = 0
 	opts.Jobs = 0
 	var sum *Summary
+	storetest.ResetPeakRSS()
 	b.ResetTimer()
 	for range b.N {
 		var err error
@@ -66,6 +67,8 @@ func BenchmarkCurateSynthetic(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
+	b.ReportMetric(float64(storetest.PeakRSS())/(1<<20), "peak_MB")
 	kept := 0
 	for _, s := range sum.Examples {
 		kept += s[kb.SplitTrain] + s[kb.SplitValidation]

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -116,4 +117,25 @@ func KillAfter(t testing.TB, env []string, after time.Duration) bool {
 	}
 	t.Logf("the child finished before the kill after %v (%v)", after, cmd.ProcessState)
 	return false
+}
+
+// ResetPeakRSS resets the kernel's high-water mark of this process's
+// resident memory (Linux; a no-op elsewhere), so a benchmark measures its
+// own phase, not the set-up before it.
+func ResetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// PeakRSS is the resident-memory high-water mark in bytes, Go heap and C
+// memory (DuckDB, tree-sitter) alike; 0 where /proc is missing.
+func PeakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
