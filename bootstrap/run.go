@@ -96,15 +96,8 @@ func (o Options) withDefaults() Options {
 func (r *runner) withStore(ctx context.Context, fn func(*rawStore) error) error {
 	r.storeMu.Lock()
 	defer r.storeMu.Unlock()
-	return kb.WithWriter(ctx, r.dir, kb.Raw, kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait, Waiting: r.waiting},
-		func(w kb.Writer) error {
-			// DuckDB keeps written blocks cached up to its memory limit (80% of RAM
-			// by default); the batch only appends, so a small cache loses nothing.
-			if _, err := w.Conn.ExecContext(ctx, "SET memory_limit = '256MB'"); err != nil {
-				return err
-			}
-			return fn(&rawStore{w})
-		})
+	opts := kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait, Waiting: r.waiting, MemoryLimit: kb.BatchMemoryLimit}
+	return kb.WithWriter(ctx, r.dir, kb.Raw, opts, func(w kb.Writer) error { return fn(&rawStore{w}) })
 }
 
 func (r *runner) waiting(holder error) {

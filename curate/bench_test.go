@@ -60,6 +60,7 @@ func BenchmarkCurateSynthetic(b *testing.B) {
 	opts.Jobs = 0
 	var sum *Summary
 	storetest.ResetPeakRSS()
+	start := storetest.PeakRSS()
 	b.ResetTimer()
 	for range b.N {
 		var err error
@@ -69,6 +70,7 @@ func BenchmarkCurateSynthetic(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(storetest.PeakRSS())/(1<<20), "peak_MB")
+	b.ReportMetric(float64(start)/(1<<20), "start_MB")
 	kept := 0
 	for _, s := range sum.Examples {
 		kept += s[kb.SplitTrain] + s[kb.SplitValidation]

@@ -68,7 +68,7 @@ type record struct {
 	id                                         string
 	trim, promptTokens, completionTokens       int
 	hash                                       [32]byte
-	sig                                        []uint64
+	sig                                        []uint32
 	drop                                       string
 }
 
@@ -104,7 +104,7 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 		return nil, err
 	}
 	defer lock.Release() //nolint:errcheck // dropped at exit anyway
-	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra curate-data"})
+	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra curate-data", Wait: kb.BatchWait, MemoryLimit: kb.BatchMemoryLimit})
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +303,7 @@ func decide(recs []record, opts Options) {
 	mh := newMinHasher(opts.Curate.MinHashBands, opts.Curate.MinHashRows)
 	for _, stage := range opts.Stages {
 		var idx []int
-		var sigs [][]uint64
+		var sigs [][]uint32
 		for i := range recs {
 			if recs[i].drop == "" && recs[i].stage == stage {
 				idx = append(idx, i)

@@ -59,7 +59,15 @@ type Options struct {
 	// Waiting, when set, is called once if the writer has to wait, with
 	// what it waits for (a LockedError or an OtherProgramError).
 	Waiting func(holder error)
+	// MemoryLimit is DuckDB's memory_limit for this open (e.g.
+	// BatchMemoryLimit); "" keeps DuckDB's default, 80% of RAM.
+	MemoryLimit string
 }
+
+// BatchMemoryLimit bounds DuckDB's memory in batches that append: DuckDB
+// keeps written blocks cached up to its limit, and an append-only batch
+// loses nothing with a small cache.
+const BatchMemoryLimit = "128MB"
 
 // NotInitializedError says the home has no such store yet.
 type NotInitializedError struct{ Path string }
@@ -104,6 +112,11 @@ func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, err
 		return nil, err
 	}
 	db, err := openMigrated(ctx, path, kind)
+	if err == nil && opts.MemoryLimit != "" {
+		if _, err = db.ExecContext(ctx, "SET memory_limit = "+quoteLiteral(opts.MemoryLimit)); err != nil {
+			db.Close()
+		}
+	}
 	if err != nil {
 		lock.release()
 		return nil, err
