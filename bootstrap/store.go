@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -39,8 +40,8 @@ func (s *rawStore) beginRun(ctx context.Context, repos int, options any) (int64,
 		return 0, err
 	}
 	var id int64
-	err = s.Conn.QueryRowContext(ctx, `INSERT INTO bootstrap_runs (started_at, repos, status, options)
-		VALUES (now(), ?, ?, ?) RETURNING id`, repos, kb.StatusRunning, string(js)).Scan(&id)
+	err = s.Conn.QueryRowContext(ctx, `INSERT INTO bootstrap_runs (started_at, repos, status, options, cra_version)
+		VALUES (now(), ?, ?, ?, ?) RETURNING id`, repos, kb.StatusRunning, string(js), version.String()).Scan(&id)
 	return id, err
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,6 +54,7 @@ type Options struct {
 // Summary is what a run produced.
 type Summary struct {
 	Dataset  string                    `json:"dataset"`
+	Version  int                       `json:"version"` // the version this run added
 	PlanID   int64                     `json:"training_plan_id"`
 	Tasks    int                       `json:"tasks"`
 	Examples map[string]map[string]int `json:"examples"` // stage → split → count
@@ -78,19 +80,19 @@ type record struct {
 // filters reject, split by commit and store the examples. Two passes over
 // the targets keep memory to a small record per example.
 func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, error) {
-	if opts.Name == "" {
-		return nil, errors.New("a dataset needs a name")
+	if opts.Name == "" || strings.ContainsAny(opts.Name, "@/\\\x00") {
+		return nil, usagef("dataset name %q: give a name without @, / or \\", opts.Name)
 	}
 	if len(opts.Stages) == 0 {
 		opts.Stages = kb.SyntheticStages
 	}
 	for _, s := range opts.Stages {
 		if renderers[s] == nil {
-			return nil, fmt.Errorf("stage %q: synthetic stages are %s", s, strings.Join(kb.SyntheticStages, ", "))
+			return nil, usagef("stage %q: synthetic stages are %s", s, strings.Join(kb.SyntheticStages, ", "))
 		}
 	}
 	if opts.Curate.Secrets != "redact" && opts.Curate.Secrets != "drop" {
-		return nil, fmt.Errorf("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
+		return nil, usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
 	}
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.NumCPU()
@@ -115,6 +117,9 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 	}
 	defer conn.Close()
 
+	if err := checkRepos(ctx, conn, opts); err != nil {
+		return nil, err
+	}
 	recs, tasks, err := scan(ctx, conn, opts)
 	if err != nil {
 		return nil, err
@@ -137,7 +142,17 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 			sum.Trimmed++
 		}
 	}
+	if len(kept) == 0 {
+		return nil, usagef("the selection gave no example (%d tasks, dropped %v): no dataset written", tasks, sum.Dropped)
+	}
 	w := &datasetWriter{Writer: kb.Writer{Conn: conn}, name: opts.Name}
+	if err := w.Tx(ctx, func() (err error) {
+		w.version, err = kb.NextDatasetVersion(ctx, w.Writer, opts.Name)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	sum.Version = w.version
 	if sum.Redacted, err = w.write(ctx, raw.DB, opts, kept); err != nil {
 		return nil, err
 	}
@@ -145,6 +160,48 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 		return nil, err
 	}
 	return sum, nil
+}
+
+// UsageError is a mistake in what curate was asked for (an unknown stage
+// or repository, an empty selection): nothing was written.
+type UsageError struct{ msg string }
+
+func (e *UsageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &UsageError{fmt.Sprintf(format, args...)} }
+
+// checkRepos refuses --repos and --holdout-repos that name no repository
+// with synthetic tasks (a typo would otherwise select nothing), and an
+// empty home.
+func checkRepos(ctx context.Context, conn *sql.Conn, opts Options) error {
+	rows, err := conn.QueryContext(ctx, `SELECT DISTINCT repo_path FROM synthetic_tasks ORDER BY 1`)
+	if err != nil {
+		return err
+	}
+	var known []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return err
+		}
+		known = append(known, p)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	if len(known) == 0 {
+		return usagef("the raw store has no synthetic tasks yet: run `cra bootstrap <repo>...` first")
+	}
+	for flag, repos := range map[string][]string{"--repos": opts.Repos, "--holdout-repos": opts.HoldoutRepos} {
+		for _, r := range repos {
+			if !slices.Contains(known, r) {
+				return usagef("%s %s: no synthetic tasks for it; the repositories bootstrap mined are:\n  %s",
+					flag, r, strings.Join(known, "\n  "))
+			}
+		}
+	}
+	return nil
 }
 
 // scan is pass 1: render every selected target once and keep its record.

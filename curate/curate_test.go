@@ -88,9 +88,10 @@ func run(t *testing.T, home string, opts Options) *Summary {
 	return sum
 }
 
-func examples(t *testing.T, home, dataset string) []string {
+// examples are the rows of version v of dataset, without the version.
+func examples(t *testing.T, home, dataset string, v int) []string {
 	return storetest.Rows(t, home, kb.Raw, `SELECT id, stage, split, repo_path, commit, target_id, to_json(messages)::VARCHAR,
-		prompt_tokens, completion_tokens FROM training_examples WHERE dataset = ? ORDER BY id`, dataset)
+		prompt_tokens, completion_tokens FROM training_examples WHERE dataset = ? AND version = ? ORDER BY id`, dataset, v)
 }
 
 // distinct tasks: different words throughout, so no filter merges them.
@@ -138,16 +139,23 @@ func TestCurateSplitsByCommitAndIsDeterministic(t *testing.T) {
 		t.Errorf("%d of %d commits in train: want both splits used", train, len(splits))
 	}
 
-	first := examples(t, f.home, "ds")
-	run(t, f.home, opts)
-	if again := examples(t, f.home, "ds"); !reflect.DeepEqual(again, first) {
-		t.Errorf("a re-run changed the dataset: %d rows, then %d", len(first), len(again))
+	// A re-run with the same inputs adds version 2 with the same rows (ids
+	// and splits) and leaves version 1 as it was.
+	first := examples(t, f.home, "ds", 1)
+	if sum := run(t, f.home, opts); sum.Version != 2 {
+		t.Errorf("the re-run built version %d, want 2", sum.Version)
 	}
-	if n := storetest.Rows(t, f.home, kb.Raw, `SELECT count(*) FROM training_datasets WHERE name = 'ds'`); n[0] != "4" {
-		t.Errorf("training_datasets rows after two runs: %s, want one per stage", n[0])
+	if again := examples(t, f.home, "ds", 2); !reflect.DeepEqual(again, first) {
+		t.Errorf("a re-run with the same inputs gave other rows: %d rows, then %d", len(first), len(again))
 	}
-	if n := storetest.Rows(t, f.home, kb.Raw, `SELECT count(*) FROM training_plans WHERE task_id = 'curate:ds'`); n[0] != "1" {
-		t.Errorf("training_plans rows after two runs: %s, want 1", n[0])
+	if v1 := examples(t, f.home, "ds", 1); !reflect.DeepEqual(v1, first) {
+		t.Errorf("the re-run changed version 1: %d rows, then %d", len(first), len(v1))
+	}
+	if n := storetest.Rows(t, f.home, kb.Raw, `SELECT version, count(*) FROM training_datasets WHERE name = 'ds' GROUP BY 1 ORDER BY 1`); !reflect.DeepEqual(n, []string{"1\t4", "2\t4"}) {
+		t.Errorf("training_datasets rows per version after two runs: %v, want one per stage each", n)
+	}
+	if n := storetest.Rows(t, f.home, kb.Raw, `SELECT task_id FROM training_plans WHERE task_id LIKE 'curate:ds%' ORDER BY 1`); !reflect.DeepEqual(n, []string{"curate:ds@1", "curate:ds@2"}) {
+		t.Errorf("training_plans rows after two runs: %v, want one per version", n)
 	}
 }
 
@@ -220,7 +228,7 @@ func TestCurateSecrets(t *testing.T) {
 				defer raw.Close()
 				for _, format := range []string{datasets.FormatParquet, datasets.FormatJSONL} {
 					out := filepath.Join(t.TempDir(), format)
-					if _, err := datasets.Export(context.Background(), raw.DB, "sec", datasets.ExportOptions{Format: format, Out: out}); err != nil {
+					if _, err := datasets.Export(context.Background(), raw.DB, kb.DatasetRef{Name: "sec"}, datasets.ExportOptions{Format: format, Out: out}); err != nil {
 						t.Fatal(err)
 					}
 					m, err := datasets.ReadManifest(out)
@@ -228,7 +236,7 @@ func TestCurateSecrets(t *testing.T) {
 						t.Fatal(err)
 					}
 					for _, fe := range m.Files { // read back: Parquet pages are compressed
-						if err := datasets.ReadFile(filepath.Join(out, fe.Path), format, func(e kb.TrainingExample) error {
+						if err := datasets.ReadFile(context.Background(), filepath.Join(out, fe.Path), format, func(e kb.TrainingExample) error {
 							for _, msg := range e.Messages {
 								if strings.Contains(msg.Content, key) {
 									t.Errorf("%s: %s holds the key", format, fe.Path)
@@ -375,7 +383,7 @@ func TestCuratePerRepoCapAndTrainingPlan(t *testing.T) {
 	if !reflect.DeepEqual(got, []string{"/big\t4", "/small\t3"}) {
 		t.Errorf("examples per repository %v: want /big capped at 4 and /small whole", got)
 	}
-	plan := storetest.Rows(t, f.home, kb.Raw, `SELECT raw_plan FROM training_plans WHERE task_id = 'curate:cap'`)
+	plan := storetest.Rows(t, f.home, kb.Raw, `SELECT raw_plan FROM training_plans WHERE task_id = 'curate:cap@1'`)
 	if len(plan) != 1 || !strings.Contains(plan[0], `"target_stage": "plan"`) {
 		t.Errorf("training plan recorded as %v: want the file's text", plan)
 	}

@@ -8,30 +8,28 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
 )
 
 // writeBatch bounds one transaction of example rows.
 const writeBatch = 2000
 
-// datasetWriter stores a dataset: its examples go in under a pending name
-// in bounded transactions, then one transaction swaps them in for the
-// dataset's previous rows with its training_datasets and training_plans
-// rows. A kill leaves the previous dataset whole; the next run first
-// clears what a killed run left pending.
+// datasetWriter stores one version of a dataset: its examples go in under
+// the new version in bounded transactions, then one transaction registers
+// the version (dataset_versions, training_datasets, training_plans), which
+// makes it visible. A kill before that leaves examples no reader sees; the
+// next run takes the same version number and clears them first. Earlier
+// versions are never touched.
 type datasetWriter struct {
 	kb.Writer
-	name string
+	name    string
+	version int
 }
-
-func (w *datasetWriter) pending() string { return w.name + "\x00pending" }
 
 // write is pass 2: render the kept examples again (same order, same trim)
 // and store them. It returns how many were redacted.
 func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kept map[string]*record) (int, error) {
-	if _, err := w.Conn.ExecContext(ctx, `DELETE FROM training_examples WHERE dataset = ?`, w.pending()); err != nil {
-		return 0, err
-	}
 	reader, err := db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -44,7 +42,7 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 		if len(batch) == 0 {
 			return nil
 		}
-		err := w.Tx(ctx, func() error { return kb.AppendTrainingExamples(w.Writer, batch) })
+		err := w.Tx(ctx, func() error { return kb.AppendTrainingExamples(ctx, w.Writer, batch) })
 		batch = batch[:0]
 		return err
 	}
@@ -66,7 +64,7 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 				redacted++
 			}
 			batch = append(batch, kb.TrainingExample{
-				ID: r.id, Dataset: w.pending(), Stage: stage, Source: "synthetic", Split: r.split, Label: "positive",
+				ID: r.id, Dataset: w.name, Version: w.version, Stage: stage, Source: "synthetic", Split: r.split, Label: "positive",
 				RepoPath: r.repo, Commit: r.commit, TargetID: r.targetID, Messages: msgs,
 				PromptTokens: r.promptTokens, CompletionTokens: r.completionTokens, CreatedAt: now,
 			})
@@ -84,8 +82,9 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 	return redacted, flush()
 }
 
-// register swaps the pending examples in and records the plan and one
-// training_datasets row per stage, in one transaction.
+// register records the version (its plan, one training_datasets row per
+// stage, its dataset_versions row) in one transaction: from then on it is
+// visible.
 func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary) (int64, error) {
 	criteria, err := json.Marshal(map[string]any{
 		"source": "synthetic", "stages": opts.Stages, "repos": opts.Repos, "holdout_repos": opts.HoldoutRepos,
@@ -101,28 +100,16 @@ func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary
 	if rawPlan == "" {
 		rawPlan = string(criteria)
 	}
-	planTask := "curate:" + w.name
+	ref := kb.DatasetRef{Name: w.name, Version: w.version}
 	var planID int64
 	err = w.Tx(ctx, func() error {
-		if err := kb.ReplaceDataset(ctx, w.Writer, w.name, w.pending()); err != nil {
-			return err
-		}
-		if _, err := w.Conn.ExecContext(ctx, `DELETE FROM training_datasets WHERE name = ?`, w.name); err != nil {
-			return err
-		}
-		if _, err := w.Conn.ExecContext(ctx, `DELETE FROM training_plans WHERE task_id = ?`, planTask); err != nil {
-			return err
-		}
 		if err := w.Conn.QueryRowContext(ctx, `INSERT INTO training_plans
 			(task_id, target_stage, base_model, source, data_criteria, raw_plan, timestamp)
 			VALUES (?, ?, 'per_stage', 'synthetic', ?, ?, now()) RETURNING id`,
-			planTask, strings.Join(opts.Stages, ","), string(criteria), rawPlan).Scan(&planID); err != nil {
+			"curate:"+ref.String(), strings.Join(opts.Stages, ","), string(criteria), rawPlan).Scan(&planID); err != nil {
 			return err
 		}
-		dropped, err := json.Marshal(sum.Dropped)
-		if err != nil {
-			return err
-		}
+		total := 0
 		for _, stage := range opts.Stages {
 			splits := sum.Examples[stage]
 			if splits == nil {
@@ -133,15 +120,19 @@ func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary
 				return err
 			}
 			n := splits[kb.SplitTrain] + splits[kb.SplitValidation]
+			total += n
 			if _, err := w.Conn.ExecContext(ctx, `INSERT INTO training_datasets
 				(training_plan_id, stage_name, base_model, source, dataset_path, example_count, positive_count,
-				 negative_count, format, timestamp, name, split_counts, dropped, criteria)
-				VALUES (?, ?, ?, 'synthetic', ?, ?, ?, 0, 'table', now(), ?, ?, ?, ?)`,
-				planID, stage, baseModel(stage), "raw.training_examples", n, n, w.name, string(js), string(dropped), string(criteria)); err != nil {
-				return fmt.Errorf("record dataset %s/%s: %w", w.name, stage, err)
+				 negative_count, format, timestamp, name, version, split_counts)
+				VALUES (?, ?, ?, 'synthetic', ?, ?, ?, 0, 'table', now(), ?, ?, ?)`,
+				planID, stage, baseModel(stage), "raw.training_examples", n, n, w.name, w.version, string(js)); err != nil {
+				return fmt.Errorf("record dataset %s/%s: %w", ref, stage, err)
 			}
 		}
-		return nil
+		return kb.RegisterDatasetVersion(ctx, w.Writer, kb.DatasetVersion{
+			Name: w.name, Version: w.version, TrainingPlanID: planID, Examples: total, Dropped: sum.Dropped,
+			Criteria: criteria, CraVersion: version.String(), Created: time.Now().UTC(),
+		})
 	})
 	return planID, err
 }

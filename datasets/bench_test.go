@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cra-dev/cra/kb"
 )
 
 // BenchmarkExportParquet exports 1,000,000 rows (two stages, both splits;
@@ -33,7 +35,7 @@ func BenchmarkExportParquet(b *testing.B) {
 	}()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := Export(context.Background(), raw.DB, "d", ExportOptions{Out: filepath.Join(b.TempDir(), "out")}); err != nil {
+		if _, err := Export(context.Background(), raw.DB, kb.DatasetRef{Name: "d"}, ExportOptions{Out: filepath.Join(b.TempDir(), "out")}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -24,7 +24,8 @@ func card(m *Manifest) string {
 		}
 	}
 	b.WriteString("tags:\n- code\n- cra\n---\n\n")
-	fmt.Fprintf(&b, "# %s\n\nTraining examples exported by cra %s (schema %d) on %s: chat examples\n", m.Dataset, m.CraVersion, m.SchemaVersion, m.CreatedAt.Format("2006-01-02"))
+	fmt.Fprintf(&b, "# %s@%d\n\nVersion %d of dataset %s, exported by cra %s (schema %d) on %s: chat examples\n",
+		m.Dataset, m.Version, m.Version, m.Dataset, m.CraVersion, m.SchemaVersion, m.CreatedAt.Format("2006-01-02"))
 	b.WriteString("in the conversational format (`messages`: a list of `{role, content}`), one config\nper pipeline stage.\n\n")
 	b.WriteString("| stage | split | rows |\n| --- | --- | --- |\n")
 	for _, st := range stages {

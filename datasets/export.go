@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -25,13 +26,13 @@ type ExportOptions struct {
 	ShardBytes int64  // uncompressed bytes at which a shard is cut; <= 0: 256 MiB
 }
 
-// Export writes dataset name from the raw store to opts.Out: shards
+// Export writes the dataset version ref names (NAME: the latest) from the raw store to opts.Out: shards
 // <stage>/<split>-NNNNN-of-NNNNN.<ext>, a manifest.json and a README.md
 // dataset card. Rows stream from the store (memory holds one batch and one
 // row group at a time). Everything is written under a temporary directory
 // inside Out and moved into place at the end, the manifest last, so an
 // interrupted export never leaves a manifest naming missing files.
-func Export(ctx context.Context, q kb.Querier, name string, opts ExportOptions) (*Manifest, error) {
+func Export(ctx context.Context, q kb.Querier, ref kb.DatasetRef, opts ExportOptions) (*Manifest, error) {
 	if opts.Format == "" {
 		opts.Format = FormatParquet
 	}
@@ -41,7 +42,7 @@ func Export(ctx context.Context, q kb.Querier, name string, opts ExportOptions) 
 	if opts.ShardBytes <= 0 {
 		opts.ShardBytes = 256 << 20
 	}
-	info, err := kb.Datasets(ctx, q, name)
+	info, err := kb.ResolveDataset(ctx, q, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -54,10 +55,11 @@ func Export(ctx context.Context, q kb.Querier, name string, opts ExportOptions) 
 	}
 	defer os.RemoveAll(tmp)
 
-	m := &Manifest{SchemaVersion: SchemaVersion, Dataset: name, Format: opts.Format, CraVersion: Version,
-		CreatedAt: time.Now().UTC().Truncate(time.Second), Counts: map[string]map[string]int{}, Criteria: info[0].Criteria}
+	m := &Manifest{SchemaVersion: SchemaVersion, Dataset: info.Name, Version: info.Version, Format: opts.Format,
+		CraVersion: version.String(), CreatedAt: time.Now().UTC().Truncate(time.Second), Counts: map[string]map[string]int{},
+		Criteria: info.Criteria}
 	g := &group{opts: opts, tmp: tmp, m: m}
-	err = kb.EachTrainingExample(ctx, q, name, func(e kb.TrainingExample) error {
+	err = kb.EachTrainingExample(ctx, q, info.Name, info.Version, func(e kb.TrainingExample) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -180,7 +182,15 @@ func emptyDir(dir string) error {
 		return err
 	}
 	if len(entries) > 0 {
-		return fmt.Errorf("%s is not empty: export into a new directory", dir)
+		return &NotEmptyError{Dir: dir}
 	}
 	return nil
+}
+
+// NotEmptyError: the export directory already holds files; an export never
+// mixes with or overwrites another.
+type NotEmptyError struct{ Dir string }
+
+func (e *NotEmptyError) Error() string {
+	return fmt.Sprintf("%s is not empty: export into a new directory (--out)", e.Dir)
 }

@@ -30,9 +30,11 @@ func fixtureStore(t testing.TB, n int) (*kb.Store, string) {
 	t.Cleanup(func() { raw.Close() })
 	if _, err := raw.DB.Exec(fmt.Sprintf(`
 		INSERT INTO training_datasets (training_plan_id, stage_name, base_model, dataset_path, example_count, positive_count,
-			negative_count, timestamp, name, criteria, dropped)
-		VALUES (1, 'scope', 'reasoning', 'raw.training_examples', 0, 0, 0, now(), 'd', '{"source": "synthetic"}', '{"trivial": 2}'),
-		       (1, 'implement', 'coding', 'raw.training_examples', 0, 0, 0, now(), 'd', '{"source": "synthetic"}', '{"trivial": 2}');
+			negative_count, timestamp, name, version)
+		VALUES (1, 'scope', 'reasoning', 'raw.training_examples', 0, 0, 0, now(), 'd', 1),
+		       (1, 'implement', 'coding', 'raw.training_examples', 0, 0, 0, now(), 'd', 1);
+		INSERT INTO dataset_versions (name, version, training_plan_id, examples, dropped, criteria, cra_version, created_at)
+		VALUES ('d', 1, 1, %d, '{"trivial": 2}', '{"source": "synthetic"}', 'test', now());
 		INSERT INTO training_examples (id, dataset, stage, source, split, label, repo_path, commit, target_id, messages,
 			prompt_tokens, completion_tokens, created_at)
 		SELECT printf('id%%06d', i), 'd', CASE WHEN i %% 3 = 0 THEN 'implement' ELSE 'scope' END, 'synthetic',
@@ -42,7 +44,7 @@ func fixtureStore(t testing.TB, n int) (*kb.Store, string) {
 			 {'role': 'user', 'content': 'Task ' || i || E':\n- naïve → fixed ✓\n\ttab "quoted"'},
 			 {'role': 'assistant', 'content': CASE WHEN i %% 11 = 0 THEN '' ELSE '{"relevant": ["a' || i || '.py"]}' END}],
 			100 + i, 10 + i, TIMESTAMPTZ '2026-11-01 10:00:00+00' + to_seconds(i)
-		FROM range(%d) r(i)`, n)); err != nil {
+		FROM range(%d) r(i)`, n, n)); err != nil {
 		t.Fatal(err)
 	}
 	return raw, home
@@ -50,7 +52,8 @@ func fixtureStore(t testing.TB, n int) (*kb.Store, string) {
 
 func tableRows(t testing.TB, q kb.Querier) []kb.TrainingExample {
 	var out []kb.TrainingExample
-	if err := kb.EachTrainingExample(context.Background(), q, "d", func(e kb.TrainingExample) error {
+	if err := kb.EachTrainingExample(context.Background(), q, "d", 1, func(e kb.TrainingExample) error {
+		e.Version = 0 // the manifest carries the version, not each exported row
 		out = append(out, e)
 		return nil
 	}); err != nil {
@@ -66,7 +69,7 @@ func readDir(t testing.TB, dir string) []kb.TrainingExample {
 	}
 	var out []kb.TrainingExample
 	for _, f := range m.Files {
-		if err := ReadFile(filepath.Join(dir, f.Path), m.Format, func(e kb.TrainingExample) error {
+		if err := ReadFile(context.Background(), filepath.Join(dir, f.Path), m.Format, func(e kb.TrainingExample) error {
 			out = append(out, e)
 			return nil
 		}); err != nil {
@@ -93,7 +96,7 @@ func TestExportRoundTrip(t *testing.T) {
 	dirs := map[string]string{}
 	for _, format := range []string{FormatParquet, FormatJSONL} {
 		dir := filepath.Join(t.TempDir(), "out")
-		m, err := Export(context.Background(), raw.DB, "d", ExportOptions{Format: format, Out: dir})
+		m, err := Export(context.Background(), raw.DB, kb.DatasetRef{Name: "d"}, ExportOptions{Format: format, Out: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +107,7 @@ func TestExportRoundTrip(t *testing.T) {
 		if m.Counts["scope"]["train"]+m.Counts["scope"]["validation"]+m.Counts["implement"]["train"]+m.Counts["implement"]["validation"] != 500 {
 			t.Errorf("%s: manifest counts %v", format, m.Counts)
 		}
-		rep, err := Inspect(dir)
+		rep, err := Inspect(context.Background(), dir)
 		if err != nil || len(rep.Problems) != 0 {
 			t.Errorf("%s: inspect: %v %v", format, err, rep.Problems)
 		}
@@ -143,7 +146,7 @@ func first(rows []kb.TrainingExample) any {
 func TestExportShardsAndCard(t *testing.T) {
 	raw, _ := fixtureStore(t, 3000)
 	dir := filepath.Join(t.TempDir(), "out")
-	m, err := Export(context.Background(), raw.DB, "d", ExportOptions{Out: dir, ShardBytes: 20 << 10})
+	m, err := Export(context.Background(), raw.DB, kb.DatasetRef{Name: "d"}, ExportOptions{Out: dir, ShardBytes: 20 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +207,7 @@ func TestExportShardsAndCard(t *testing.T) {
 func TestInspectFindsDamage(t *testing.T) {
 	raw, _ := fixtureStore(t, 200)
 	dir := filepath.Join(t.TempDir(), "out")
-	m, err := Export(context.Background(), raw.DB, "d", ExportOptions{Out: dir})
+	m, err := Export(context.Background(), raw.DB, kb.DatasetRef{Name: "d"}, ExportOptions{Out: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +218,7 @@ func TestInspectFindsDamage(t *testing.T) {
 	m.Files[1].Rows++
 	js, _ := json.Marshal(m)
 	os.WriteFile(filepath.Join(dir, ManifestFile), js, 0o644) //nolint:errcheck
-	rep, err := Inspect(dir)
+	rep, err := Inspect(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,10 +227,10 @@ func TestInspectFindsDamage(t *testing.T) {
 		t.Errorf("problems:\n%s\nwant the truncated file and the row count named", all)
 	}
 
-	if _, err := Export(context.Background(), raw.DB, "d", ExportOptions{Out: dir}); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if _, err := Export(context.Background(), raw.DB, kb.DatasetRef{Name: "d"}, ExportOptions{Out: dir}); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("export into a non-empty directory: %v", err)
 	}
-	if _, err := Export(context.Background(), raw.DB, "nope", ExportOptions{Out: t.TempDir()}); err == nil {
+	if _, err := Export(context.Background(), raw.DB, kb.DatasetRef{Name: "nope"}, ExportOptions{Out: t.TempDir()}); err == nil {
 		t.Error("export of a missing dataset succeeded")
 	}
 }

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 // Report is what Inspect found in an export directory.
 type Report struct {
 	Dataset  string                    `json:"dataset"`
+	Version  int                       `json:"version"`
 	Format   string                    `json:"format"`
 	Counts   map[string]map[string]int `json:"counts"`
 	Files    int                       `json:"files"`
@@ -26,12 +28,12 @@ type Report struct {
 // manifest: each file's sha256 and row count, the schema (Parquet) or the
 // row shape (JSON Lines). Mismatches are listed in Problems, each naming
 // the file; an error means the directory could not be read at all.
-func Inspect(dir string) (*Report, error) {
+func Inspect(ctx context.Context, dir string) (*Report, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	rep := &Report{Dataset: m.Dataset, Format: m.Format, Counts: map[string]map[string]int{}, Files: len(m.Files),
+	rep := &Report{Dataset: m.Dataset, Version: m.Version, Format: m.Format, Counts: map[string]map[string]int{}, Files: len(m.Files),
 		Problems: []string{}, Preview: map[string]string{}}
 	for _, f := range m.Files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
@@ -42,7 +44,7 @@ func Inspect(dir string) (*Report, error) {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: sha256 %s, the manifest says %s", f.Path, sum, f.SHA256))
 		}
 		rows := 0
-		err := ReadFile(p, m.Format, func(e kb.TrainingExample) error {
+		err := ReadFile(ctx, p, m.Format, func(e kb.TrainingExample) error {
 			rows++
 			if e.Stage != f.Stage || e.Split != f.Split {
 				return fmt.Errorf("row %s is %s/%s in a %s/%s file", e.ID, e.Stage, e.Split, f.Stage, f.Split)
@@ -52,6 +54,9 @@ func Inspect(dir string) (*Report, error) {
 			}
 			return nil
 		})
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %v", f.Path, err))
 			continue

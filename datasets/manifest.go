@@ -11,7 +11,8 @@ import (
 type Manifest struct {
 	SchemaVersion int                       `json:"schema_version"`
 	Dataset       string                    `json:"dataset"`
-	Format        string                    `json:"format"` // parquet or jsonl
+	Version       int                       `json:"version"` // the dataset's version: NAME@VERSION exports these rows again
+	Format        string                    `json:"format"`  // parquet or jsonl
 	CraVersion    string                    `json:"cra_version"`
 	CreatedAt     time.Time                 `json:"created_at"`
 	Counts        map[string]map[string]int `json:"counts"` // stage → split → rows

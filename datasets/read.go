@@ -18,15 +18,15 @@ import (
 )
 
 // ReadFile reads one exported shard back (Parquet through Arrow, or JSON
-// Lines), calling fn for each row in file order.
-func ReadFile(path, format string, fn func(kb.TrainingExample) error) error {
+// Lines), calling fn for each row in file order, until ctx is cancelled.
+func ReadFile(ctx context.Context, path, format string, fn func(kb.TrainingExample) error) error {
 	if format == FormatJSONL {
-		return readJSONL(path, fn)
+		return readJSONL(ctx, path, fn)
 	}
-	return readParquet(path, fn)
+	return readParquet(ctx, path, fn)
 }
 
-func readParquet(path string, fn func(kb.TrainingExample) error) error {
+func readParquet(ctx context.Context, path string, fn func(kb.TrainingExample) error) error {
 	rdr, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return err
@@ -36,7 +36,7 @@ func readParquet(path string, fn func(kb.TrainingExample) error) error {
 	if err != nil {
 		return err
 	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	rr, err := fr.GetRecordReader(ctx, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -45,6 +45,9 @@ func readParquet(path string, fn func(kb.TrainingExample) error) error {
 		return err
 	}
 	for rr.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		rec := rr.RecordBatch()
 		str := func(i int) *array.String { return rec.Column(i).(*array.String) }
 		msgs := rec.Column(8).(*array.List)
@@ -73,7 +76,7 @@ func readParquet(path string, fn func(kb.TrainingExample) error) error {
 	return rr.Err()
 }
 
-func readJSONL(path string, fn func(kb.TrainingExample) error) error {
+func readJSONL(ctx context.Context, path string, fn func(kb.TrainingExample) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -84,6 +87,9 @@ func readJSONL(path string, fn func(kb.TrainingExample) error) error {
 	line := 0
 	for sc.Scan() {
 		line++
+		if line%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		var r jsonlRow
 		dec := json.NewDecoder(bytesReader(sc.Bytes()))
 		dec.DisallowUnknownFields()

@@ -8,9 +8,6 @@ import (
 // manifest records it.
 const SchemaVersion = 1
 
-// Version is cra's version, written into manifests (set with -ldflags).
-var Version = "dev"
-
 // messageType is the conversational format Hugging Face TRL and datasets
 // read: list<struct<role: string, content: string>>.
 var messageType = arrow.StructOf(

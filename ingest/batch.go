@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -101,7 +102,7 @@ func recordRun(ctx context.Context, dir string, o Outcome, start time.Time) erro
 		RepoPath: o.Repo, Rev: rev, FilesScanned: o.Files, FilesChanged: o.FilesChanged,
 		FilesDeleted: o.FilesDeleted, FilesSkipped: o.FilesSkipped, FilesFailed: o.FilesFailed,
 		CommitsAdded: o.CommitsAdded, SkipReasons: o.SkipReasons, Duration: time.Since(start),
-		Status: o.Status, Error: o.Error, At: start,
+		Status: o.Status, Error: o.Error, At: start, CraVersion: version.String(),
 	})
 	return errors.Join(err, raw.Close())
 }

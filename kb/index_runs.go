@@ -24,6 +24,7 @@ type IndexRun struct {
 	Status       string // ok, partial, failed, interrupted
 	Error        string
 	At           time.Time
+	CraVersion   string // internal/version.String() of the cra that ran it
 }
 
 // AppendIndexRun records run in the raw store (q is its connection).
@@ -47,10 +48,10 @@ func AppendIndexRun(ctx context.Context, q Execer, run IndexRun) error {
 	}
 	_, err = q.ExecContext(ctx, `INSERT INTO index_runs
 		(repo_path, rev, files_scanned, files_changed, files_deleted, files_skipped, files_failed,
-		 commits_added, skip_reasons, duration_ms, status, error, timestamp)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::JSON::STRUCT(reason VARCHAR, files INTEGER)[], ?, ?, ?, ?)`,
+		 commits_added, skip_reasons, duration_ms, status, error, timestamp, cra_version)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::JSON::STRUCT(reason VARCHAR, files INTEGER)[], ?, ?, ?, ?, ?)`,
 		run.RepoPath, run.Rev, run.FilesScanned, run.FilesChanged, run.FilesDeleted, run.FilesSkipped,
-		run.FilesFailed, run.CommitsAdded, string(js), run.Duration.Milliseconds(), run.Status, errText, run.At)
+		run.FilesFailed, run.CommitsAdded, string(js), run.Duration.Milliseconds(), run.Status, errText, run.At, run.CraVersion)
 	if err != nil {
 		return fmt.Errorf("record index run of %s: %w", run.RepoPath, err)
 	}

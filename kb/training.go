@@ -13,6 +13,7 @@ type Message struct {
 type TrainingExample struct {
 	ID               string    `json:"id"`
 	Dataset          string    `json:"dataset"`
+	Version          int       `json:"version"`
 	Stage            string    `json:"stage"`
 	Source           string    `json:"source"`
 	Split            string    `json:"split"`

@@ -41,8 +41,10 @@ func TestNotebooksRunAgainstTheSchema(t *testing.T) {
 		INSERT INTO raw.synthetic_targets (id, task_id, repo_path, commit, stage, target, created_at)
 			VALUES ('s', 't', '/r', 'c1', 'scope', '{"candidates": [{"path": "a.py"}], "reached": true}', now());
 		INSERT INTO raw.training_datasets (training_plan_id, stage_name, base_model, dataset_path, example_count,
-			positive_count, negative_count, timestamp, name, dropped)
-			VALUES (1, 'scope', 'reasoning', 'raw.training_examples', 1, 1, 0, now(), 'd', '{"near_duplicate": 2}');
+			positive_count, negative_count, timestamp, name, version)
+			VALUES (1, 'scope', 'reasoning', 'raw.training_examples', 1, 1, 0, now(), 'd', 1);
+		INSERT INTO raw.dataset_versions (name, version, training_plan_id, examples, dropped, criteria, cra_version, created_at)
+			VALUES ('d', 1, 1, 1, '{"near_duplicate": 2}', '{}', 'test', now());
 		INSERT INTO raw.training_examples (id, dataset, stage, source, split, label, repo_path, commit, target_id,
 			messages, prompt_tokens, completion_tokens, created_at)
 			VALUES ('e', 'd', 'scope', 'synthetic', 'train', 'positive', '/r', 'c1', 's',

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -15,6 +17,17 @@ import (
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb"
 )
+
+// curateOptions is `cra curate-data` parsed.
+type curateOptions struct {
+	source       string
+	stages       []string
+	repos        []string
+	holdoutRepos []string
+	name         string
+	trainingPlan string
+	wait         time.Duration
+}
 
 func (a *app) curateCommand() *cli.Command {
 	return &cli.Command{
@@ -29,57 +42,72 @@ func (a *app) curateCommand() *cli.Command {
 			"examples holding credentials (\"redact\" replaces them), caps each repository at\n" +
 			"per_repo_cap examples per stage, and splits by a hash of repo and commit so that one\n" +
 			"commit's examples share a split. Examples go to raw.training_examples under the\n" +
-			"dataset's name, replacing a previous dataset of that name; training_datasets and\n" +
-			"training_plans record it. Export it with `cra datasets export NAME`.",
+			"dataset's name as a new version (1, 2, ...): earlier versions stay as they were, so\n" +
+			"`cra datasets export NAME@N` gives the same rows again; training_datasets,\n" +
+			"dataset_versions and training_plans record it. A --repos or --holdout-repos value that\n" +
+			"names no mined repository, or a selection that gives no example, is an error (exit 2)\n" +
+			"and writes nothing. Export it with `cra datasets export NAME`.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "source", Value: "synthetic", Usage: "where examples come from: synthetic (bootstrap's ground truth)"},
 			&cli.StringFlag{Name: "stages", Value: strings.Join(kb.SyntheticStages, ","), Usage: "comma-separated stages"},
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these repositories (paths; repeat or comma-separate)"},
 			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "put these repositories in the validation split whole"},
-			&cli.StringFlag{Name: "name", Value: "synthetic", Usage: "the dataset's name (a re-run replaces it)"},
+			&cli.StringFlag{Name: "name", Value: "synthetic", Usage: "the dataset's name (a re-run adds a version)"},
 			&cli.StringFlag{Name: "training-plan", Usage: "a training plan (JSON) the dataset follows; recorded with it"},
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for another run building the same dataset name; by default exit 1 at once, naming it"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() > 0 {
-				return usagef("curate-data takes no arguments (see `cra curate-data --help`)")
-			}
-			if src := cmd.String("source"); src != "synthetic" {
-				return usagef("--source %q: only synthetic is supported so far (logged runs come with the agent)", src)
-			}
-			cfg, err := config.Load(a.home.ConfigPath())
+			opts, err := parseCurate(cmd)
 			if err != nil {
 				return err
 			}
-			budget, err := llm.NewBudget(cfg)
-			if err != nil {
-				return err
-			}
-			opts := curate.Options{
-				Name: cmd.String("name"), Curate: cfg.Curate, Budget: budget, Log: a.log, Wait: cmd.Duration("wait"),
-				Stages: splitList(cmd.String("stages")),
-			}
-			for _, r := range splitAll(cmd.StringSlice("repos")) {
-				opts.Repos = append(opts.Repos, kb.CanonicalPath(r))
-			}
-			for _, r := range splitAll(cmd.StringSlice("holdout-repos")) {
-				opts.HoldoutRepos = append(opts.HoldoutRepos, kb.CanonicalPath(r))
-			}
-			if p := cmd.String("training-plan"); p != "" {
-				if opts.TrainingPlan, err = os.ReadFile(p); err != nil {
-					return usagef("--training-plan: %v", err)
-				}
-			}
-			sum, err := curate.CurateSynthetic(ctx, a.home.Dir, opts)
-			if err != nil {
-				if strings.HasPrefix(err.Error(), "stage ") || strings.HasPrefix(err.Error(), "curate.") {
-					return usagef("%v", err)
-				}
-				return err
-			}
-			return a.batchDone(sum, func() error { return a.printCurateSummary(sum) }, nil, 0, 0)
+			return a.runCurate(ctx, opts)
 		},
 	}
+}
+
+func parseCurate(cmd *cli.Command) (curateOptions, error) {
+	if cmd.Args().Len() > 0 {
+		return curateOptions{}, usagef("curate-data takes no arguments (see `cra curate-data --help`)")
+	}
+	opts := curateOptions{source: cmd.String("source"), stages: splitList(cmd.String("stages")), name: cmd.String("name"),
+		trainingPlan: cmd.String("training-plan"), wait: cmd.Duration("wait")}
+	if opts.source != "synthetic" {
+		return opts, usagef("--source %q: only synthetic is supported so far (logged runs come with the agent)", opts.source)
+	}
+	for _, r := range splitAll(cmd.StringSlice("repos")) {
+		opts.repos = append(opts.repos, kb.CanonicalPath(r))
+	}
+	for _, r := range splitAll(cmd.StringSlice("holdout-repos")) {
+		opts.holdoutRepos = append(opts.holdoutRepos, kb.CanonicalPath(r))
+	}
+	return opts, nil
+}
+
+func (a *app) runCurate(ctx context.Context, opts curateOptions) error {
+	cfg, err := config.Load(a.home.ConfigPath())
+	if err != nil {
+		return err
+	}
+	budget, err := llm.NewBudget(cfg)
+	if err != nil {
+		return err
+	}
+	copts := curate.Options{Name: opts.name, Stages: opts.stages, Repos: opts.repos, HoldoutRepos: opts.holdoutRepos,
+		Curate: cfg.Curate, Budget: budget, Log: a.log, Wait: opts.wait}
+	if opts.trainingPlan != "" {
+		if copts.TrainingPlan, err = os.ReadFile(opts.trainingPlan); err != nil {
+			return usagef("--training-plan: %v", err)
+		}
+	}
+	sum, err := curate.CurateSynthetic(ctx, a.home.Dir, copts)
+	if errors.As(err, new(*curate.UsageError)) {
+		return usagef("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	return a.batchDone(sum, func() error { return a.printCurateSummary(sum) }, nil, 0, 0)
 }
 
 func splitList(s string) []string {
@@ -101,7 +129,7 @@ func splitAll(xs []string) []string {
 }
 
 func (a *app) printCurateSummary(sum *curate.Summary) error {
-	fmt.Fprintf(a.stdout, "dataset %s (training plan %d) from %d tasks\n\n", sum.Dataset, sum.PlanID, sum.Tasks)
+	fmt.Fprintf(a.stdout, "dataset %s@%d (training plan %d) from %d tasks\n\n", sum.Dataset, sum.Version, sum.PlanID, sum.Tasks)
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STAGE\tTRAIN\tVALIDATION")
 	stages := make([]string, 0, len(sum.Examples))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,5 +54,72 @@ func TestCurateDataCommand(t *testing.T) {
 	}
 	if res := cra(t, home, "", "curate-data", "--source", "logged"); res.code != exitUsage {
 		t.Errorf("--source logged: exit %d, stderr %q", res.code, res.stderr)
+	}
+}
+
+// The nightly-trust cases of curate-data and datasets: a typo or an empty
+// home writes nothing (exit 2), each run adds a version, NAME@N pins one,
+// prune keeps the newest, and an export never lands in a non-empty
+// directory (exit 2).
+func TestCurateDataVersionsAndRefusals(t *testing.T) {
+	empty := newHome(t)
+	if res := cra(t, empty, "", "curate-data", "--name", "rel"); res.code != exitUsage || !strings.Contains(res.stderr, "cra bootstrap") {
+		t.Errorf("empty home: exit %d, %q; want 2 saying to run cra bootstrap", res.code, res.stderr)
+	}
+
+	home := newHome(t)
+	r := historyRepo(t)
+	mustRun(t, home, "bootstrap", r.Dir)
+	mustRun(t, home, "curate-data", "--name", "rel")
+	count := func() string {
+		return mustRun(t, home, "sql", "--format", "csv", "SELECT version, count(*) FROM raw.training_examples WHERE dataset = 'rel' GROUP BY 1 ORDER BY 1")
+	}
+	before := count()
+	res := cra(t, home, "", "curate-data", "--name", "rel", "--repos", r.Dir+"-typo")
+	if res.code != exitUsage || !strings.Contains(res.stderr, r.Dir) {
+		t.Errorf("--repos typo: exit %d, %q; want 2 listing the known repositories", res.code, res.stderr)
+	}
+	if after := count(); after != before {
+		t.Errorf("a refused run changed the dataset:\n%s\nthen\n%s", before, after)
+	}
+
+	mustRun(t, home, "curate-data", "--name", "rel", "--stages", "plan")
+	list := mustRun(t, home, "datasets", "list")
+	if !strings.Contains(list, "rel   1 ") || !strings.Contains(list, "rel   2 ") {
+		t.Errorf("datasets list does not show both versions:\n%s", list)
+	}
+	var shown struct {
+		Version  int                       `json:"version"`
+		Examples map[string]map[string]int `json:"examples"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "datasets", "show", "rel@1")), &shown); err != nil || shown.Version != 1 || len(shown.Examples) < 2 {
+		t.Errorf("show rel@1: %+v (%v)", shown, err)
+	}
+	shown.Examples = nil
+	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "datasets", "show", "rel")), &shown); err != nil || shown.Version != 2 || len(shown.Examples) != 1 {
+		t.Errorf("show rel (the latest): %+v (%v)", shown, err)
+	}
+	if res := cra(t, home, "", "datasets", "show", "rel@7"); res.code != exitUsage {
+		t.Errorf("show rel@7: exit %d, want 2", res.code)
+	}
+
+	out := filepath.Join(t.TempDir(), "v1")
+	first := mustRun(t, home, "--json", "datasets", "export", "rel@1", "--out", out)
+	if !strings.Contains(first, `"version": 1`) {
+		t.Errorf("the manifest does not record version 1:\n%s", first)
+	}
+	if res := cra(t, home, "", "datasets", "export", "rel@1", "--out", out); res.code != exitUsage || !strings.Contains(res.stderr, "not empty") {
+		t.Errorf("export into a non-empty directory: exit %d, %q; want 2", res.code, res.stderr)
+	}
+	mustRun(t, home, "datasets", "export", "rel")
+	if _, err := os.Stat(filepath.Join(home, "exports", "rel-v2-parquet", "manifest.json")); err != nil {
+		t.Errorf("the default export directory names the version: %v", err)
+	}
+
+	if got := mustRun(t, home, "datasets", "prune", "rel", "--keep", "1"); !strings.Contains(got, "deleted 1 versions [1]") {
+		t.Errorf("prune: %q", got)
+	}
+	if res := cra(t, home, "", "datasets", "show", "rel@1"); res.code != exitUsage {
+		t.Errorf("rel@1 after prune: exit %d, want 2 (gone)", res.code)
 	}
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -31,6 +32,12 @@ func ResolveHome(flag string) (Home, error) {
 func (h Home) ConfigPath() string  { return filepath.Join(h.Dir, "config.toml") }
 func (h Home) SessionsDir() string { return filepath.Join(h.Dir, "sessions") }
 func (h Home) ExportsDir() string  { return filepath.Join(h.Dir, "exports") }
+
+// ExportDir is where `cra datasets export` writes dataset name's version
+// in format when no --out is given: exports/NAME-vVERSION-FORMAT.
+func (h Home) ExportDir(name string, version int, format string) string {
+	return filepath.Join(h.ExportsDir(), fmt.Sprintf("%s-v%d-%s", name, version, format))
+}
 
 // Load reads the home's config.toml (defaults if absent).
 func (h Home) Load() (Config, error) { return Load(h.ConfigPath()) }
