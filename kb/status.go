@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -25,9 +26,12 @@ type TableCount struct {
 
 // LastRun is the newest run of one kind.
 type LastRun struct {
-	Kind  string     `json:"kind"`
-	Count int64      `json:"count"`
-	Last  *time.Time `json:"last"` // nil when there has been none
+	Kind    string     `json:"kind"`
+	Count   int64      `json:"count"`             // runs of this kind so far
+	Last    *time.Time `json:"last"`              // when the newest started; nil when there has been none
+	Status  string     `json:"status,omitempty"`  // the newest run's status, where the kind records one
+	Seconds *float64   `json:"seconds,omitempty"` // its duration, once finished
+	Detail  string     `json:"detail,omitempty"`  // what it did, in a few words
 }
 
 // Status is what `cra status` reports.
@@ -36,16 +40,31 @@ type Status struct {
 	LastRuns []LastRun     `json:"last_runs"`
 }
 
-// runKinds says where each kind of run is logged. Later migrations add theirs.
+// runKinds says where each kind of run is logged: each query gives kind,
+// count, the newest run's start, status, seconds and a few words on what it
+// did. Later migrations add theirs.
 var runKinds = []struct{ kind, query string }{
-	{"index", "SELECT 'index', count(*), max(timestamp) FROM raw.index_runs"},
-	{"task", `SELECT 'task:' || mode, count(*), max(timestamp) FROM raw.task_runs GROUP BY mode
-		UNION ALL SELECT 'task', 0, NULL WHERE NOT EXISTS (FROM raw.task_runs) ORDER BY 1`},
-	{"bootstrap", "SELECT 'bootstrap', count(*), max(started_at) FROM raw.bootstrap_runs"},
-	{"orchestrator", "SELECT 'orchestrator', count(*), max(timestamp) FROM raw.orchestrator_runs"},
-	{"enrich", "SELECT 'enrich', count(*), max(timestamp) FROM raw.enrichment_outputs"},
-	{"train_plan", "SELECT 'train_plan', count(*), max(timestamp) FROM raw.training_plans"},
-	{"curate", "SELECT 'curate', count(*), max(timestamp) FROM raw.training_datasets"},
+	{"index", `SELECT 'index', (SELECT count(*) FROM raw.index_runs), timestamp, status, duration_ms / 1000.0,
+			repo_path || ': ' || files_changed || ' files changed, ' || commits_added || ' new commits'
+		FROM raw.index_runs UNION ALL SELECT 'index', 0, NULL, NULL, NULL, NULL
+		ORDER BY timestamp DESC NULLS LAST LIMIT 1`},
+	{"bootstrap", `SELECT 'bootstrap', (SELECT count(*) FROM raw.bootstrap_runs), r.started_at, r.status,
+			epoch(r.finished_at - r.started_at),
+			r.repos || ' repositories, ' || (SELECT count(*) FROM raw.bootstrap_commits c WHERE c.run_id = r.id) || ' commits mined, '
+				|| (SELECT count(*) FROM raw.synthetic_tasks t WHERE t.run_id = r.id) || ' verified'
+		FROM raw.bootstrap_runs r UNION ALL SELECT 'bootstrap', 0, NULL, NULL, NULL, NULL
+		ORDER BY 3 DESC NULLS LAST LIMIT 1`},
+	{"enrich", `SELECT 'enrich', count(DISTINCT date_trunc('minute', timestamp)), max(timestamp), NULL, NULL,
+			count(*) FILTER (WHERE valid) || ' valid and ' || count(*) FILTER (WHERE NOT valid) || ' failed descriptions in all'
+		FROM raw.enrichment_outputs`},
+	{"curate", `SELECT 'curate', (SELECT count(*) FROM raw.dataset_versions), created_at, NULL, NULL,
+			name || '@' || version || ': ' || examples || ' examples'
+		FROM raw.dataset_versions UNION ALL SELECT 'curate', 0, NULL, NULL, NULL, NULL
+		ORDER BY 3 DESC NULLS LAST LIMIT 1`},
+	{"task", `SELECT 'task:' || mode, count(*), max(timestamp), NULL, NULL, NULL FROM raw.task_runs GROUP BY mode
+		UNION ALL SELECT 'task', 0, NULL, NULL, NULL, NULL WHERE NOT EXISTS (FROM raw.task_runs) ORDER BY 1`},
+	{"orchestrator", "SELECT 'orchestrator', count(*), max(timestamp), NULL, NULL, NULL FROM raw.orchestrator_runs"},
+	{"train_plan", "SELECT 'train_plan', count(*), max(timestamp), NULL, NULL, NULL FROM raw.training_plans WHERE task_id NOT LIKE 'curate:%'"},
 }
 
 // ReadStatus reads the status of the home dir's stores, read-only.
@@ -62,21 +81,8 @@ func ReadStatus(ctx context.Context, dir string) (*Status, error) {
 		if ss.Version, err = schemaVersion(ctx, a.Conn, string(k)); err != nil {
 			return nil, err
 		}
-		rows, err := a.Conn.QueryContext(ctx, `SELECT table_name FROM duckdb_tables()
-			WHERE database_name = ? AND schema_name = 'main' ORDER BY table_name`, string(k))
+		tables, err := tableNames(ctx, a.Conn, string(k))
 		if err != nil {
-			return nil, err
-		}
-		var tables []string
-		for rows.Next() {
-			var t string
-			if err := rows.Scan(&t); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			tables = append(tables, t)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return nil, err
 		}
 		for _, t := range tables {
@@ -95,12 +101,15 @@ func ReadStatus(ctx context.Context, dir string) (*Status, error) {
 		}
 		for rows.Next() {
 			var lr LastRun
-			var last *time.Time
-			if err := rows.Scan(&lr.Kind, &lr.Count, &last); err != nil {
+			var status, detail sql.NullString
+			if err := rows.Scan(&lr.Kind, &lr.Count, &lr.Last, &status, &lr.Seconds, &detail); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			lr.Last = last
+			lr.Status, lr.Detail = status.String, detail.String
+			if lr.Kind == "bootstrap" && lr.Status == StatusRunning && lr.Last != nil {
+				lr.Status += " (or killed: the next bootstrap marks it interrupted)"
+			}
 			st.LastRuns = append(st.LastRuns, lr)
 		}
 		if err := errors.Join(rows.Err(), rows.Close()); err != nil {

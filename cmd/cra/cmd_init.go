@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v3"
 
@@ -43,23 +42,12 @@ func (a *app) initCommand() *cli.Command {
 
 func (a *app) runInit(ctx context.Context, command string, choice config.ModelChoice) error {
 	h := a.home
-	if err := os.MkdirAll(h.Dir, 0o755); err != nil {
-		return fmt.Errorf("create home %s: %w", h.Dir, err)
-	}
-	action, err := config.InitFile(h.ConfigPath(), choice)
+	action, err := h.Init(choice)
 	if err != nil {
 		return err
 	}
-	if _, err := h.Load(); err != nil {
-		return err // an existing config.toml we kept must still be valid
-	}
 	if err := kb.Init(ctx, h.Dir, command); err != nil {
 		return err
-	}
-	for _, d := range []string{h.SessionsDir(), h.ExportsDir()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
 	}
 	if a.json {
 		return a.writeJSON(map[string]any{
@@ -70,5 +58,10 @@ func (a *app) runInit(ctx context.Context, command string, choice config.ModelCh
 	}
 	fmt.Fprintf(a.stdout, "home     %s\nconfig   %s (%s)\ncurated  %s (schema v%d)\nraw      %s (schema v%d)\n",
 		h.Dir, h.ConfigPath(), action, kb.Curated.Path(h.Dir), kb.LatestVersion(kb.Curated), kb.Raw.Path(h.Dir), kb.LatestVersion(kb.Raw))
+	fmt.Fprintf(a.stdout, "\nnext:\n"+
+		"  cra models check                  # are the models in config.toml reachable?\n"+
+		"  cra bootstrap ~/clones/*          # mine each clone's history (indexes it first)\n"+
+		"  cra curate-data --name synthetic  # build a dataset from what was mined\n"+
+		"  cra datasets export synthetic     # Parquet shards for TRL, Axolotl or your LoRA script\n")
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -16,20 +17,31 @@ func (a *app) statusCommand() *cli.Command {
 		Name:  "status",
 		Usage: "show the home, store sizes, row counts per table and the last runs of each kind",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			st, err := kb.ReadStatus(ctx, a.home.Dir)
-			if err != nil {
-				return err
+			if cmd.Args().Len() > 0 {
+				return usagef("status takes no arguments")
 			}
-			if a.json {
-				return a.writeJSON(struct {
-					Home   string `json:"home"`
-					Config string `json:"config"`
-					*kb.Status
-				}{a.home.Dir, a.home.ConfigPath(), st})
-			}
-			return a.printStatus(st)
+			return a.runStatus(ctx)
 		},
 	}
+}
+
+func (a *app) runStatus(ctx context.Context) error {
+	// An invalid config.toml is what the next command would trip on: say so now.
+	if _, err := config.Load(a.home.ConfigPath()); err != nil {
+		return err
+	}
+	st, err := kb.ReadStatus(ctx, a.home.Dir)
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return a.writeJSON(struct {
+			Home   string `json:"home"`
+			Config string `json:"config"`
+			*kb.Status
+		}{a.home.Dir, a.home.ConfigPath(), st})
+	}
+	return a.printStatus(st)
 }
 
 func (a *app) printStatus(st *kb.Status) error {
@@ -42,13 +54,16 @@ func (a *app) printStatus(st *kb.Status) error {
 			fmt.Fprintf(tw, "  %s\t%d\n", t.Table, t.Rows)
 		}
 	}
-	fmt.Fprintf(tw, "\nlast runs\n")
+	fmt.Fprintf(tw, "\nlast runs\tRUNS\tLAST\tSTATUS\tSECONDS\tWHAT\n")
 	for _, r := range st.LastRuns {
-		last := "never"
+		last, secs := "never", ""
 		if r.Last != nil {
 			last = r.Last.Local().Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%s\n", r.Kind, r.Count, last)
+		if r.Seconds != nil {
+			secs = fmt.Sprintf("%.1f", *r.Seconds)
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\n", r.Kind, r.Count, last, r.Status, secs, r.Detail)
 	}
 	return tw.Flush()
 }

@@ -208,3 +208,24 @@ func TestNotInitialisedHomeSaysRunInit(t *testing.T) {
 		}
 	}
 }
+
+func TestCompactCommand(t *testing.T) {
+	home := fixtureHome(t)
+	var res []struct {
+		Store              string         `json:"store"`
+		BytesBefore, After int64          `json:"-"`
+		Tables             map[string]int `json:"tables"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "compact", "--store", "raw")), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Store != "raw.duckdb" || res[0].Tables["task_runs"] != 2 {
+		t.Errorf("compact --store raw: %+v", res)
+	}
+	if got := mustRun(t, home, "sql", "--format", "csv", "SELECT count(*) FROM raw.task_runs"); got != "count_star()\n2\n" {
+		t.Errorf("rows after compact: %q", got)
+	}
+	if r := cra(t, home, "", "compact", "--store", "nope"); r.code != exitUsage {
+		t.Errorf("--store nope: exit %d", r.code)
+	}
+}

@@ -73,6 +73,7 @@ func exitCode(ctx context.Context, err error) int {
 	var (
 		usage   *usageError
 		cfgErr  *config.Error
+		homeErr *config.HomeError
 		notInit *kb.NotInitializedError
 		locked  *kb.LockedError
 		other   *kb.OtherProgramError
@@ -83,7 +84,7 @@ func exitCode(ctx context.Context, err error) int {
 	switch {
 	case errors.As(err, &partial):
 		return exitFailures
-	case errors.As(err, &usage), errors.As(err, &cfgErr), errors.As(err, &notInit),
+	case errors.As(err, &usage), errors.As(err, &cfgErr), errors.As(err, &homeErr), errors.As(err, &notInit),
 		errors.As(err, &locked), errors.As(err, &other), errors.As(err, &newer), errors.As(err, &sqlErr):
 		return exitUsage
 	}

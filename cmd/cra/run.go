@@ -79,6 +79,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.enrichCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
+			a.compactCommand(),
 		},
 	}
 }

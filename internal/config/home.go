@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,3 +42,39 @@ func (h Home) ExportDir(name string, version int, format string) string {
 
 // Load reads the home's config.toml (defaults if absent).
 func (h Home) Load() (Config, error) { return Load(h.ConfigPath()) }
+
+// HomeError says the home directory cannot be used as one (a usage error:
+// the path is a file, or cannot be created).
+type HomeError struct {
+	Dir string
+	Err error
+}
+
+func (e *HomeError) Error() string {
+	return fmt.Sprintf("home %s: %v: pass --home (or set CRA_HOME) to a directory cra may create", e.Dir, e.Err)
+}
+
+func (e *HomeError) Unwrap() error { return e.Err }
+
+// Init creates the home's directories and its config.toml (see InitFile for
+// what happens to an existing one, and choice), and checks that the config
+// it leaves loads. It returns what was done to config.toml: created,
+// updated or kept. The stores are kb.Init's.
+func (h Home) Init(choice ModelChoice) (string, error) {
+	if fi, err := os.Stat(h.Dir); err == nil && !fi.IsDir() {
+		return "", &HomeError{Dir: h.Dir, Err: errors.New("is a file, not a directory")}
+	}
+	for _, d := range []string{h.Dir, h.SessionsDir(), h.ExportsDir()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", &HomeError{Dir: h.Dir, Err: err}
+		}
+	}
+	action, err := InitFile(h.ConfigPath(), choice)
+	if err != nil {
+		return "", err
+	}
+	if _, err := h.Load(); err != nil {
+		return "", err // an existing config.toml that was kept must still be valid
+	}
+	return action, nil
+}
