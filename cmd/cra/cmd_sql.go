@@ -2,8 +2,7 @@ package main
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -103,24 +102,6 @@ func (a *app) defaultFormat(output string) string {
 	return "csv"
 }
 
-// sqlError is an error DuckDB raised for the user's SQL.
-type sqlError struct {
-	source string
-	n      int // statement number, from 1
-	err    error
-	hint   string
-}
-
-func (e *sqlError) Error() string {
-	msg := fmt.Sprintf("%s, statement %d: %v", e.source, e.n, e.err)
-	if e.hint != "" {
-		msg += "\n" + e.hint
-	}
-	return msg
-}
-
-func (e *sqlError) Unwrap() error { return e.err }
-
 func (a *app) runSQL(ctx context.Context, command string, o sqlOptions) error {
 	stmts := kb.SplitStatements(o.script)
 	if len(stmts) == 0 {
@@ -140,54 +121,31 @@ func (a *app) runSQL(ctx context.Context, command string, o sqlOptions) error {
 		defer f.Close()
 		out = f
 	}
+	sets := tabular.NewResultSets(out, o.format, len(stmts))
 	results := 0
-	for i, stmt := range stmts {
-		fail := func(err error) error {
-			e := &sqlError{source: o.source, n: i + 1, err: err}
-			if strings.Contains(err.Error(), "read-only mode") {
-				e.hint = "cra sql opens the stores read-only; pass --write to change them"
-			}
-			return e
-		}
-		rowsWanted, err := kb.ReturnsRows(ctx, att.Conn, stmt)
-		if err != nil {
-			return fail(err)
-		}
-		if !rowsWanted {
-			if _, err := att.Conn.ExecContext(ctx, stmt); err != nil {
-				return fail(err)
-			}
-			continue
-		}
+	err = kb.RunScript(ctx, att.Conn, o.source, stmts, o.write, func(i int, stmt string) error {
 		if results++; results > 1 && o.output != "" {
 			return usagef("-o %s takes one result, but statement %d is the second query", o.output, i+1)
 		}
 		if o.format == "parquet" {
-			// The newline ends a trailing -- comment before the closing parenthesis.
-			q := fmt.Sprintf("COPY (%s\n) TO '%s' (FORMAT parquet, COMPRESSION zstd)", stmt, strings.ReplaceAll(o.output, "'", "''"))
-			if _, err := att.Conn.ExecContext(ctx, q); err != nil {
-				return fail(err)
-			}
-			continue
+			return kb.CopyToParquet(ctx, att.Conn, stmt, o.output)
 		}
 		start := time.Now()
-		n, err := a.printQuery(ctx, att.Conn, stmt, o.format, out, results > 1)
+		rows, err := att.Conn.QueryContext(ctx, stmt)
 		if err != nil {
-			return fail(err)
+			return err
 		}
+		defer rows.Close()
+		n, err := sets.Write(i+1, stmt, rows)
 		a.log.Debug("query", "statement", i+1, "rows", n, "elapsed", time.Since(start))
+		return err
+	})
+	var usage *usageError
+	if errors.As(err, &usage) {
+		return usage
 	}
-	return nil
-}
-
-func (a *app) printQuery(ctx context.Context, conn *sql.Conn, stmt, format string, out io.Writer, separate bool) (int, error) {
-	rows, err := conn.QueryContext(ctx, stmt)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	defer rows.Close()
-	if separate && (format == "table" || format == "markdown" || format == "csv") {
-		fmt.Fprintln(out)
-	}
-	return tabular.Write(out, format, rows)
+	return sets.Close()
 }

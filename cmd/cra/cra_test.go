@@ -229,3 +229,65 @@ func TestCompactCommand(t *testing.T) {
 		t.Errorf("--store nope: exit %d", r.code)
 	}
 }
+
+// Several statements give one JSON document (an array of result sets, each
+// with its statement) and JSON Lines rows tagged with their statement.
+func TestSQLSeveralStatementsAreOneMachineDocument(t *testing.T) {
+	home := newHome(t)
+	script := "select 1 as a union all select 2; select 'x' as b"
+	var sets []struct {
+		Statement int              `json:"statement"`
+		SQL       string           `json:"sql"`
+		Rows      []map[string]any `json:"rows"`
+	}
+	out := mustRun(t, home, "sql", "--format", "json", script)
+	if err := json.Unmarshal([]byte(out), &sets); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, out)
+	}
+	if len(sets) != 2 || sets[0].Statement != 1 || len(sets[0].Rows) != 2 || sets[1].Statement != 2 || sets[1].Rows[0]["b"] != "x" ||
+		!strings.HasPrefix(sets[1].SQL, "select 'x'") {
+		t.Errorf("result sets %+v", sets)
+	}
+	lines := strings.Split(strings.TrimSpace(mustRun(t, home, "sql", "--format", "jsonl", script)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("jsonl: %d lines, want 3 rows", len(lines))
+	}
+	for i, want := range []int{1, 1, 2} {
+		var l struct {
+			Statement int            `json:"statement"`
+			Row       map[string]any `json:"row"`
+		}
+		if err := json.Unmarshal([]byte(lines[i]), &l); err != nil || l.Statement != want || len(l.Row) != 1 {
+			t.Errorf("jsonl line %d: %q (%v)", i, lines[i], err)
+		}
+	}
+	// One statement: the plain array of rows, as before.
+	if out := mustRun(t, home, "sql", "--format", "json", "select 1 as a"); strings.TrimSpace(out) != "[\n{\"a\":1}\n]" {
+		t.Errorf("one statement: %q", out)
+	}
+}
+
+// A --write script is all or nothing, unless it manages its own
+// transactions.
+func TestSQLWriteScriptIsOneTransaction(t *testing.T) {
+	home := newHome(t)
+	insert := `insert into raw.index_runs (repo_path, files_scanned, files_changed, duration_ms, status, timestamp) values ('%s', 1, 1, 1, 'ok', now())`
+	r := cra(t, home, "", "sql", "--write", fmt.Sprintf(insert, "first")+"; select * from no_such_table")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "statement 2") {
+		t.Fatalf("failing script: exit %d, %q", r.code, r.stderr)
+	}
+	count := func() string {
+		return mustRun(t, home, "sql", "--format", "csv", "select count(*) as n from raw.index_runs")
+	}
+	if got := count(); got != "n\n0\n" {
+		t.Errorf("statement 1 of a failed --write script was kept: %q", got)
+	}
+	// The script's own transactions: what it committed stays.
+	r = cra(t, home, "", "sql", "--write", "begin; "+fmt.Sprintf(insert, "own")+"; commit; select * from no_such_table")
+	if r.code != exitUsage {
+		t.Fatalf("own transactions: exit %d, %q", r.code, r.stderr)
+	}
+	if got := count(); got != "n\n1\n" {
+		t.Errorf("a script's own committed transaction was undone: %q", got)
+	}
+}

@@ -79,7 +79,7 @@ func exitCode(ctx context.Context, err error) int {
 		other   *kb.OtherProgramError
 		newer   *kb.NewerStoreError
 		partial *partialError
-		sqlErr  *sqlError
+		sqlErr  *kb.ScriptError
 	)
 	switch {
 	case errors.As(err, &partial):

@@ -18,6 +18,11 @@ const maxCell = 60
 // Write streams rows to w in format and returns how many rows it wrote.
 // It does not close rows.
 func Write(w io.Writer, format string, rows *sql.Rows) (int, error) {
+	return write(w, format, "", rows)
+}
+
+// write is Write, with jsonl rows wrapped as wrap says (see writeJSON).
+func write(w io.Writer, format, wrap string, rows *sql.Rows) (int, error) {
 	cols, err := rows.ColumnTypes()
 	if err != nil {
 		return 0, err
@@ -42,7 +47,7 @@ func Write(w io.Writer, format string, rows *sql.Rows) (int, error) {
 	case "csv":
 		return writeCSV(w, names, types, vals, next)
 	case "json", "jsonl":
-		return writeJSON(w, format == "jsonl", names, types, vals, next)
+		return writeJSON(w, format == "jsonl", wrap, names, types, vals, next)
 	case "table", "markdown":
 		var cells [][]string
 		for {
@@ -93,8 +98,10 @@ func writeCSV(w io.Writer, names, types []string, vals []any, next func() (bool,
 	}
 }
 
-// writeJSON writes objects whose keys keep the column order.
-func writeJSON(w io.Writer, lines bool, names, types []string, vals []any, next func() (bool, error)) (int, error) {
+// writeJSON writes objects whose keys keep the column order: an array of
+// them, or with lines one per line, each as wrap(object) when wrap is set
+// (a format string with one %s).
+func writeJSON(w io.Writer, lines bool, wrap string, names, types []string, vals []any, next func() (bool, error)) (int, error) {
 	keys := make([][]byte, len(names))
 	for i, name := range names {
 		keys[i], _ = json.Marshal(name)
@@ -117,6 +124,8 @@ func writeJSON(w io.Writer, lines bool, names, types []string, vals []any, next 
 		default:
 			sb.WriteString(",\n")
 		}
+		prefix, suffix, _ := strings.Cut(wrap, "%s")
+		sb.WriteString(prefix)
 		sb.WriteByte('{')
 		for i, v := range vals {
 			if i > 0 {
@@ -131,6 +140,7 @@ func writeJSON(w io.Writer, lines bool, names, types []string, vals []any, next 
 			sb.Write(b)
 		}
 		sb.WriteByte('}')
+		sb.WriteString(suffix)
 		if lines {
 			sb.WriteByte('\n')
 		}
