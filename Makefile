@@ -9,10 +9,16 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build test lint bench bench-index bench-bootstrap bench-datasets demo clean
+.PHONY: build install test lint bench bench-index bench-bootstrap bench-datasets demo clean
 
+# -buildvcs=auto stamps the git revision `cra version` prints, even where
+# GOFLAGS turns it off.
 build:
-	$(GO) build -o $(BIN) ./cmd/cra
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/cra
+
+# cra on PATH: into $(GOBIN), else $(go env GOPATH)/bin.
+install:
+	$(GO) install -buildvcs=auto ./cmd/cra
 
 test:
 	$(GO) test -race ./...

@@ -291,3 +291,20 @@ func TestSQLWriteScriptIsOneTransaction(t *testing.T) {
 		t.Errorf("a script's own committed transaction was undone: %q", got)
 	}
 }
+
+func TestVersionAndCompletion(t *testing.T) {
+	home := t.TempDir()
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		if r := cra(t, home, "", args...); r.code != 0 || !strings.HasPrefix(r.stdout, "cra version ") || strings.Contains(r.stdout, "dev\n") {
+			t.Errorf("%v: exit %d, %q", args, r.code, r.stdout)
+		}
+	}
+	if r := cra(t, home, "", "--help"); !strings.Contains(r.stdout, "completion") {
+		t.Errorf("--help does not list completion:\n%s", r.stdout)
+	}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		if r := cra(t, home, "", "completion", shell); r.code != 0 || !strings.Contains(r.stdout, "cra") {
+			t.Errorf("completion %s: exit %d, %.100q", shell, r.code, r.stdout)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/version"
 )
 
 // app is what every command gets: the injected streams and the global flags.
@@ -53,7 +54,10 @@ func (a *app) rootCommand() *cli.Command {
 		ErrWriter:             a.stderr,
 		Reader:                a.stdin,
 		EnableShellCompletion: true,
-		Suggest:               true,
+		// `cra completion bash|zsh|fish` is listed in the help, not hidden.
+		ConfigureShellCompletionCommand: func(c *cli.Command) { c.Hidden = false },
+		Suggest:                         true,
+		Version:                         version.String(),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "home", Usage: "cra's data directory (default $CRA_HOME, else ~/.cra)"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
@@ -80,6 +84,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.sqlCommand(),
 			a.statusCommand(),
 			a.compactCommand(),
+			a.versionCommand(),
 		},
 	}
 }

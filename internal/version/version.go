@@ -6,6 +6,7 @@ package version
 
 import (
 	"runtime/debug"
+	"strings"
 	"sync"
 )
 
@@ -42,6 +43,9 @@ func format(info *debug.BuildInfo) string {
 	}
 	if len(rev) > 12 {
 		rev = rev[:12]
+	}
+	if strings.Contains(v, rev) {
+		return v // a pseudo-version (go 1.24+ stamps one from VCS) names the revision already
 	}
 	if dirty {
 		rev += "+dirty"
