@@ -145,6 +145,9 @@ func (c *cancelAfter) Add(d int64) {
 }
 func (c *cancelAfter) Phase(name string, _ int64) { c.mining.Store(name == "bootstrap") }
 func (c *cancelAfter) AddTotal(int64)             {}
+func (c *cancelAfter) Items(int)                  {}
+func (c *cancelAfter) Item(string)                {}
+func (c *cancelAfter) ItemDone()                  {}
 
 // An interrupted run's summary reports what it saved, not zeros.
 func TestInterruptedRunReportsWhatItSaved(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -167,6 +168,7 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	defer live.Release() //nolint:errcheck // dropped at exit anyway
 	sum.RunID = r.runID
 	opts.Progress.Phase("bootstrap", -1)
+	opts.Progress.Items(len(todo))
 	// Repositories in parallel too: many small clones are mostly walks and
 	// waits. Their fact caches share one budget.
 	repoJobs := max(1, min(opts.Jobs, len(todo)))
@@ -248,6 +250,8 @@ func lockRepos(ctx context.Context, dir string, paths []string, opts Options, su
 // with its reason; the error is for a store that cannot be written.
 func (r *runner) mine(ctx context.Context, p string) (*RepoResult, error) {
 	start := time.Now()
+	r.progress.Item(filepath.Base(p))
+	defer r.progress.ItemDone()
 	res, err := r.replay(ctx, p)
 	res.Repo, res.Seconds = p, time.Since(start).Seconds()
 	switch {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"time"
 
 	"github.com/cra-dev/cra/internal/version"
@@ -42,7 +43,9 @@ func IndexRepos(ctx context.Context, dir string, paths []string, opts Options) (
 	}
 	defer curated.Close()
 	sum := &Summary{Repos: []Outcome{}}
+	opts.Progress.Items(len(paths))
 	for _, p := range paths {
+		opts.Progress.Item(filepath.Base(p))
 		lock, err := kb.LockInput(ctx, dir, "index", kb.CanonicalPath(p), "cra index", opts.Wait)
 		var busy *kb.BusyError
 		if errors.As(err, &busy) {
@@ -56,6 +59,7 @@ func IndexRepos(ctx context.Context, dir string, paths []string, opts Options) (
 		}
 		out, err := indexOne(ctx, dir, curated, p, opts, sum)
 		lock.Release() //nolint:errcheck // dropped at exit anyway
+		opts.Progress.ItemDone()
 		if err != nil {
 			return sum, err
 		}

@@ -43,6 +43,9 @@ type Progress interface {
 	Phase(label string, total int64)
 	Add(n int64)
 	AddTotal(n int64)
+	Items(n int)      // the batch's inputs (repositories)
+	Item(name string) // the input being worked on now
+	ItemDone()        // one more input finished
 }
 
 // Result is what one repository's run did.
@@ -91,6 +94,9 @@ type NoProgress struct{}
 func (NoProgress) Phase(string, int64) {}
 func (NoProgress) Add(int64)           {}
 func (NoProgress) AddTotal(int64)      {}
+func (NoProgress) Items(int)           {}
+func (NoProgress) Item(string)         {}
+func (NoProgress) ItemDone()           {}
 
 // Index indexes the repository at path into the curated store db (opened
 // for writing): its tree, then its history, then the edges derived from

@@ -61,6 +61,10 @@ func indexTree(ctx context.Context, w *writer, src *source, opts Options, res *R
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(cctx)
+	// The phase starts before the walk counts files into it: started after,
+	// it would reset the count of the files already walked (a bar reading
+	// 3097/3096).
+	opts.Progress.Phase("files", 0)
 	g.Go(func() error {
 		defer close(jobs)
 		return src.walk(gctx, walk.Options{MaxFileBytes: opts.MaxFileBytes}, func(e walk.Entry) error {
@@ -109,7 +113,6 @@ func indexTree(ctx context.Context, w *writer, src *source, opts Options, res *R
 		return workers.Wait()
 	})
 
-	opts.Progress.Phase("files", 0)
 	writeErr := writeParsed(ctx, w, parsed, opts, res)
 	if writeErr != nil {
 		// Stop and unblock the producers, then report the writer's error.

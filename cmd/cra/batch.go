@@ -33,9 +33,9 @@ func runBatch[S any](ctx context.Context, a *app, run func(context.Context, batc
 	if err != nil {
 		return err
 	}
-	p := progress.Start(progress.Options{Out: a.stderr, TTY: isTerminal(a.stderr), Log: a.log})
+	p := a.startProgress()
 	sum, failed, total, err := run(ctx, batchEnv{cfg: cfg, progress: p})
-	p.Stop()
+	a.stopProgress(p)
 	if sum == nil {
 		return err
 	}
@@ -59,4 +59,17 @@ func waitOf(cmd *cli.Command) (time.Duration, error) {
 		return 0, usagef("--wait must be positive")
 	}
 	return w, nil
+}
+
+// startProgress shows a batch's progress on stderr (a bar on a terminal,
+// log lines in cron) and routes log lines through it meanwhile.
+func (a *app) startProgress() *progress.Progress {
+	p := progress.Start(progress.Options{Out: a.stderr, TTY: isTerminal(a.stderr), Log: a.log})
+	a.logOut.set(p.Writer(a.stderr))
+	return p
+}
+
+func (a *app) stopProgress(p *progress.Progress) {
+	p.Stop()
+	a.logOut.set(a.stderr)
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
@@ -23,6 +24,26 @@ type app struct {
 	home           config.Home
 	json           bool
 	log            *slog.Logger
+	logOut         *logWriter // where log lines go: stderr, or through a progress bar
+}
+
+// logWriter is the log's destination, switched while a progress bar is on
+// the terminal so that log lines never tear it.
+type logWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *logWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func (l *logWriter) set(w io.Writer) {
+	l.mu.Lock()
+	l.w = w
+	l.mu.Unlock()
 }
 
 // Run runs cra with args (without the program name) and returns the exit
@@ -111,11 +132,12 @@ func (a *app) before(ctx context.Context, cmd *cli.Command) (context.Context, er
 		return ctx, usagef("--log-level %q: use debug, info, warn or error", cmd.String("log-level"))
 	}
 	opts := &slog.HandlerOptions{Level: level}
+	a.logOut = &logWriter{w: a.stderr}
 	switch cmd.String("log-format") {
 	case "text":
-		a.log = slog.New(slog.NewTextHandler(a.stderr, opts))
+		a.log = slog.New(slog.NewTextHandler(a.logOut, opts))
 	case "json":
-		a.log = slog.New(slog.NewJSONHandler(a.stderr, opts))
+		a.log = slog.New(slog.NewJSONHandler(a.logOut, opts))
 	default:
 		return ctx, usagef("--log-format %q: use text or json", cmd.String("log-format"))
 	}

@@ -1,16 +1,24 @@
 // Package progress reports how far a batch has got: a bar redrawn on a
 // terminal, or a structured log line every few seconds otherwise (cron), read
 // from atomic counters by one goroutine so the workers never wait on output.
+//
+// On a terminal, log lines go through Writer so they never tear the bar:
+// the bar's line is cleared before a log line is written, and redrawn on
+// the next tick. The bar fits the terminal's width.
 package progress
 
 import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
 )
 
 // Options says where progress goes.
@@ -19,20 +27,26 @@ type Options struct {
 	TTY      bool         // redraw a bar on Out; otherwise log through Log
 	Log      *slog.Logger // structured lines when not on a terminal; nil = silent
 	Interval time.Duration
+	// Width is the terminal's width in columns; nil asks the terminal Out
+	// is (80 when it cannot tell).
+	Width func() int
 }
 
 // Progress is one batch's progress. Its methods are safe for concurrent use;
 // a nil *Progress does nothing.
 type Progress struct {
-	opts  Options
-	mu    sync.Mutex // guards label and drawn
-	label string
-	drawn bool
-	done  atomic.Int64
-	total atomic.Int64
-	since time.Time
-	stop  chan struct{}
-	wg    sync.WaitGroup
+	opts      Options
+	mu        sync.Mutex // guards label, current, since and drawn, and writing to Out
+	label     string
+	current   string // the input being worked on (a repository)
+	drawn     bool
+	done      atomic.Int64
+	total     atomic.Int64
+	items     atomic.Int64 // inputs of the batch (repositories); 0 when not told
+	itemsDone atomic.Int64
+	since     time.Time
+	stop      chan struct{}
+	wg        sync.WaitGroup
 }
 
 // Start begins reporting until Stop. The interval defaults to 100ms on a
@@ -44,10 +58,22 @@ func Start(opts Options) *Progress {
 			opts.Interval = 100 * time.Millisecond
 		}
 	}
+	if opts.Width == nil {
+		opts.Width = func() int { return terminalWidth(opts.Out) }
+	}
 	p := &Progress{opts: opts, stop: make(chan struct{}), since: time.Now()}
 	p.wg.Add(1)
 	go p.loop()
 	return p
+}
+
+func terminalWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return 80
 }
 
 // Phase starts a new step (total <= 0 when unknown), resetting the count.
@@ -77,6 +103,57 @@ func (p *Progress) AddTotal(n int64) {
 	}
 }
 
+// Items says how many inputs (repositories) the batch has: the bar shows
+// how many are done of them, which does not move as each input's own
+// total is discovered.
+func (p *Progress) Items(n int) {
+	if p != nil {
+		p.items.Store(int64(n))
+		p.itemsDone.Store(0)
+	}
+}
+
+// Item names the input now being worked on.
+func (p *Progress) Item(name string) {
+	if p != nil {
+		p.mu.Lock()
+		p.current = name
+		p.mu.Unlock()
+	}
+}
+
+// ItemDone counts one more input finished.
+func (p *Progress) ItemDone() {
+	if p != nil {
+		p.itemsDone.Add(1)
+	}
+}
+
+// Writer returns w wrapped so that what is written through it (log lines)
+// never lands on top of the bar: the bar is cleared first and redrawn on the
+// next tick. Without a terminal it is w.
+func (p *Progress) Writer(w io.Writer) io.Writer {
+	if p == nil || !p.opts.TTY {
+		return w
+	}
+	return &barSafe{p: p, w: w}
+}
+
+type barSafe struct {
+	p *Progress
+	w io.Writer
+}
+
+func (b *barSafe) Write(data []byte) (int, error) {
+	b.p.mu.Lock()
+	defer b.p.mu.Unlock()
+	if b.p.drawn {
+		fmt.Fprint(b.p.opts.Out, "\r\033[K")
+		b.p.drawn = false
+	}
+	return b.w.Write(data)
+}
+
 // Stop ends reporting and clears the bar.
 func (p *Progress) Stop() {
 	if p == nil {
@@ -88,6 +165,7 @@ func (p *Progress) Stop() {
 	defer p.mu.Unlock()
 	if p.opts.TTY && p.drawn {
 		fmt.Fprint(p.opts.Out, "\r\033[K")
+		p.drawn = false
 	}
 }
 
@@ -111,31 +189,84 @@ func (p *Progress) report() {
 	if p.label == "" {
 		return
 	}
-	done, total := p.done.Load(), p.total.Load()
-	elapsed := time.Since(p.since)
+	s := State{Label: p.label, Done: p.done.Load(), Total: p.total.Load(), Elapsed: time.Since(p.since),
+		Items: p.items.Load(), ItemsDone: p.itemsDone.Load(), Current: p.current}
 	if p.opts.TTY {
-		fmt.Fprintf(p.opts.Out, "\r\033[K%s", Line(p.label, done, total, elapsed))
+		fmt.Fprintf(p.opts.Out, "\r\033[K%s", Fit(s.Line(), p.opts.Width()-1))
 		p.drawn = true
 		return
 	}
 	if p.opts.Log != nil {
-		p.opts.Log.Info("progress", "phase", p.label, "done", done, "total", total,
-			"elapsed", elapsed.Round(time.Second).String())
+		args := []any{"phase", s.Label, "done", s.Done, "total", s.Total, "elapsed", s.Elapsed.Round(time.Second).String()}
+		if s.Items > 0 {
+			args = append(args, "inputs_done", s.ItemsDone, "inputs", s.Items, "current", s.Current)
+		}
+		if eta, ok := s.ETA(); ok {
+			args = append(args, "eta", eta.Round(time.Second).String())
+		}
+		p.opts.Log.Info("progress", args...)
 	}
 }
 
-// Line renders one progress line: label, a bar when the total is known,
-// counts and rate.
+// State is what one progress line shows.
+type State struct {
+	Label            string
+	Done, Total      int64 // units of the phase; Total <= 0 when unknown
+	Elapsed          time.Duration
+	Items, ItemsDone int64  // inputs of the batch; Items 0 when not told
+	Current          string // the input being worked on
+}
+
+// ETA estimates the time left from the rate so far, when the total is known.
+func (s State) ETA() (time.Duration, bool) {
+	if s.Total <= 0 || s.Done <= 0 || s.Elapsed < time.Second || s.Done >= s.Total {
+		return 0, false
+	}
+	return time.Duration(float64(s.Elapsed) * float64(s.Total-s.Done) / float64(s.Done)), true
+}
+
+// Line renders the state: label, inputs done and the current one, a bar
+// when the total is known, counts (never past the total), rate and ETA.
+func (s State) Line() string {
+	var b strings.Builder
+	b.WriteString(s.Label)
+	if s.Items > 0 {
+		fmt.Fprintf(&b, " %d/%d", min(s.ItemsDone, s.Items), s.Items)
+	}
+	if s.Current != "" {
+		b.WriteString(" " + s.Current)
+	}
+	done := s.Done
+	if s.Total > 0 {
+		done = min(done, s.Total)
+		const width = 24
+		filled := int(float64(width) * float64(done) / float64(s.Total))
+		fmt.Fprintf(&b, " [%s%s] %d/%d", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, s.Total)
+	} else {
+		fmt.Fprintf(&b, " %d", done)
+	}
+	if sec := s.Elapsed.Seconds(); sec > 0.5 {
+		fmt.Fprintf(&b, " %.0f/s", float64(s.Done)/sec)
+	}
+	if eta, ok := s.ETA(); ok {
+		fmt.Fprintf(&b, " ETA %s", eta.Round(time.Second))
+	}
+	return b.String()
+}
+
+// Line renders one progress line of a phase alone.
 func Line(label string, done, total int64, elapsed time.Duration) string {
-	rate := ""
-	if s := elapsed.Seconds(); s > 0.5 {
-		rate = fmt.Sprintf(" %.0f/s", float64(done)/s)
+	return State{Label: label, Done: done, Total: total, Elapsed: elapsed}.Line()
+}
+
+// Fit cuts line to at most width columns (runes), so a redraw never wraps.
+func Fit(line string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(line) <= width {
+		return line
 	}
-	if total <= 0 {
-		return fmt.Sprintf("%s %d%s", label, done, rate)
+	r := []rune(line)
+	if width == 1 {
+		return string(r[:1])
 	}
-	const width = 24
-	filled := int(float64(width) * float64(min(done, total)) / float64(total))
-	return fmt.Sprintf("%s [%s%s] %d/%d%s", label, strings.Repeat("#", filled),
-		strings.Repeat(".", width-filled), done, total, rate)
+	return string(r[:width-1]) + "…"
 }

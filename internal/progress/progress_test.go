@@ -17,9 +17,9 @@ func TestLine(t *testing.T) {
 	}{
 		{0, 10, 0, "parse [........................] 0/10"},
 		{5, 10, 0, "parse [############............] 5/10"},
-		{12, 10, 0, "parse [########################] 12/10"},
+		{12, 10, 0, "parse [########################] 10/10"}, // never past the total
 		{7, 0, 0, "parse 7"},
-		{20, 40, 2 * time.Second, "parse [############............] 20/40 10/s"},
+		{20, 40, 2 * time.Second, "parse [############............] 20/40 10/s ETA 2s"},
 	} {
 		if got := Line("parse", tc.done, tc.total, tc.elapsed); got != tc.want {
 			t.Errorf("Line(%d, %d, %v) = %q, want %q", tc.done, tc.total, tc.elapsed, got, tc.want)
@@ -89,5 +89,66 @@ func waitFor(t *testing.T, ok func() bool) {
 			t.Fatal("condition not reached in 5s")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestStateLineShowsInputsCurrentAndETA(t *testing.T) {
+	s := State{Label: "bootstrap", Done: 300, Total: 1200, Elapsed: 30 * time.Second, Items: 4, ItemsDone: 1, Current: "click"}
+	if got, want := s.Line(), "bootstrap 1/4 click [######..................] 300/1200 10/s ETA 1m30s"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
+	}
+}
+
+func TestFitKeepsTheLineWithinTheWidth(t *testing.T) {
+	for _, tc := range []struct {
+		line  string
+		width int
+		want  string
+	}{
+		{"short", 50, "short"},
+		{"bootstrap 1/4 click [####] 3/4", 12, "bootstrap 1…"},
+		{"ééééé", 3, "éé…"},
+	} {
+		if got := Fit(tc.line, tc.width); got != tc.want {
+			t.Errorf("Fit(%q, %d) = %q, want %q", tc.line, tc.width, got, tc.want)
+		}
+	}
+}
+
+// On a 50-column fake terminal, log lines written through Writer never
+// land on the bar (the bar's line is cleared first), and no redraw is wider
+// than the terminal.
+func TestLogsNeverTearTheBarOnANarrowTerminal(t *testing.T) {
+	var term syncBuf
+	p := Start(Options{Out: &term, TTY: true, Interval: time.Millisecond, Width: func() int { return 50 }})
+	log := slog.New(slog.NewTextHandler(p.Writer(&term), nil))
+	p.Items(3)
+	p.Item("a-repository-with-a-rather-long-name")
+	p.Phase("bootstrap", 0)
+	p.AddTotal(5000)
+	for i := range 20 {
+		p.Add(100)
+		log.Info("repository done", "n", i)
+		time.Sleep(2 * time.Millisecond)
+	}
+	waitFor(t, func() bool { return strings.Contains(term.String(), "bootstrap 0/3") })
+	p.Stop()
+	out := term.String()
+	// Every log line starts at the beginning of a cleared line, or of the output.
+	for _, seg := range strings.Split(out, "\n") {
+		i := strings.Index(seg, "time=")
+		if i < 0 {
+			continue
+		}
+		before := seg[:i]
+		if before != "" && !strings.HasSuffix(before, "\r\033[K") {
+			t.Errorf("a log line was written onto the bar: %q", seg)
+		}
+	}
+	for _, draw := range strings.Split(out, "\r\033[K") {
+		draw, _, _ = strings.Cut(draw, "time=") // a log line follows the clear
+		if n := len([]rune(draw)); n > 49 {
+			t.Errorf("a redraw of %d columns on a 50-column terminal: %q", n, draw)
+		}
 	}
 }
