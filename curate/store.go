@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
 )
@@ -125,7 +126,7 @@ func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary
 				(training_plan_id, stage_name, base_model, source, dataset_path, example_count, positive_count,
 				 negative_count, format, timestamp, name, version, split_counts)
 				VALUES (?, ?, ?, 'synthetic', ?, ?, ?, 0, 'table', now(), ?, ?, ?)`,
-				planID, stage, baseModel(stage), "raw.training_examples", n, n, w.name, w.version, string(js)); err != nil {
+				planID, stage, string(llm.StageRole(stage)), "raw.training_examples", n, n, w.name, w.version, string(js)); err != nil {
 				return fmt.Errorf("record dataset %s/%s: %w", ref, stage, err)
 			}
 		}
@@ -135,12 +136,4 @@ func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary
 		})
 	})
 	return planID, err
-}
-
-// baseModel is the role whose model a stage's adapter is trained on.
-func baseModel(stage string) string {
-	if stage == kb.StageImplement {
-		return "coding"
-	}
-	return "reasoning"
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/kb"
 )
 
 // Role is what a call is for; each role has its own model and temperature.
@@ -14,6 +15,16 @@ const (
 	RoleCoding    Role = "coding"    // code generation (implement)
 	RoleReasoning Role = "reasoning" // task analysis, scope, precision, plan, enrichment, train-plan
 )
+
+// StageRole is the role whose model serves a pipeline stage when no
+// override names one: implement is code generation, every other stage
+// (task analysis, scope, precision, plan, enrichment, ...) reasoning.
+func StageRole(stage string) Role {
+	if stage == kb.StageImplement {
+		return RoleCoding
+	}
+	return RoleReasoning
+}
 
 // Router resolves which model serves a role and stage (spec 3.3). It is
 // built once per command from the loaded config.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/fakellm"
 )
 
@@ -17,7 +18,7 @@ func TestModelsCheck(t *testing.T) {
 	if res.code != exitFailures {
 		t.Fatalf("exit %d, want 1 (one model missing)\n%s%s", res.code, res.stdout, res.stderr)
 	}
-	var checks []modelCheck
+	var checks []llm.ModelCheck
 	if err := json.Unmarshal([]byte(res.stdout), &checks); err != nil {
 		t.Fatal(err)
 	}
