@@ -61,7 +61,9 @@ func TestEveryDocumentedExitPath(t *testing.T) {
 			mustRun(t, e.home, "curate-data", "--name", "d")
 			os.WriteFile(filepath.Join(e.home, "exports", "taken"), nil, 0o644)
 			return e
-		}, func(e env) []string { return []string{"datasets", "export", "d", "--out", filepath.Join(e.home, "exports")} }, exitUsage, "not empty"},
+		}, func(e env) []string {
+			return []string{"datasets", "export", "d", "--out", filepath.Join(e.home, "exports")}
+		}, exitUsage, "not empty"},
 		{"failed input: not a repository", fresh, func(env) []string { return []string{"bootstrap", r.Dir, os.TempDir()} }, exitFailures, "1 of 2 inputs failed"},
 		{"failed input: busy repository", func(t *testing.T) env {
 			e := fresh(t)
