@@ -54,6 +54,8 @@ bench-datasets:
 # The main job on a throw-away home: REPO=path to choose the repository.
 demo: build
 	@home=$$(mktemp -d -t cra-demo-XXXXXX); \
+	if [ -z "$(KEEP)" ]; then trap 'rm -rf "$$home"; echo "demo home $$home removed (KEEP=1 keeps it)"' EXIT; \
+	else echo "demo home kept: $$home (remove it with: rm -rf $$home)"; fi; \
 	echo "demo home: $$home (repository $(REPO))"; \
 	./$(BIN) --home $$home init && \
 	./$(BIN) --home $$home bootstrap $(REPO) && \

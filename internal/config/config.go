@@ -8,11 +8,11 @@ type Config struct {
 	Models       Models       `toml:"models" doc:"Models the agent calls. Roles: coding (implement) and reasoning (task analysis, scope, precision, plan, enrichment, train-plan)."`
 	Budget       Budget       `toml:"budget" doc:"Prompt budget against the execute model's context window (tokens estimated as chars/4)."`
 	Index        Index        `toml:"index" doc:"cra index: what gets parsed and how history is counted."`
-	Testing      Testing      `toml:"testing" doc:"How cra solve validates a patch in the target repository. test_command decides success."`
-	Orchestrator Orchestrator `toml:"orchestrator" doc:"cra solve: bounds of the recursive plan -> implement loop."`
+	Testing      Testing      `toml:"testing" doc:"How the coming cra solve validates a patch in the target repository. test_command decides success."`
+	Orchestrator Orchestrator `toml:"orchestrator" doc:"The coming cra solve: bounds of the recursive plan -> implement loop."`
 	Bootstrap    Bootstrap    `toml:"bootstrap" doc:"cra bootstrap: which commits become synthetic ground truth."`
 	Curate       Curate       `toml:"curate" doc:"cra curate-data: filters, dedup, splits and shards of training datasets."`
-	Teacher      Teacher      `toml:"teacher" doc:"Teacher model for distillation (cra curate-data --distill), any OpenAI-compatible API."`
+	Teacher      Teacher      `toml:"teacher" doc:"Teacher model for distillation (the coming cra distill), any OpenAI-compatible API."`
 }
 
 // Models selects providers and model tags per role, with per-stage overrides.
