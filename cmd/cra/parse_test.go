@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// parseWith runs command c on args with its action replaced by parse, so
+// flag parsing is tested apart from what the command does.
+func parseWith[T any](t *testing.T, c *cli.Command, parse func(*cli.Command) (T, error), args ...string) (T, error) {
+	t.Helper()
+	var got T
+	var perr error
+	c.Action = func(_ context.Context, cmd *cli.Command) error {
+		got, perr = parse(cmd)
+		return nil
+	}
+	root := &cli.Command{Name: "cra", Commands: []*cli.Command{c}, ExitErrHandler: func(context.Context, *cli.Command, error) {}}
+	if err := root.Run(context.Background(), append([]string{"cra", c.Name}, args...)); err != nil {
+		return got, err
+	}
+	return got, perr
+}
+
+func TestBatchFlagsParse(t *testing.T) {
+	a := &app{}
+	since := time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)
+	b, err := parseWith(t, a.bootstrapCommand(), parseBootstrap, "--since", "2024-01-02", "--max-commits", "5", "--wait", "2m", "-j", "3", "r1", "r2")
+	if want := (bootstrapOptions{repos: []string{"r1", "r2"}, jobs: 3, maxCommits: 5, since: since, wait: 2 * time.Minute}); err != nil || !reflect.DeepEqual(b, want) {
+		t.Errorf("bootstrap: %+v, %v; want %+v", b, err, want)
+	}
+	i, err := parseWith(t, a.indexCommand(), parseIndex, "--rev", "v1", "r")
+	if want := (indexOptions{repos: []string{"r"}, rev: "v1"}); err != nil || !reflect.DeepEqual(i, want) {
+		t.Errorf("index: %+v, %v", i, err)
+	}
+	e, err := parseWith(t, a.enrichCommand(), parseEnrich, "--promote", "r")
+	if want := (enrichOptions{repo: "r", promote: true}); err != nil || !reflect.DeepEqual(e, want) {
+		t.Errorf("enrich: %+v, %v", e, err)
+	}
+	for name, tc := range map[string]struct {
+		c     *cli.Command
+		parse func(*cli.Command) (any, error)
+		args  []string
+	}{
+		"bootstrap without repositories": {a.bootstrapCommand(), anyOf(parseBootstrap), nil},
+		"bootstrap bad --since":          {a.bootstrapCommand(), anyOf(parseBootstrap), []string{"--since", "yesterday", "r"}},
+		"bootstrap negative --wait":      {a.bootstrapCommand(), anyOf(parseBootstrap), []string{"--wait", "-5s", "r"}},
+		"index negative --jobs":          {a.indexCommand(), anyOf(parseIndex), []string{"--jobs", "-1", "r"}},
+		"enrich two repositories":        {a.enrichCommand(), anyOf(parseEnrich), []string{"a", "b"}},
+		"export bad format":              {a.datasetsExportCommand(), anyOf(parseExport), []string{"--format", "csv", "d"}},
+		"export bad version":             {a.datasetsExportCommand(), anyOf(parseExport), []string{"d@zero"}},
+		"prune keep 0":                   {a.datasetsPruneCommand(), anyOf(parsePrune), []string{"--keep", "0", "d"}},
+		"prune a pinned version":         {a.datasetsPruneCommand(), anyOf(parsePrune), []string{"d@2"}},
+		"curate an argument":             {a.curateCommand(), anyOf(parseCurate), []string{"extra"}},
+		"curate logged source":           {a.curateCommand(), anyOf(parseCurate), []string{"--source", "logged"}},
+	} {
+		if _, err := parseWith(t, tc.c, tc.parse, tc.args...); exitCode(context.Background(), err) != exitUsage {
+			t.Errorf("%s: %v; want a usage error", name, err)
+		}
+	}
+}
+
+func TestDatasetFlagsParse(t *testing.T) {
+	a := &app{}
+	x, err := parseWith(t, a.datasetsExportCommand(), parseExport, "--format", "jsonl", "--out", "/tmp/x", "rel@2")
+	if want := (exportOptions{ref: kb.DatasetRef{Name: "rel", Version: 2}, format: "jsonl", out: "/tmp/x"}); err != nil || x != want {
+		t.Errorf("export: %+v, %v", x, err)
+	}
+	p, err := parseWith(t, a.datasetsPruneCommand(), parsePrune, "--keep", "3", "rel")
+	if want := (pruneOptions{name: "rel", keep: 3}); err != nil || p != want {
+		t.Errorf("prune: %+v, %v", p, err)
+	}
+	c, err := parseWith(t, a.curateCommand(), parseCurate, "--name", "n", "--stages", "plan, scope", "--wait", "1m")
+	if err != nil || c.name != "n" || !reflect.DeepEqual(c.stages, []string{"plan", "scope"}) || c.wait != time.Minute || c.source != "synthetic" {
+		t.Errorf("curate: %+v, %v", c, err)
+	}
+}
+
+func anyOf[T any](parse func(*cli.Command) (T, error)) func(*cli.Command) (any, error) {
+	return func(c *cli.Command) (any, error) { return parse(c) }
+}
