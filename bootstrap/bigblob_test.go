@@ -1,10 +1,12 @@
 package bootstrap
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/gittest"
@@ -17,10 +19,19 @@ func childPeakRSS(t *testing.T, repo string) float64 {
 	home := newHome(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "CRA_TEST_BOOTSTRAP_HOME="+home, "CRA_TEST_BOOTSTRAP_REPO="+repo)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child: %v\n%.2000s", err, out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("child: %v\n%.2000s", err, stderr.String())
 	}
-	return float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024
+	// The child's own VmHWM: its rusage after exec can carry the parent's
+	// high-water mark (a test binary that has run other tests).
+	m := regexp.MustCompile(`vmhwm=(\d+)`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("the child reported no peak RSS: %.2000s", stderr.String())
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	return float64(n) / (1 << 20)
 }
 
 // A repository holding one 300 MB binary costs about what it costs without

@@ -10,6 +10,7 @@ import (
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/internal/golden"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 const storeV1 = `class Store:
@@ -138,19 +139,19 @@ func TestBootstrapGroundTruth(t *testing.T) {
 	})
 
 	t.Run("scope", func(t *testing.T) {
-		var s kb.ScopeTarget
-		targetOf(t, home, c["default"], kb.StageScope, &s)
+		var s schema.ScopeTarget
+		targetOf(t, home, c["default"], schema.StageScope, &s)
 		if !s.Reached || !slices.Equal(s.Touched, []string{"app/api.py", "app/store.py"}) {
 			t.Errorf("touched %v reached %v; want both files, reached", s.Touched, s.Reached)
 		}
-		byPath := map[string]kb.ScopeCandidate{}
+		byPath := map[string]schema.ScopeCandidate{}
 		for _, cand := range s.Candidates {
 			byPath[cand.Path] = cand
 		}
-		if st := byPath["app/store.py"]; st.Tier != kb.TierSeed || !st.Relevant || !slices.Contains(st.Symbols, "Store") {
+		if st := byPath["app/store.py"]; st.Tier != schema.TierSeed || !st.Relevant || !slices.Contains(st.Symbols, "Store") {
 			t.Errorf("store.py: %+v; want a relevant seed (the message names Store.get) listing Store", st)
 		}
-		if api := byPath["app/api.py"]; api.Tier != kb.TierDependency || !api.Relevant || api.Reason != "imports app/store.py" {
+		if api := byPath["app/api.py"]; api.Tier != schema.TierDependency || !api.Relevant || api.Reason != "imports app/store.py" {
 			t.Errorf("api.py: %+v; want a relevant tier-2 candidate that imports the seed", api)
 		}
 		if u, ok := byPath["app/util.py"]; ok {
@@ -159,19 +160,19 @@ func TestBootstrapGroundTruth(t *testing.T) {
 	})
 
 	t.Run("precision", func(t *testing.T) {
-		var p kb.PrecisionTarget
-		targetOf(t, home, c["default"], kb.StagePrecision, &p)
+		var p schema.PrecisionTarget
+		targetOf(t, home, c["default"], schema.StagePrecision, &p)
 		tiers := map[string]string{}
 		for _, s := range p.Symbols {
 			tiers[s.File+":"+s.QualifiedName] = s.Tier
 		}
 		want := map[string]string{
-			"app/store.py:Store.get":      kb.DetailPrimary,
-			"app/api.py:handler":          kb.DetailPrimary,
-			"app/store.py:Store.put":      kb.DetailExcluded,
-			"app/store.py:Store.__init__": kb.DetailExcluded,
-			"app/store.py:make_store":     kb.DetailSupporting, // called by handler
-			"app/store.py:Store":          kb.DetailExcluded,
+			"app/store.py:Store.get":      schema.DetailPrimary,
+			"app/api.py:handler":          schema.DetailPrimary,
+			"app/store.py:Store.put":      schema.DetailExcluded,
+			"app/store.py:Store.__init__": schema.DetailExcluded,
+			"app/store.py:make_store":     schema.DetailSupporting, // called by handler
+			"app/store.py:Store":          schema.DetailExcluded,
 		}
 		for k, w := range want {
 			if tiers[k] != w {
@@ -181,12 +182,12 @@ func TestBootstrapGroundTruth(t *testing.T) {
 	})
 
 	t.Run("plan", func(t *testing.T) {
-		var p kb.PlanArtifact
-		targetOf(t, home, c["rename"], kb.StagePlan, &p)
+		var p schema.PlanArtifact
+		targetOf(t, home, c["rename"], schema.StagePlan, &p)
 		if !slices.Equal(p.ExecutionOrder, []string{"app/store.py", "app/api.py"}) {
 			t.Errorf("execution order %v: the imported module comes first", p.ExecutionOrder)
 		}
-		changes := map[string]kb.PlanChange{}
+		changes := map[string]schema.PlanChange{}
 		for _, f := range p.AffectedFiles {
 			if f.Role != "modify" {
 				t.Errorf("%s: role %s, want modify", f.Path, f.Role)
@@ -213,8 +214,8 @@ func TestBootstrapGroundTruth(t *testing.T) {
 			t.Errorf("task summary %q", p.TaskSummary)
 		}
 
-		var created kb.PlanArtifact
-		targetOf(t, home, c["create"], kb.StagePlan, &created)
+		var created schema.PlanArtifact
+		targetOf(t, home, c["create"], schema.StagePlan, &created)
 		if len(created.AffectedFiles) != 1 || created.AffectedFiles[0].Role != "create" ||
 			len(created.AffectedFiles[0].Changes) != 1 || created.AffectedFiles[0].Changes[0].Symbol != "Cache" {
 			t.Errorf("create plan %+v: want app/cache.py created with Cache added", created.AffectedFiles)
@@ -222,8 +223,8 @@ func TestBootstrapGroundTruth(t *testing.T) {
 	})
 
 	t.Run("file moved and deleted", func(t *testing.T) {
-		var p kb.PlanArtifact
-		targetOf(t, home, c["move"], kb.StagePlan, &p)
+		var p schema.PlanArtifact
+		targetOf(t, home, c["move"], schema.StagePlan, &p)
 		roles := map[string]string{}
 		for _, f := range p.AffectedFiles {
 			roles[f.Path] = f.Role
@@ -232,22 +233,22 @@ func TestBootstrapGroundTruth(t *testing.T) {
 			!slices.Equal(p.ExecutionOrder, []string{"app/text.py", "app/util.py"}) {
 			t.Errorf("roles %v, order %v: want text.py created first, util.py deleted last", roles, p.ExecutionOrder)
 		}
-		var s kb.ScopeTarget
-		targetOf(t, home, c["move"], kb.StageScope, &s)
-		if !s.Reached || len(s.Candidates) == 0 || s.Candidates[0].Path != "app/util.py" || s.Candidates[0].Tier != kb.TierSeed ||
+		var s schema.ScopeTarget
+		targetOf(t, home, c["move"], schema.StageScope, &s)
+		if !s.Reached || len(s.Candidates) == 0 || s.Candidates[0].Path != "app/util.py" || s.Candidates[0].Tier != schema.TierSeed ||
 			!slices.Equal(s.Created, []string{"app/text.py"}) {
 			t.Errorf("scope %+v: want util.py seeded by its path in the message and text.py created", s)
 		}
-		var im kb.ImplementTarget
-		targetOf(t, home, c["delete"], kb.StageImplement, &im)
+		var im schema.ImplementTarget
+		targetOf(t, home, c["delete"], schema.StageImplement, &im)
 		if len(im.Files) != 1 || !im.Files[0].Deleted || len(im.Edits) != 1 || im.Edits[0].Replace != "" {
 			t.Errorf("delete: %+v; want one deleted file and one edit emptying it", im)
 		}
 	})
 
 	t.Run("implement", func(t *testing.T) {
-		var im kb.ImplementTarget
-		targetOf(t, home, c["default"], kb.StageImplement, &im)
+		var im schema.ImplementTarget
+		targetOf(t, home, c["default"], schema.StageImplement, &im)
 		if len(im.Files) != 2 || im.Files[1].Path != "app/store.py" || im.Files[1].Content != storeV1 {
 			t.Fatalf("files %+v: want both files at the parent state", im.Files)
 		}
@@ -259,8 +260,8 @@ func TestBootstrapGroundTruth(t *testing.T) {
 	})
 
 	t.Run("side branch built against its own parent", func(t *testing.T) {
-		var im kb.ImplementTarget
-		targetOf(t, home, c["branch"], kb.StageImplement, &im)
+		var im schema.ImplementTarget
+		targetOf(t, home, c["branch"], schema.StageImplement, &im)
 		if len(im.Files) != 1 || im.Files[0].Content != utilV1 {
 			t.Errorf("files %+v: want util.py as it was on the branch's parent", im.Files)
 		}
@@ -279,10 +280,10 @@ func TestBootstrapImplementRoundTrips(t *testing.T) {
 	}
 	for _, row := range rows {
 		commit, parent, _ := strings.Cut(row, "\t")
-		var im kb.ImplementTarget
-		targetOf(t, home, commit, kb.StageImplement, &im)
+		var im schema.ImplementTarget
+		targetOf(t, home, commit, schema.StageImplement, &im)
 		for _, f := range im.Files {
-			var edits []kb.Edit
+			var edits []schema.Edit
 			for _, e := range im.Edits {
 				if e.File == f.Path {
 					edits = append(edits, e)
@@ -321,7 +322,7 @@ func TestBootstrapGroundTruthGolden(t *testing.T) {
 	for _, name := range []string{"default", "branch", "rename", "create", "move", "delete"} {
 		t.Run(name, func(t *testing.T) {
 			doc := map[string]json.RawMessage{}
-			for _, stage := range kb.SyntheticStages {
+			for _, stage := range schema.SyntheticStages {
 				var v any
 				targetOf(t, home, c[name], stage, &v)
 				js, err := json.Marshal(v)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Edits returns search/replace edits that turn parent into child, one per
@@ -16,26 +16,26 @@ import (
 // context too, so that no Search is empty. A file the commit creates
 // (parent nil) is one edit with an empty Search; a file it deletes (child
 // nil) is one edit whose Search is the whole parent and Replace empty.
-func Edits(path string, parent, child []byte) ([]kb.Edit, error) {
+func Edits(path string, parent, child []byte) ([]schema.Edit, error) {
 	switch {
 	case parent == nil && child == nil:
 		return nil, nil
 	case parent == nil:
-		return []kb.Edit{{File: path, Replace: string(child)}}, nil
+		return []schema.Edit{{File: path, Replace: string(child)}}, nil
 	case child == nil:
 		if len(parent) == 0 {
 			return nil, nil
 		}
-		return []kb.Edit{{File: path, Search: string(parent)}}, nil
+		return []schema.Edit{{File: path, Search: string(parent)}}, nil
 	case len(parent) == 0:
 		if len(child) == 0 {
 			return nil, nil
 		}
-		return []kb.Edit{{File: path, Replace: string(child)}}, nil
+		return []schema.Edit{{File: path, Replace: string(child)}}, nil
 	}
 	p, c := splitKeep(parent), splitKeep(child)
 	hunks := Hunks(parent, child)
-	var out []kb.Edit
+	var out []schema.Edit
 	for i := 0; i < len(hunks); {
 		// 0-based half-open ranges: parent [aS, aE) becomes child [bS, bE).
 		h := hunks[i]
@@ -64,7 +64,7 @@ func Edits(path string, parent, child []byte) ([]kb.Edit, error) {
 			search := strings.Join(c[lo:bS], "") + strings.Join(p[aS:hiP], "")
 			whole := lo == 0 && hiP == len(p)
 			if search != "" && (whole || occurrences(cur, search) == 1) {
-				out = append(out, kb.Edit{File: path, Search: search, Replace: strings.Join(c[lo:hiC], "")})
+				out = append(out, schema.Edit{File: path, Search: search, Replace: strings.Join(c[lo:hiC], "")})
 				break
 			}
 			if whole {
@@ -95,7 +95,7 @@ func hunkChildStart(h Hunk) int {
 // content (the file must be empty or absent); any other Search must occur
 // exactly once in the content at that point, or Apply fails naming the
 // edit.
-func Apply(content []byte, edits []kb.Edit) ([]byte, error) {
+func Apply(content []byte, edits []schema.Edit) ([]byte, error) {
 	cur := string(content)
 	for i, e := range edits {
 		if e.Search == "" {

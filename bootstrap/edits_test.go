@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 func TestHunks(t *testing.T) {
@@ -131,21 +131,21 @@ func TestEdits(t *testing.T) {
 	cases := []struct {
 		name          string
 		parent, child []byte
-		want          []kb.Edit
+		want          []schema.Edit
 	}{
-		{"created", nil, []byte("a\n"), []kb.Edit{{File: "f", Replace: "a\n"}}},
-		{"deleted", []byte("a\n"), nil, []kb.Edit{{File: "f", Search: "a\n"}}},
+		{"created", nil, []byte("a\n"), []schema.Edit{{File: "f", Replace: "a\n"}}},
+		{"deleted", []byte("a\n"), nil, []schema.Edit{{File: "f", Search: "a\n"}}},
 		{"unchanged", []byte("a\n"), []byte("a\n"), nil},
-		{"unique line", []byte("a\nb\nc\n"), []byte("a\nB\nc\n"), []kb.Edit{{File: "f", Search: "b\n", Replace: "B\n"}}},
+		{"unique line", []byte("a\nb\nc\n"), []byte("a\nB\nc\n"), []schema.Edit{{File: "f", Search: "b\n", Replace: "B\n"}}},
 		{"repeated line needs context", []byte("x\n}\ny\n}\n"), []byte("x\n}\ny\n} // end\n"),
-			[]kb.Edit{{File: "f", Search: "y\n}\n", Replace: "y\n} // end\n"}}},
-		{"insertion is anchored", []byte("a\nb\n"), []byte("a\nnew\nb\n"), []kb.Edit{{File: "f", Search: "a\nb\n", Replace: "a\nnew\nb\n"}}},
-		{"deletion is anchored", []byte("a\n\nb\n"), []byte("a\nb\n"), []kb.Edit{{File: "f", Search: "a\n\nb\n", Replace: "a\nb\n"}}},
-		{"no final newline", []byte("a\nb"), []byte("a\nc"), []kb.Edit{{File: "f", Search: "b", Replace: "c"}}},
-		{"emptied file", []byte("a\n"), []byte{}, []kb.Edit{{File: "f", Search: "a\n"}}},
-		{"empty file filled", []byte{}, []byte("a\n"), []kb.Edit{{File: "f", Replace: "a\n"}}},
-		{"whitespace only", []byte("if x:\n  y\n"), []byte("if x:\n    y\n"), []kb.Edit{{File: "f", Search: "  y\n", Replace: "    y\n"}}},
-		{"whole file when nothing is unique", []byte("a\na\n"), []byte("a\na\na\n"), []kb.Edit{{File: "f", Search: "a\na\n", Replace: "a\na\na\n"}}},
+			[]schema.Edit{{File: "f", Search: "y\n}\n", Replace: "y\n} // end\n"}}},
+		{"insertion is anchored", []byte("a\nb\n"), []byte("a\nnew\nb\n"), []schema.Edit{{File: "f", Search: "a\nb\n", Replace: "a\nnew\nb\n"}}},
+		{"deletion is anchored", []byte("a\n\nb\n"), []byte("a\nb\n"), []schema.Edit{{File: "f", Search: "a\n\nb\n", Replace: "a\nb\n"}}},
+		{"no final newline", []byte("a\nb"), []byte("a\nc"), []schema.Edit{{File: "f", Search: "b", Replace: "c"}}},
+		{"emptied file", []byte("a\n"), []byte{}, []schema.Edit{{File: "f", Search: "a\n"}}},
+		{"empty file filled", []byte{}, []byte("a\n"), []schema.Edit{{File: "f", Replace: "a\n"}}},
+		{"whitespace only", []byte("if x:\n  y\n"), []byte("if x:\n    y\n"), []schema.Edit{{File: "f", Search: "  y\n", Replace: "    y\n"}}},
+		{"whole file when nothing is unique", []byte("a\na\n"), []byte("a\na\na\n"), []schema.Edit{{File: "f", Search: "a\na\n", Replace: "a\na\na\n"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -161,7 +161,7 @@ func TestEdits(t *testing.T) {
 	}
 }
 
-func checkRoundTrip(t *testing.T, parent, child []byte, edits []kb.Edit) {
+func checkRoundTrip(t *testing.T, parent, child []byte, edits []schema.Edit) {
 	t.Helper()
 	got, err := Apply(parent, edits)
 	if err != nil {
@@ -192,17 +192,17 @@ func TestEditsRoundTripRandom(t *testing.T) {
 }
 
 func TestApplyErrors(t *testing.T) {
-	if _, err := Apply([]byte("a\na\n"), []kb.Edit{{File: "f", Search: "a\n", Replace: "b\n"}}); err == nil || !strings.Contains(err.Error(), "more than once") {
+	if _, err := Apply([]byte("a\na\n"), []schema.Edit{{File: "f", Search: "a\n", Replace: "b\n"}}); err == nil || !strings.Contains(err.Error(), "more than once") {
 		t.Errorf("ambiguous search: %v", err)
 	}
-	if _, err := Apply([]byte("a\n"), []kb.Edit{{File: "f", Search: "b\n"}}); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := Apply([]byte("a\n"), []schema.Edit{{File: "f", Search: "b\n"}}); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("missing search: %v", err)
 	}
-	if _, err := Apply([]byte("a\n"), []kb.Edit{{File: "f", Replace: "b\n"}}); err == nil {
+	if _, err := Apply([]byte("a\n"), []schema.Edit{{File: "f", Replace: "b\n"}}); err == nil {
 		t.Error("an empty search on a non-empty file applied")
 	}
 	// Overlapping occurrences count: "aa" occurs twice in "aaa".
-	if _, err := Apply([]byte("aaa"), []kb.Edit{{File: "f", Search: "aa"}}); err == nil {
+	if _, err := Apply([]byte("aaa"), []schema.Edit{{File: "f", Search: "aa"}}); err == nil {
 		t.Error("an overlapping double match applied")
 	}
 }

@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // buildImplement returns the parent content of every changed file and the
 // search/replace edits that turn it into the child content, verified by
 // applying them: an error means the edits do not reproduce the commit
 // byte for byte, and the commit is not stored as ground truth.
-func buildImplement(changes []*fileChange) (kb.ImplementTarget, error) {
-	t := kb.ImplementTarget{Files: []kb.ImplementFile{}, Edits: []kb.Edit{}}
+func buildImplement(changes []*fileChange) (schema.ImplementTarget, error) {
+	t := schema.ImplementTarget{Files: []schema.ImplementFile{}, Edits: []schema.Edit{}}
 	for _, c := range changes {
-		t.Files = append(t.Files, kb.ImplementFile{Path: c.path, Content: string(c.parent), Created: c.created, Deleted: c.deleted})
+		t.Files = append(t.Files, schema.ImplementFile{Path: c.path, Content: string(c.parent), Created: c.created, Deleted: c.deleted})
 		edits, err := Edits(c.path, c.parent, c.child)
 		if err != nil {
 			return t, fmt.Errorf("%s: %w", c.path, err)

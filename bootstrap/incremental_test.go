@@ -9,6 +9,7 @@ import (
 
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // A second run over new commits ends with exactly the rows of a full run
@@ -50,8 +51,8 @@ func TestBootstrapIncrementalEqualsFullAndNoLeakage(t *testing.T) {
 	mine(t, full, testOptions(), r.Dir)
 	sameRows(t, dump(t, home), dump(t, full))
 
-	var s kb.ScopeTarget
-	targetOf(t, full, c["default"], kb.StageScope, &s)
+	var s schema.ScopeTarget
+	targetOf(t, full, c["default"], schema.StageScope, &s)
 	for _, cand := range s.Candidates {
 		switch cand.Path {
 		case "app/util.py":

@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		json.NewEncoder(os.Stdout).Encode(sum) //nolint:errcheck // read by the parent test
+		// This process's own high-water mark (its rusage after exec may
+		// carry the parent's).
+		fmt.Fprintf(os.Stderr, "vmhwm=%d\n", storetest.PeakRSS())
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

@@ -7,7 +7,7 @@ import (
 
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/resolve"
-	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Plan roles and actions (spec/pipeline-and-modes.md 5.1.1).
@@ -29,7 +29,7 @@ const (
 // planChange is a change of the plan being built, with the child-state
 // symbol it lands on (-1 for deletes and module-level code).
 type planChange struct {
-	kb.PlanChange
+	schema.PlanChange
 	file  int // index into the plan's files
 	child int
 	line  int // for ordering within the file
@@ -41,8 +41,8 @@ type planChange struct {
 // changed symbols, and an execution order that puts a file after the files
 // it imports. snap is the parent state: the child state is snap with the
 // changed files replaced.
-func buildPlan(changes []*fileChange, snap *snapshot, summary, rationale string) kb.PlanArtifact {
-	plan := kb.PlanArtifact{TaskSummary: summary, Rationale: rationale, AffectedFiles: []kb.PlanFile{}}
+func buildPlan(changes []*fileChange, snap *snapshot, summary, rationale string) schema.PlanArtifact {
+	plan := schema.PlanArtifact{TaskSummary: summary, Rationale: rationale, AffectedFiles: []schema.PlanFile{}}
 	var all []*planChange
 	for fi, c := range changes {
 		role := roleModify
@@ -52,7 +52,7 @@ func buildPlan(changes []*fileChange, snap *snapshot, summary, rationale string)
 		case c.deleted:
 			role = roleDelete
 		}
-		plan.AffectedFiles = append(plan.AffectedFiles, kb.PlanFile{Path: c.path, Role: role})
+		plan.AffectedFiles = append(plan.AffectedFiles, schema.PlanFile{Path: c.path, Role: role})
 		all = append(all, symbolChanges(c, fi)...)
 	}
 	linkChanges(all, changes, snap)
@@ -88,7 +88,7 @@ func symbolChanges(c *fileChange, fi int) []*planChange {
 	mk := func(action string, syms []lang.Symbol, i, child int) *planChange {
 		q := qualifiedName(syms, i)
 		return &planChange{
-			PlanChange: kb.PlanChange{Symbol: q, Action: action, Description: fmt.Sprintf("%s %s %s", action, syms[i].Kind, q)},
+			PlanChange: schema.PlanChange{Symbol: q, Action: action, Description: fmt.Sprintf("%s %s %s", action, syms[i].Kind, q)},
 			file:       fi, child: child, line: syms[i].StartLine,
 		}
 	}
@@ -157,7 +157,7 @@ func symbolChanges(c *fileChange, fi int) []*planChange {
 	}
 	if modA || modB {
 		out = append(out, &planChange{
-			PlanChange: kb.PlanChange{Symbol: moduleSymbol, Action: actionModify, Description: "modify module-level code (imports, top-level statements)"},
+			PlanChange: schema.PlanChange{Symbol: moduleSymbol, Action: actionModify, Description: "modify module-level code (imports, top-level statements)"},
 			file:       fi, child: -1, line: 0,
 		})
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/resolve"
-	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // typeKinds are the symbol kinds a signature can name as a type.
@@ -17,7 +17,7 @@ var typeKinds = map[string]bool{
 // state: primary (innermost symbols overlapping a changed hunk), supporting
 // (calls or is called by a primary symbol), type_context (a type named in a
 // primary signature), excluded.
-func buildPrecision(changes []*fileChange, goModules map[string]string) kb.PrecisionTarget {
+func buildPrecision(changes []*fileChange, goModules map[string]string) schema.PrecisionTarget {
 	var files []*fileChange
 	repo := resolve.Repo{GoModules: goModules}
 	for _, c := range changes {
@@ -32,30 +32,30 @@ func buildPrecision(changes []*fileChange, goModules map[string]string) kb.Preci
 		tier[fi] = make([]string, len(c.before.symbols))
 		idx, _ := touchedSymbols(c, true)
 		for i := range idx {
-			tier[fi][i] = kb.DetailPrimary
+			tier[fi][i] = schema.DetailPrimary
 			primarySigs = append(primarySigs, c.before.symbols[i].Signature)
 		}
 	}
 	for _, e := range resolve.References(&repo) {
 		from, to := &tier[e.FromFile][e.FromSymbol], &tier[e.ToFile][e.ToSymbol]
 		switch {
-		case *from == kb.DetailPrimary && *to == "":
-			*to = kb.DetailSupporting
-		case *to == kb.DetailPrimary && *from == "":
-			*from = kb.DetailSupporting
+		case *from == schema.DetailPrimary && *to == "":
+			*to = schema.DetailSupporting
+		case *to == schema.DetailPrimary && *from == "":
+			*from = schema.DetailSupporting
 		}
 	}
-	out := kb.PrecisionTarget{Symbols: []kb.PrecisionSymbol{}}
+	out := schema.PrecisionTarget{Symbols: []schema.PrecisionSymbol{}}
 	for fi, c := range files {
 		for i, s := range c.before.symbols {
 			t := tier[fi][i]
 			if t == "" && typeKinds[s.Kind] && namedIn(s.Name, primarySigs) {
-				t = kb.DetailTypeContext
+				t = schema.DetailTypeContext
 			}
 			if t == "" {
-				t = kb.DetailExcluded
+				t = schema.DetailExcluded
 			}
-			out.Symbols = append(out.Symbols, kb.PrecisionSymbol{
+			out.Symbols = append(out.Symbols, schema.PrecisionSymbol{
 				File: c.path, Name: s.Name, QualifiedName: qualifiedName(c.before.symbols, i), Kind: s.Kind,
 				StartLine: s.StartLine, EndLine: s.EndLine, Signature: s.Signature, Tier: t,
 			})

@@ -15,6 +15,7 @@ import (
 	"github.com/cra-dev/cra/ingest/history"
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // commitInfo is a commit as the history walk delivers it.
@@ -311,13 +312,13 @@ func (r *runner) groundTruth(w *worker, co *coHistory, repoPath string, cm commi
 	task := CleanMessage(cm.Message)
 	summary, rationale, _ := strings.Cut(task, "\n")
 	res.targets = map[string]any{
-		kb.StageScope: buildScope(scopeInput{
+		schema.StageScope: buildScope(scopeInput{
 			snap: snap, task: task, touched: touched, created: created,
 			co: co, at: cm.CommitTime, minCount: r.opts.Filter.CoChangeMinCount,
 		}),
-		kb.StagePrecision: buildPrecision(changes, snap.repo.GoModules),
-		kb.StagePlan:      buildPlan(changes, snap, strings.TrimSpace(summary), strings.TrimSpace(rationale)),
-		kb.StageImplement: implement,
+		schema.StagePrecision: buildPrecision(changes, snap.repo.GoModules),
+		schema.StagePlan:      buildPlan(changes, snap, strings.TrimSpace(summary), strings.TrimSpace(rationale)),
+		schema.StageImplement: implement,
 	}
 	res.task = &kb.SyntheticTask{
 		ID: syntheticID(repoPath, cm.Hash, ""), Commit: cm.Hash, Parent: cm.Parents[0], Author: cm.Author,

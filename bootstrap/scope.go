@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Caps of tiered expansion: a scope prompt lists every candidate, so a core
@@ -31,13 +31,13 @@ type scopeInput struct {
 // buildScope runs tiered expansion from the seeds the task names (tier 1)
 // to their direct dependencies (tier 2) and co-change neighbours (tier 3),
 // and labels each candidate relevant iff the commit touched it.
-func buildScope(in scopeInput) kb.ScopeTarget {
+func buildScope(in scopeInput) schema.ScopeTarget {
 	snap := in.snap
-	var cands []kb.ScopeCandidate
+	var cands []schema.ScopeCandidate
 	taken := map[string]bool{}
 	add := func(p string, tier int, reason string) {
 		taken[p] = true
-		cands = append(cands, kb.ScopeCandidate{Path: p, Tier: tier, Reason: reason})
+		cands = append(cands, schema.ScopeCandidate{Path: p, Tier: tier, Reason: reason})
 	}
 
 	// Tier 1: seeds, in order of mention.
@@ -45,7 +45,7 @@ func buildScope(in scopeInput) kb.ScopeTarget {
 	for _, m := range mentions(in.task, snap) {
 		for _, p := range m.files {
 			if !taken[p] {
-				add(p, kb.TierSeed, m.reason)
+				add(p, schema.TierSeed, m.reason)
 				seeds = append(seeds, p)
 			}
 		}
@@ -87,7 +87,7 @@ func buildScope(in scopeInput) kb.ScopeTarget {
 		}
 	}
 	for _, p := range ranked(links, co, maxDependencyCandidates) {
-		add(p, kb.TierDependency, why[p])
+		add(p, schema.TierDependency, why[p])
 	}
 
 	// Tier 3: co-change neighbours above the minimum count that still exist.
@@ -98,7 +98,7 @@ func buildScope(in scopeInput) kb.ScopeTarget {
 		}
 	}
 	for _, p := range ranked(coCands, nil, maxCoChangeCandidates) {
-		add(p, kb.TierCoChange, fmt.Sprintf("changed with %s in %d earlier commits", coSeed[p], coCands[p]))
+		add(p, schema.TierCoChange, fmt.Sprintf("changed with %s in %d earlier commits", coSeed[p], coCands[p]))
 	}
 
 	touched := map[string]bool{}
@@ -117,7 +117,7 @@ func buildScope(in scopeInput) kb.ScopeTarget {
 	for _, p := range in.touched {
 		reached = reached && taken[p]
 	}
-	return kb.ScopeTarget{
+	return schema.ScopeTarget{
 		Candidates: nonNil(cands), Touched: nonNil(in.touched), Created: nonNil(in.created), Reached: reached,
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // rawStore is the bootstrap's side of the raw store: one connection, owned
@@ -216,7 +217,7 @@ func (s *rawStore) writeBatch(ctx context.Context, runID int64, repo string, bat
 		t := r.task
 		tasks = append(tasks, []driver.Value{t.ID, runID, repo, t.Commit, t.Parent, t.Author, t.CommittedAt,
 			t.Message, t.Task, t.FilesChanged, t.Insertions, t.Deletions, now})
-		for _, stage := range kb.SyntheticStages {
+		for _, stage := range schema.SyntheticStages {
 			js, err := json.Marshal(r.targets[stage])
 			if err != nil {
 				return fmt.Errorf("commit %s: %s: %w", c.Hash, stage, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Drop reasons, counted in the summary and stored with the dataset.
@@ -84,11 +85,11 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 		return nil, usagef("dataset name %q: give a name without @, / or \\", opts.Name)
 	}
 	if len(opts.Stages) == 0 {
-		opts.Stages = kb.SyntheticStages
+		opts.Stages = schema.SyntheticStages
 	}
 	for _, s := range opts.Stages {
 		if renderers[s] == nil {
-			return nil, usagef("stage %q: synthetic stages are %s", s, strings.Join(kb.SyntheticStages, ", "))
+			return nil, usagef("stage %q: synthetic stages are %s", s, strings.Join(schema.SyntheticStages, ", "))
 		}
 	}
 	if opts.Curate.Secrets != "redact" && opts.Curate.Secrets != "drop" {
@@ -306,8 +307,8 @@ func fit(t *task, stage string, b llm.Budget) (*rendered, error) {
 // emptiness says whether a stage's ground truth has anything to teach.
 func emptiness(t *task, stage string) string {
 	switch stage {
-	case kb.StageScope:
-		s, _ := decodeTarget[kb.ScopeTarget](t, stage)
+	case schema.StageScope:
+		s, _ := decodeTarget[schema.ScopeTarget](t, stage)
 		if len(s.Candidates) == 0 {
 			return DropEmpty
 		}
@@ -317,24 +318,24 @@ func emptiness(t *task, stage string) string {
 			}
 		}
 		return DropTrivial
-	case kb.StagePrecision:
-		p, _ := decodeTarget[kb.PrecisionTarget](t, stage)
+	case schema.StagePrecision:
+		p, _ := decodeTarget[schema.PrecisionTarget](t, stage)
 		if len(p.Symbols) == 0 {
 			return DropEmpty
 		}
 		for _, s := range p.Symbols {
-			if s.Tier == kb.DetailPrimary {
+			if s.Tier == schema.DetailPrimary {
 				return ""
 			}
 		}
 		return DropTrivial
-	case kb.StagePlan:
-		p, _ := decodeTarget[kb.PlanArtifact](t, stage)
+	case schema.StagePlan:
+		p, _ := decodeTarget[schema.PlanArtifact](t, stage)
 		if len(p.AffectedFiles) == 0 {
 			return DropEmpty
 		}
-	case kb.StageImplement:
-		im, _ := decodeTarget[kb.ImplementTarget](t, stage)
+	case schema.StageImplement:
+		im, _ := decodeTarget[schema.ImplementTarget](t, stage)
 		if len(im.Edits) == 0 {
 			return DropEmpty
 		}

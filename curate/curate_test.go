@@ -15,6 +15,7 @@ import (
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // fixture writes synthetic tasks into a raw store with plain SQL, the way
@@ -37,7 +38,7 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) close() { f.raw.Close() }
 
 // add stores one task with targets for every stage.
-func (f *fixture) add(repo, commit, text string, scope kb.ScopeTarget, prec kb.PrecisionTarget, plan kb.PlanArtifact, im kb.ImplementTarget) {
+func (f *fixture) add(repo, commit, text string, scope schema.ScopeTarget, prec schema.PrecisionTarget, plan schema.PlanArtifact, im schema.ImplementTarget) {
 	f.t.Helper()
 	id := fmt.Sprintf("%s-%s", repo, commit)
 	if _, err := f.raw.DB.Exec(`INSERT INTO synthetic_tasks (id, run_id, repo_path, commit, parent, author, committed_at,
@@ -45,7 +46,7 @@ func (f *fixture) add(repo, commit, text string, scope kb.ScopeTarget, prec kb.P
 		VALUES (?, 1, ?, ?, 'p', 'A <a@b>', now(), ?, ?, 1, 1, 1, now())`, id, repo, commit, text, text); err != nil {
 		f.t.Fatal(err)
 	}
-	for stage, v := range map[string]any{kb.StageScope: scope, kb.StagePrecision: prec, kb.StagePlan: plan, kb.StageImplement: im} {
+	for stage, v := range map[string]any{schema.StageScope: scope, schema.StagePrecision: prec, schema.StagePlan: plan, schema.StageImplement: im} {
 		js, _ := json.Marshal(v)
 		if _, err := f.raw.DB.Exec(`INSERT INTO synthetic_targets (id, task_id, repo_path, commit, stage, target, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, now())`, id+"-"+stage, id, repo, commit, stage, string(js)); err != nil {
@@ -57,19 +58,19 @@ func (f *fixture) add(repo, commit, text string, scope kb.ScopeTarget, prec kb.P
 // addSimple stores a task whose ground truth says what the text says.
 func (f *fixture) addSimple(repo, commit, text, file, content string) {
 	f.add(repo, commit, text,
-		kb.ScopeTarget{Candidates: []kb.ScopeCandidate{
+		schema.ScopeTarget{Candidates: []schema.ScopeCandidate{
 			{Path: file, Tier: 1, Rank: 1, Reason: "named in the message", Relevant: true, Symbols: []string{"run"}},
 			{Path: "other.py", Tier: 2, Rank: 1, Reason: "imports " + file},
 		}, Touched: []string{file}, Reached: true},
-		kb.PrecisionTarget{Symbols: []kb.PrecisionSymbol{
-			{File: file, Name: "run", QualifiedName: "run", Kind: "function", Signature: "def run():", Tier: kb.DetailPrimary},
-			{File: file, Name: "helper", QualifiedName: "helper", Kind: "function", Signature: "def helper():", Tier: kb.DetailExcluded},
+		schema.PrecisionTarget{Symbols: []schema.PrecisionSymbol{
+			{File: file, Name: "run", QualifiedName: "run", Kind: "function", Signature: "def run():", Tier: schema.DetailPrimary},
+			{File: file, Name: "helper", QualifiedName: "helper", Kind: "function", Signature: "def helper():", Tier: schema.DetailExcluded},
 		}},
-		kb.PlanArtifact{TaskSummary: text, AffectedFiles: []kb.PlanFile{{Path: file, Role: "modify", Changes: []kb.PlanChange{
+		schema.PlanArtifact{TaskSummary: text, AffectedFiles: []schema.PlanFile{{Path: file, Role: "modify", Changes: []schema.PlanChange{
 			{Symbol: "run", Action: "modify", Description: "modify function run", DependsOn: []string{}, DependedBy: []string{}}}}},
 			ExecutionOrder: []string{file}},
-		kb.ImplementTarget{Files: []kb.ImplementFile{{Path: file, Content: content}},
-			Edits: []kb.Edit{{File: file, Search: "return 1\n", Replace: "return 2\n"}}},
+		schema.ImplementTarget{Files: []schema.ImplementFile{{Path: file, Content: content}},
+			Edits: []schema.Edit{{File: file, Search: "return 1\n", Replace: "return 2\n"}}},
 	)
 }
 
@@ -111,7 +112,7 @@ func TestCurateSplitsByCommitAndIsDeterministic(t *testing.T) {
 	opts.Curate.ValidationFraction = 0.3
 	opts.HoldoutRepos = []string{"/repo2"}
 	sum := run(t, f.home, opts)
-	if sum.Examples[kb.StageScope][kb.SplitTrain]+sum.Examples[kb.StageScope][kb.SplitValidation] != 60 {
+	if sum.Examples[schema.StageScope][kb.SplitTrain]+sum.Examples[schema.StageScope][kb.SplitValidation] != 60 {
 		t.Fatalf("summary %+v: want 60 scope examples", sum)
 	}
 	splits := map[string]map[string]bool{} // repo/commit → splits
@@ -179,7 +180,7 @@ func TestCurateNearDuplicates(t *testing.T) {
 	f.addSimple("/r", "c1", half, "p.py", body)
 	f.close()
 	opts := testOptions("nd")
-	opts.Stages = []string{kb.StageScope}
+	opts.Stages = []string{schema.StageScope}
 	sum := run(t, f.home, opts)
 	if sum.Dropped[DropNearDup] != 1 {
 		t.Errorf("dropped %v: want exactly one near duplicate", sum.Dropped)
@@ -207,7 +208,7 @@ func TestCurateSecrets(t *testing.T) {
 			f.close()
 			opts := testOptions("sec")
 			opts.Curate.Secrets = mode
-			opts.Stages = []string{kb.StageImplement}
+			opts.Stages = []string{schema.StageImplement}
 			sum := run(t, f.home, opts)
 			rows := storetest.Rows(t, f.home, kb.Raw, `SELECT commit, to_json(messages)::VARCHAR FROM training_examples`)
 			for _, r := range rows {
@@ -259,19 +260,19 @@ func TestCurateSecrets(t *testing.T) {
 
 func TestCurateBudget(t *testing.T) {
 	f := newFixture(t)
-	var cands []kb.ScopeCandidate
-	cands = append(cands, kb.ScopeCandidate{Path: "main.py", Tier: 1, Rank: 1, Reason: "named", Relevant: true})
+	var cands []schema.ScopeCandidate
+	cands = append(cands, schema.ScopeCandidate{Path: "main.py", Tier: 1, Rank: 1, Reason: "named", Relevant: true})
 	for i := range 40 {
-		cands = append(cands, kb.ScopeCandidate{Path: fmt.Sprintf("pkg/module_with_a_long_name_%02d.py", i), Tier: 3, Rank: i + 1,
+		cands = append(cands, schema.ScopeCandidate{Path: fmt.Sprintf("pkg/module_with_a_long_name_%02d.py", i), Tier: 3, Rank: i + 1,
 			Reason: "changed with main.py in 3 earlier commits", Symbols: []string{"alpha", "beta", "gamma", "delta"}})
 	}
 	big := strings.Repeat("x = 1\n", 2000)
-	f.add("/r", "b1", "Fix the main loop when the queue is empty", kb.ScopeTarget{Candidates: cands, Touched: []string{"main.py"}, Reached: true},
-		kb.PrecisionTarget{}, kb.PlanArtifact{}, kb.ImplementTarget{Files: []kb.ImplementFile{{Path: "main.py", Content: big + "return 1\n"}},
-			Edits: []kb.Edit{{File: "main.py", Search: "return 1\n", Replace: "return 2\n"}}})
+	f.add("/r", "b1", "Fix the main loop when the queue is empty", schema.ScopeTarget{Candidates: cands, Touched: []string{"main.py"}, Reached: true},
+		schema.PrecisionTarget{}, schema.PlanArtifact{}, schema.ImplementTarget{Files: []schema.ImplementFile{{Path: "main.py", Content: big + "return 1\n"}},
+			Edits: []schema.Edit{{File: "main.py", Search: "return 1\n", Replace: "return 2\n"}}})
 	f.close()
 	opts := testOptions("bud")
-	opts.Stages = []string{kb.StageScope, kb.StageImplement}
+	opts.Stages = []string{schema.StageScope, schema.StageImplement}
 	opts.Budget = llm.Budget{ContextWindow: 1000, SafetyMargin: 0.1}
 	sum := run(t, f.home, opts)
 	if sum.Trimmed != 1 || sum.Dropped[DropOverBudget] != 1 {
@@ -313,8 +314,8 @@ func TestCurateCompletionsParseBack(t *testing.T) {
 
 func matchesTruth(stage, target, completion string) error {
 	switch stage {
-	case kb.StageScope:
-		var s kb.ScopeTarget
+	case schema.StageScope:
+		var s schema.ScopeTarget
 		json.Unmarshal([]byte(target), &s) //nolint:errcheck // compared below
 		got, err := prompt.ParseScope(completion)
 		want := []string{}
@@ -326,34 +327,31 @@ func matchesTruth(stage, target, completion string) error {
 		if err != nil || !reflect.DeepEqual(got.Relevant, want) {
 			return fmt.Errorf("parsed %v (%v), want %v", got.Relevant, err, want)
 		}
-	case kb.StagePrecision:
-		var p kb.PrecisionTarget
+	case schema.StagePrecision:
+		var p schema.PrecisionTarget
 		json.Unmarshal([]byte(target), &p) //nolint:errcheck
 		got, err := prompt.ParsePrecision(completion)
 		want := map[string]string{}
 		for _, s := range p.Symbols {
-			if s.Tier != kb.DetailExcluded {
+			if s.Tier != schema.DetailExcluded {
 				want[s.File+":"+s.QualifiedName] = s.Tier
 			}
 		}
 		if err != nil || !reflect.DeepEqual(got.Symbols, want) {
 			return fmt.Errorf("parsed %v (%v), want %v", got.Symbols, err, want)
 		}
-	case kb.StagePlan:
-		var p kb.PlanArtifact
+	case schema.StagePlan:
+		var p schema.PlanArtifact
 		json.Unmarshal([]byte(target), &p) //nolint:errcheck
 		got, err := prompt.ParsePlan(completion)
-		if err != nil || prompt.RenderPlan(got) != prompt.RenderPlan(toPromptPlan(p)) {
+		if err != nil || prompt.RenderPlan(got) != prompt.RenderPlan(p) {
 			return fmt.Errorf("parsed %+v (%v)", got, err)
 		}
-	case kb.StageImplement:
-		var im kb.ImplementTarget
+	case schema.StageImplement:
+		var im schema.ImplementTarget
 		json.Unmarshal([]byte(target), &im) //nolint:errcheck
 		got, err := prompt.ParseEdits(completion)
-		var want []prompt.Edit
-		for _, e := range im.Edits {
-			want = append(want, prompt.Edit{File: e.File, Search: e.Search, Replace: e.Replace})
-		}
+		want := im.Edits
 		if err != nil || !reflect.DeepEqual(got, want) {
 			return fmt.Errorf("parsed %q (%v), want %q", got, err, want)
 		}
@@ -372,7 +370,7 @@ func TestCuratePerRepoCapAndTrainingPlan(t *testing.T) {
 	}
 	f.close()
 	opts := testOptions("cap")
-	opts.Stages = []string{kb.StagePlan}
+	opts.Stages = []string{schema.StagePlan}
 	opts.Curate.PerRepoCap = 4
 	opts.TrainingPlan = []byte(`{"target_stage": "plan", "base_model": "reasoning"}`)
 	sum := run(t, f.home, opts)

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/cra-dev/cra/agent/prompt"
-	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // task is one synthetic task with the ground truth of every stage, as the
@@ -32,10 +32,10 @@ type rendered struct {
 type renderer func(t *task, trim int) (r rendered, ok bool, err error)
 
 var renderers = map[string]renderer{
-	kb.StageScope:     renderScope,
-	kb.StagePrecision: renderPrecision,
-	kb.StagePlan:      renderPlan,
-	kb.StageImplement: renderImplement,
+	schema.StageScope:     renderScope,
+	schema.StagePrecision: renderPrecision,
+	schema.StagePlan:      renderPlan,
+	schema.StageImplement: renderImplement,
 }
 
 func decodeTarget[T any](t *task, stage string) (T, error) {
@@ -54,11 +54,11 @@ func decodeTarget[T any](t *task, stage string) (T, error) {
 // relevant ones. Trimming drops irrelevant candidates from the end (the
 // highest tier and rank: the least likely to matter).
 func renderScope(t *task, trim int) (rendered, bool, error) {
-	s, err := decodeTarget[kb.ScopeTarget](t, kb.StageScope)
+	s, err := decodeTarget[schema.ScopeTarget](t, schema.StageScope)
 	if err != nil {
 		return rendered{}, false, err
 	}
-	cands := dropLast(s.Candidates, trim, func(c kb.ScopeCandidate) bool { return !c.Relevant })
+	cands := dropLast(s.Candidates, trim, func(c schema.ScopeCandidate) bool { return !c.Relevant })
 	if cands == nil && trim > 0 {
 		return rendered{}, false, nil
 	}
@@ -96,7 +96,7 @@ func renderPrecision(t *task, trim int) (rendered, bool, error) {
 // target) as context; the answer is the plan. Trimming drops the
 // signatures of excluded symbols from the end.
 func renderPlan(t *task, trim int) (rendered, bool, error) {
-	plan, err := decodeTarget[kb.PlanArtifact](t, kb.StagePlan)
+	plan, err := decodeTarget[schema.PlanArtifact](t, schema.StagePlan)
 	if err != nil {
 		return rendered{}, false, err
 	}
@@ -117,17 +117,17 @@ func renderPlan(t *task, trim int) (rendered, bool, error) {
 	}
 	sort.SliceStable(in.Files, func(i, j int) bool { return in.Files[i].Path < in.Files[j].Path })
 	p := prompt.PlanPrompt(prompt.PlanAtomic, in)
-	return rendered{p.System, p.User, prompt.RenderPlan(toPromptPlan(plan)), trim}, true, nil
+	return rendered{p.System, p.User, prompt.RenderPlan(plan), trim}, true, nil
 }
 
 // trimmedSymbols is the precision target's symbols without the last trim
 // excluded ones; ok is false when fewer can go.
-func trimmedSymbols(t *task, trim int) ([]kb.PrecisionSymbol, bool, error) {
-	pt, err := decodeTarget[kb.PrecisionTarget](t, kb.StagePrecision)
+func trimmedSymbols(t *task, trim int) ([]schema.PrecisionSymbol, bool, error) {
+	pt, err := decodeTarget[schema.PrecisionTarget](t, schema.StagePrecision)
 	if err != nil {
 		return nil, false, err
 	}
-	syms := dropLast(pt.Symbols, trim, func(s kb.PrecisionSymbol) bool { return s.Tier == kb.DetailExcluded })
+	syms := dropLast(pt.Symbols, trim, func(s schema.PrecisionSymbol) bool { return s.Tier == schema.DetailExcluded })
 	return syms, syms != nil || trim == 0, nil
 }
 
@@ -138,39 +138,22 @@ func renderImplement(t *task, trim int) (rendered, bool, error) {
 	if trim > 0 {
 		return rendered{}, false, nil
 	}
-	im, err := decodeTarget[kb.ImplementTarget](t, kb.StageImplement)
+	im, err := decodeTarget[schema.ImplementTarget](t, schema.StageImplement)
 	if err != nil {
 		return rendered{}, false, err
 	}
-	plan, err := decodeTarget[kb.PlanArtifact](t, kb.StagePlan)
+	plan, err := decodeTarget[schema.PlanArtifact](t, schema.StagePlan)
 	if err != nil {
 		return rendered{}, false, err
 	}
-	in := prompt.ImplementInput{Task: t.Task, Plan: prompt.RenderPlan(toPromptPlan(plan))}
+	in := prompt.ImplementInput{Task: t.Task, Plan: prompt.RenderPlan(plan)}
 	for _, f := range im.Files {
 		if !f.Created {
 			in.Files = append(in.Files, prompt.File{Path: f.Path, Content: f.Content})
 		}
 	}
-	edits := make([]prompt.Edit, len(im.Edits))
-	for i, e := range im.Edits {
-		edits[i] = prompt.Edit{File: e.File, Search: e.Search, Replace: e.Replace}
-	}
 	p := prompt.ImplementPrompt(in)
-	return rendered{p.System, p.User, prompt.RenderEdits(edits), 0}, true, nil
-}
-
-func toPromptPlan(p kb.PlanArtifact) prompt.Plan {
-	out := prompt.Plan{TaskSummary: p.TaskSummary, ExecutionOrder: p.ExecutionOrder, Rationale: p.Rationale}
-	for _, f := range p.AffectedFiles {
-		pf := prompt.PlanFile{Path: f.Path, Role: f.Role}
-		for _, c := range f.Changes {
-			pf.Changes = append(pf.Changes, prompt.PlanChange{Symbol: c.Symbol, Action: c.Action,
-				Description: c.Description, DependsOn: c.DependsOn, DependedBy: c.DependedBy})
-		}
-		out.AffectedFiles = append(out.AffectedFiles, pf)
-	}
-	return out
+	return rendered{p.System, p.User, prompt.RenderEdits(im.Edits), 0}, true, nil
 }
 
 // dropLast removes the last n items that droppable accepts; nil when

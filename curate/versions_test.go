@@ -12,6 +12,7 @@ import (
 	"github.com/cra-dev/cra/datasets"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // versionedFixture is a home with synthetic tasks of two repositories.
@@ -56,7 +57,7 @@ func TestDatasetVersionsCoexistAndExportTheSameBytes(t *testing.T) {
 	}
 	v1 := exportSums(t, home, kb.DatasetRef{Name: "rel", Version: 1})
 
-	opts.Stages = []string{kb.StagePlan}
+	opts.Stages = []string{schema.StagePlan}
 	opts.Repos = []string{"/repo0"}
 	if sum := run(t, home, opts); sum.Version != 2 {
 		t.Fatalf("second build is version %d", sum.Version)

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/internal/config"
-	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Role is what a call is for; each role has its own model and temperature.
@@ -20,7 +20,7 @@ const (
 // override names one: implement is code generation, every other stage
 // (task analysis, scope, precision, plan, enrichment, ...) reasoning.
 func StageRole(stage string) Role {
-	if stage == kb.StageImplement {
+	if stage == schema.StageImplement {
 		return RoleCoding
 	}
 	return RoleReasoning

@@ -5,20 +5,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // File is a file's content as the implement stage sees it.
 type File struct {
 	Path    string
 	Content string
-}
-
-// Edit is one search/replace edit: Search occurs exactly once in the file
-// when the edit applies (empty Search creates the file).
-type Edit struct {
-	File    string
-	Search  string
-	Replace string
 }
 
 // ImplementInput is the implement stage's input: the task, the plan it
@@ -58,7 +52,7 @@ func ImplementPrompt(in ImplementInput) Prompt {
 // RenderEdits is the exact response text ParseEdits accepts for edits. The
 // search and replacement texts go in verbatim: no escaping, so a model
 // copies the file as it is.
-func RenderEdits(edits []Edit) string {
+func RenderEdits(edits []schema.Edit) string {
 	var b strings.Builder
 	for i, e := range edits {
 		if i > 0 {
@@ -82,7 +76,7 @@ const (
 // starting `<edit file=` (or the end), ends with </replacement></edit>, and
 // its search ends at the last </search><replacement> inside it. A search
 // text may thus hold anything but a line starting `<edit file="`.
-func ParseEdits(text string) ([]Edit, error) {
+func ParseEdits(text string) ([]schema.Edit, error) {
 	locs := editStart.FindAllStringSubmatchIndex(text, -1)
 	if len(locs) == 0 {
 		if strings.TrimSpace(text) == "" {
@@ -90,7 +84,7 @@ func ParseEdits(text string) ([]Edit, error) {
 		}
 		return nil, fmt.Errorf("implement: no <edit file=...> block in the response")
 	}
-	var out []Edit
+	var out []schema.Edit
 	for i, loc := range locs {
 		end := len(text)
 		if i+1 < len(locs) {
@@ -109,7 +103,7 @@ func ParseEdits(text string) ([]Edit, error) {
 		if mid < 0 {
 			return nil, fmt.Errorf("implement: edit %d of %s: no </search> before <replacement>", i+1, file)
 		}
-		out = append(out, Edit{File: file, Search: body[:mid], Replace: body[mid+len(searchClose):]})
+		out = append(out, schema.Edit{File: file, Search: body[:mid], Replace: body[mid+len(searchClose):]})
 	}
 	return out, nil
 }

@@ -3,33 +3,9 @@ package prompt
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
-
-// Plan is a plan in the schema of spec/pipeline-and-modes.md 5.1.1: what to
-// change, in which order, and why; no code.
-type Plan struct {
-	TaskSummary    string     `json:"task_summary"`
-	AffectedFiles  []PlanFile `json:"affected_files"`
-	ExecutionOrder []string   `json:"execution_order"`
-	Rationale      string     `json:"rationale"`
-}
-
-// PlanFile is one file a plan changes; Role is modify, create or delete.
-type PlanFile struct {
-	Path    string       `json:"path"`
-	Role    string       `json:"role"`
-	Changes []PlanChange `json:"changes"`
-}
-
-// PlanChange is one symbol-level change; Action is modify, add, delete or
-// rename; DependsOn and DependedBy name other changes as "path:Symbol".
-type PlanChange struct {
-	Symbol      string   `json:"symbol"`
-	Action      string   `json:"action"`
-	Description string   `json:"description"`
-	DependsOn   []string `json:"depends_on"`
-	DependedBy  []string `json:"depended_by"`
-}
 
 // PlanContext is a file the planner may read: its path and the signatures
 // of its symbols (plans name symbols; they do not need bodies).
@@ -80,9 +56,9 @@ func PlanPrompt(kind string, in PlanInput) Prompt {
 }
 
 // RenderPlan is the exact response text ParsePlan accepts for p.
-func RenderPlan(p Plan) string {
+func RenderPlan(p schema.PlanArtifact) string {
 	if p.AffectedFiles == nil {
-		p.AffectedFiles = []PlanFile{}
+		p.AffectedFiles = []schema.PlanFile{}
 	}
 	if p.ExecutionOrder == nil {
 		p.ExecutionOrder = []string{}
@@ -90,7 +66,7 @@ func RenderPlan(p Plan) string {
 	for i := range p.AffectedFiles {
 		f := &p.AffectedFiles[i]
 		if f.Changes == nil {
-			f.Changes = []PlanChange{}
+			f.Changes = []schema.PlanChange{}
 		}
 		for j := range f.Changes {
 			c := &f.Changes[j]
@@ -107,8 +83,8 @@ func RenderPlan(p Plan) string {
 
 // ParsePlan reads a plan response and checks its roles, actions and that
 // the execution order names only affected files.
-func ParsePlan(text string) (Plan, error) {
-	var p Plan
+func ParsePlan(text string) (schema.PlanArtifact, error) {
+	var p schema.PlanArtifact
 	if err := decodeJSON(text, &p); err != nil {
 		return p, fmt.Errorf("plan: %w", err)
 	}

@@ -3,14 +3,8 @@ package prompt
 import (
 	"fmt"
 	"strings"
-)
 
-// Detail tiers of the precision stage.
-const (
-	TierPrimary     = "primary"
-	TierSupporting  = "supporting"
-	TierTypeContext = "type_context"
-	TierExcluded    = "excluded"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // PrecisionSymbol is a symbol of a scoped file, as the model sees it.
@@ -52,7 +46,7 @@ func PrecisionPrompt(in PrecisionInput) Prompt {
 func RenderPrecision(r PrecisionResponse) string {
 	out := PrecisionResponse{Symbols: map[string]string{}}
 	for k, v := range r.Symbols {
-		if v != TierExcluded {
+		if v != schema.DetailExcluded {
 			out.Symbols[k] = v
 		}
 	}
@@ -67,7 +61,7 @@ func ParsePrecision(text string) (PrecisionResponse, error) {
 	}
 	for k, v := range r.Symbols {
 		switch v {
-		case TierPrimary, TierSupporting, TierTypeContext, TierExcluded:
+		case schema.DetailPrimary, schema.DetailSupporting, schema.DetailTypeContext, schema.DetailExcluded:
 		default:
 			return r, fmt.Errorf("precision: %s: unknown tier %q", k, v)
 		}

@@ -6,15 +6,6 @@ import (
 	"strings"
 )
 
-// Stage names, as the model router and the training data know them.
-const (
-	StageTaskAnalysis = "task_analysis"
-	StageScope        = "scope"
-	StagePrecision    = "precision"
-	StagePlan         = "plan"
-	StageImplement    = "implement"
-)
-
 // A Prompt is the two texts a chat model gets.
 type Prompt struct {
 	System string

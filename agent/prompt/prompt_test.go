@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/internal/golden"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 func TestPromptsGolden(t *testing.T) {
@@ -40,14 +41,14 @@ func TestRenderParseRoundTrip(t *testing.T) {
 	if got, err := ParseScope(RenderScope(scope)); err != nil || !reflect.DeepEqual(got, scope) {
 		t.Errorf("scope: %+v, %v", got, err)
 	}
-	prec := PrecisionResponse{Symbols: map[string]string{"a.py:f": TierPrimary, "a.py:g": TierSupporting, "a.py:h": TierExcluded}}
+	prec := PrecisionResponse{Symbols: map[string]string{"a.py:f": schema.DetailPrimary, "a.py:g": schema.DetailSupporting, "a.py:h": schema.DetailExcluded}}
 	got, err := ParsePrecision(RenderPrecision(prec))
 	delete(prec.Symbols, "a.py:h") // excluded symbols are left out
 	if err != nil || !reflect.DeepEqual(got, prec) {
 		t.Errorf("precision: %+v, %v", got, err)
 	}
-	plan := Plan{TaskSummary: "s", Rationale: "r", ExecutionOrder: []string{"a.py"}, AffectedFiles: []PlanFile{
-		{Path: "a.py", Role: "modify", Changes: []PlanChange{{Symbol: "f", Action: "rename", Description: "d", DependsOn: []string{"b.py:g"}, DependedBy: []string{}}}}}}
+	plan := schema.PlanArtifact{TaskSummary: "s", Rationale: "r", ExecutionOrder: []string{"a.py"}, AffectedFiles: []schema.PlanFile{
+		{Path: "a.py", Role: "modify", Changes: []schema.PlanChange{{Symbol: "f", Action: "rename", Description: "d", DependsOn: []string{"b.py:g"}, DependedBy: []string{}}}}}}
 	if got, err := ParsePlan(RenderPlan(plan)); err != nil || !reflect.DeepEqual(got, plan) {
 		t.Errorf("plan: %+v, %v", got, err)
 	}
@@ -65,7 +66,7 @@ func TestRenderParseRoundTrip(t *testing.T) {
 }
 
 func TestEditsRoundTrip(t *testing.T) {
-	cases := map[string][]Edit{
+	cases := map[string][]schema.Edit{
 		"plain":            {{File: "a.py", Search: "x = 1\n", Replace: "x = 2\n"}},
 		"create":           {{File: "new.py", Search: "", Replace: "print(1)\n"}},
 		"delete content":   {{File: "a.py", Search: "all\n", Replace: ""}},

@@ -16,6 +16,7 @@ import (
 	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // curateOptions is `cra curate-data` parsed.
@@ -49,7 +50,7 @@ func (a *app) curateCommand() *cli.Command {
 			"and writes nothing. Export it with `cra datasets export NAME`.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "source", Value: "synthetic", Usage: "where examples come from: synthetic (bootstrap's ground truth)"},
-			&cli.StringFlag{Name: "stages", Value: strings.Join(kb.SyntheticStages, ","), Usage: "comma-separated stages"},
+			&cli.StringFlag{Name: "stages", Value: strings.Join(schema.SyntheticStages, ","), Usage: "comma-separated stages"},
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these repositories (paths; repeat or comma-separate)"},
 			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "put these repositories in the validation split whole"},
 			&cli.StringFlag{Name: "name", Value: "synthetic", Usage: "the dataset's name (a re-run adds a version)"},
