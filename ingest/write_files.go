@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"database/sql/driver"
 
-	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/walk"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // otherLanguage is files.language for a file whose language is not known.
@@ -203,7 +203,7 @@ func list(xs []string) driver.Value {
 	return xs
 }
 
-func docFields(d lang.DocFields) driver.Value {
+func docFields(d schema.DocFields) driver.Value {
 	params := []map[string]any{}
 	for _, p := range d.Params {
 		params = append(params, map[string]any{"name": p.Name, "type": nullable(p.Type), "description": nullable(p.Description)})

@@ -3,6 +3,8 @@ package kb
 import (
 	"context"
 	"fmt"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Docstring is the documentation of a symbol or a module.
@@ -14,33 +16,12 @@ type Docstring struct {
 	Content    string `json:"content"`
 	Format     string `json:"format,omitempty"` // google, numpy, sphinx, jsdoc, plain
 	// Fields is the structured extraction; nil when the format gave none.
-	Fields *ParsedFields `json:"parsed_fields,omitempty"`
-}
-
-// ParsedFields is the structured content of a docstring.
-type ParsedFields struct {
-	Summary string     `json:"summary,omitempty"`
-	Params  []DocParam `json:"params"`
-	Returns *DocType   `json:"returns,omitempty"`
-	Raises  []DocType  `json:"raises"`
-}
-
-// DocParam documents one parameter.
-type DocParam struct {
-	Name        string `json:"name"`
-	Type        string `json:"type,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
-// DocType documents a return value or a raised exception.
-type DocType struct {
-	Type        string `json:"type,omitempty"`
-	Description string `json:"description,omitempty"`
+	Fields *schema.DocFields `json:"parsed_fields,omitempty"`
 }
 
 // parsedFields scans the parsed_fields STRUCT (a map[string]any from
 // duckdb-go) into *dst.
-type parsedFields struct{ dst **ParsedFields }
+type parsedFields struct{ dst **schema.DocFields }
 
 func (p parsedFields) Scan(src any) error {
 	*p.dst = nil
@@ -51,15 +32,15 @@ func (p parsedFields) Scan(src any) error {
 	if !ok {
 		return fmt.Errorf("kb: scan parsed_fields: got %T, want a struct", src)
 	}
-	pf := &ParsedFields{Summary: structString(m["summary"]), Params: []DocParam{}, Raises: []DocType{}}
+	pf := &schema.DocFields{Summary: structString(m["summary"]), Params: []schema.DocParam{}, Raises: []schema.DocType{}}
 	for _, e := range structList(m["params"]) {
-		pf.Params = append(pf.Params, DocParam{Name: structString(e["name"]), Type: structString(e["type"]), Description: structString(e["description"])})
+		pf.Params = append(pf.Params, schema.DocParam{Name: structString(e["name"]), Type: structString(e["type"]), Description: structString(e["description"])})
 	}
 	if r, ok := m["returns"].(map[string]any); ok && (r["type"] != nil || r["description"] != nil) {
-		pf.Returns = &DocType{Type: structString(r["type"]), Description: structString(r["description"])}
+		pf.Returns = &schema.DocType{Type: structString(r["type"]), Description: structString(r["description"])}
 	}
 	for _, e := range structList(m["raises"]) {
-		pf.Raises = append(pf.Raises, DocType{Type: structString(e["type"]), Description: structString(e["description"])})
+		pf.Raises = append(pf.Raises, schema.DocType{Type: structString(e["type"]), Description: structString(e["description"])})
 	}
 	*p.dst = pf
 	return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"testing"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 func symbolIDOf(s Symbol) int64 { return s.ID }
@@ -153,11 +155,11 @@ func TestKnowledgeDocstringsAndComments(t *testing.T) {
 		assertIDs(t, "GetDocstringsForFile(1)", idsOf(ds, func(d Docstring) int64 { return d.ID }), []int64{2, 3, 1})
 		sym := int64(101)
 		want := Docstring{ID: 1, FileID: 1, SymbolID: &sym, SymbolName: "get", Content: "Get a value.", Format: "google",
-			Fields: &ParsedFields{
+			Fields: &schema.DocFields{
 				Summary: "Get a value.",
-				Params:  []DocParam{{Name: "key", Type: "str", Description: "the key"}},
-				Returns: &DocType{Type: "Any", Description: "the value"},
-				Raises:  []DocType{{Type: "KeyError", Description: "when missing"}},
+				Params:  []schema.DocParam{{Name: "key", Type: "str", Description: "the key"}},
+				Returns: &schema.DocType{Type: "Any", Description: "the value"},
+				Raises:  []schema.DocType{{Type: "KeyError", Description: "when missing"}},
 			}}
 		if len(ds) == 3 {
 			if !reflect.DeepEqual(ds[2], want) {
@@ -198,16 +200,16 @@ func TestParsedFieldsScan(t *testing.T) {
 	tests := []struct {
 		name string
 		in   any
-		want *ParsedFields
+		want *schema.DocFields
 	}{
 		{"NULL", nil, nil},
 		{"summary only", map[string]any{"summary": "s", "params": nil, "returns": nil, "raises": nil},
-			&ParsedFields{Summary: "s", Params: []DocParam{}, Raises: []DocType{}}},
+			&schema.DocFields{Summary: "s", Params: []schema.DocParam{}, Raises: []schema.DocType{}}},
 		{"empty returns struct", map[string]any{"returns": map[string]any{"type": nil, "description": nil}},
-			&ParsedFields{Params: []DocParam{}, Raises: []DocType{}}},
+			&schema.DocFields{Params: []schema.DocParam{}, Raises: []schema.DocType{}}},
 	}
 	for _, tt := range tests {
-		got := &ParsedFields{Summary: "stale"}
+		got := &schema.DocFields{Summary: "stale"}
 		if err := (parsedFields{&got}).Scan(tt.in); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -215,7 +217,7 @@ func TestParsedFieldsScan(t *testing.T) {
 			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
-	var got *ParsedFields
+	var got *schema.DocFields
 	if err := (parsedFields{&got}).Scan("text"); err == nil {
 		t.Error("scanning a string should fail")
 	}

@@ -3,6 +3,8 @@ package lang
 import (
 	"regexp"
 	"strings"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 var (
@@ -100,9 +102,9 @@ func nextNonBlank(lines []string, from int) int {
 func indent(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
 
 // parseDoc extracts the summary, params, returns and raises of a docstring.
-func parseDoc(content, format string) DocFields {
+func parseDoc(content, format string) schema.DocFields {
 	lines := strings.Split(content, "\n")
-	var f DocFields
+	var f schema.DocFields
 	switch format {
 	case FormatGoogle:
 		f = parseGoogle(lines)
@@ -226,7 +228,7 @@ func canonicalSection(title string) string {
 	return title
 }
 
-func parseGoogle(lines []string) DocFields {
+func parseGoogle(lines []string) schema.DocFields {
 	secs := sections(lines, func(i int) (string, int) {
 		t := strings.TrimSpace(lines[i])
 		if !strings.HasSuffix(t, ":") {
@@ -237,12 +239,12 @@ func parseGoogle(lines []string) DocFields {
 		}
 		return "", 0
 	})
-	var f DocFields
+	var f schema.DocFields
 	for _, e := range entries(secs["params"]) {
 		if m := googleParamRe.FindStringSubmatch(e.head); m != nil {
-			f.Params = append(f.Params, DocParam{Name: m[1], Type: strings.TrimSpace(m[2]), Description: e.desc(m[3])})
+			f.Params = append(f.Params, schema.DocParam{Name: m[1], Type: strings.TrimSpace(m[2]), Description: e.desc(m[3])})
 		} else {
-			f.Params = append(f.Params, DocParam{Name: e.head, Description: e.desc("")})
+			f.Params = append(f.Params, schema.DocParam{Name: e.head, Description: e.desc("")})
 		}
 	}
 	if es := entries(secs["returns"]); len(es) > 0 {
@@ -252,17 +254,17 @@ func parseGoogle(lines []string) DocFields {
 			all.more = append(all.more, e.head)
 			all.more = append(all.more, e.more...)
 		}
-		r := &DocReturn{Description: all.desc(all.head)}
+		r := &schema.DocType{Description: all.desc(all.head)}
 		if m := typeThenRe.FindStringSubmatch(all.head); m != nil && looksLikeType(m[1]) {
-			r = &DocReturn{Type: m[1], Description: all.desc(m[2])}
+			r = &schema.DocType{Type: m[1], Description: all.desc(m[2])}
 		}
 		f.Returns = r
 	}
 	for _, e := range entries(secs["raises"]) {
 		if m := typeThenRe.FindStringSubmatch(e.head); m != nil && looksLikeType(m[1]) {
-			f.Raises = append(f.Raises, DocRaises{Type: m[1], Description: e.desc(m[2])})
+			f.Raises = append(f.Raises, schema.DocType{Type: m[1], Description: e.desc(m[2])})
 		} else {
-			f.Raises = append(f.Raises, DocRaises{Type: e.head, Description: e.desc("")})
+			f.Raises = append(f.Raises, schema.DocType{Type: e.head, Description: e.desc("")})
 		}
 	}
 	return f
@@ -285,7 +287,7 @@ func looksLikeType(s string) bool {
 	return s != ""
 }
 
-func parseNumpy(lines []string) DocFields {
+func parseNumpy(lines []string) schema.DocFields {
 	secs := sections(lines, func(i int) (string, int) {
 		t := strings.TrimSpace(lines[i])
 		if i+1 < len(lines) && isNumpyHeader(t, lines[i+1]) {
@@ -293,15 +295,15 @@ func parseNumpy(lines []string) DocFields {
 		}
 		return "", 0
 	})
-	var f DocFields
+	var f schema.DocFields
 	for _, e := range entries(secs["params"]) {
 		m := numpyParamRe.FindStringSubmatch(e.head)
 		if m == nil {
-			f.Params = append(f.Params, DocParam{Name: e.head, Description: e.desc("")})
+			f.Params = append(f.Params, schema.DocParam{Name: e.head, Description: e.desc("")})
 			continue
 		}
 		for _, name := range strings.Split(m[1], ",") {
-			f.Params = append(f.Params, DocParam{Name: strings.TrimSpace(name), Type: strings.TrimSpace(m[2]), Description: e.desc("")})
+			f.Params = append(f.Params, schema.DocParam{Name: strings.TrimSpace(name), Type: strings.TrimSpace(m[2]), Description: e.desc("")})
 		}
 	}
 	if es := entries(secs["returns"]); len(es) > 0 {
@@ -310,16 +312,16 @@ func parseNumpy(lines []string) DocFields {
 		if m := typeThenRe.FindStringSubmatch(e.head); m != nil {
 			typ = m[2]
 		}
-		f.Returns = &DocReturn{Type: typ, Description: e.desc("")}
+		f.Returns = &schema.DocType{Type: typ, Description: e.desc("")}
 	}
 	for _, e := range entries(secs["raises"]) {
-		f.Raises = append(f.Raises, DocRaises{Type: e.head, Description: e.desc("")})
+		f.Raises = append(f.Raises, schema.DocType{Type: e.head, Description: e.desc("")})
 	}
 	return f
 }
 
-func parseSphinx(lines []string) DocFields {
-	var f DocFields
+func parseSphinx(lines []string) schema.DocFields {
+	var f schema.DocFields
 	types := map[string]string{}
 	var last *string // description being continued
 	for _, l := range lines {
@@ -337,7 +339,7 @@ func parseSphinx(lines []string) DocFields {
 		field, arg, desc := m[1], strings.TrimSpace(m[2]), strings.TrimSpace(m[3])
 		switch field {
 		case "param", "parameter", "arg", "argument", "key", "keyword":
-			p := DocParam{Name: arg, Description: desc}
+			p := schema.DocParam{Name: arg, Description: desc}
 			if i := strings.LastIndexByte(arg, ' '); i >= 0 {
 				p.Type, p.Name = strings.TrimSpace(arg[:i]), arg[i+1:]
 			}
@@ -347,17 +349,17 @@ func parseSphinx(lines []string) DocFields {
 			types[arg] = desc
 		case "returns", "return":
 			if f.Returns == nil {
-				f.Returns = &DocReturn{}
+				f.Returns = &schema.DocType{}
 			}
 			f.Returns.Description = desc
 			last = &f.Returns.Description
 		case "rtype":
 			if f.Returns == nil {
-				f.Returns = &DocReturn{}
+				f.Returns = &schema.DocType{}
 			}
 			f.Returns.Type = desc
 		case "raises", "raise", "except", "exception":
-			f.Raises = append(f.Raises, DocRaises{Type: arg, Description: desc})
+			f.Raises = append(f.Raises, schema.DocType{Type: arg, Description: desc})
 			last = &f.Raises[len(f.Raises)-1].Description
 		}
 	}
@@ -369,8 +371,8 @@ func parseSphinx(lines []string) DocFields {
 	return f
 }
 
-func parseJSDoc(lines []string) DocFields {
-	var f DocFields
+func parseJSDoc(lines []string) schema.DocFields {
+	var f schema.DocFields
 	var last *string
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
@@ -393,13 +395,13 @@ func parseJSDoc(lines []string) DocFields {
 			if i := strings.IndexByte(name, '='); i >= 0 {
 				name = name[:i]
 			}
-			f.Params = append(f.Params, DocParam{Name: name, Type: typ, Description: trimDash(desc)})
+			f.Params = append(f.Params, schema.DocParam{Name: name, Type: typ, Description: trimDash(desc)})
 			last = &f.Params[len(f.Params)-1].Description
 		case "returns", "return":
-			f.Returns = &DocReturn{Type: typ, Description: trimDash(rest)}
+			f.Returns = &schema.DocType{Type: typ, Description: trimDash(rest)}
 			last = &f.Returns.Description
 		case "throws", "throw", "exception":
-			f.Raises = append(f.Raises, DocRaises{Type: typ, Description: trimDash(rest)})
+			f.Raises = append(f.Raises, schema.DocType{Type: typ, Description: trimDash(rest)})
 			last = &f.Raises[len(f.Raises)-1].Description
 		case "file", "fileoverview", "overview", "description", "desc":
 			f.Summary = strings.TrimSpace(f.Summary + " " + rest)

@@ -1,6 +1,10 @@
 package lang
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cra-dev/cra/kb/schema"
+)
 
 func TestDetectFormat(t *testing.T) {
 	cases := []struct {
@@ -27,26 +31,26 @@ func TestDetectFormat(t *testing.T) {
 func TestParseDoc(t *testing.T) {
 	cases := []struct {
 		name, content, format string
-		want                  DocFields
+		want                  schema.DocFields
 	}{
 		{"google prose return and kwargs", "Do it.\nSecond line of summary.\n\nArgs:\n    *args: Extra.\n    **kwargs (dict): Options.\n\nReturns:\n    The sum of a and b,\n    always positive.\n\nRaises:\n    errors.Timeout: Slow.\n\nExample:\n    do(1)\n", FormatGoogle,
-			DocFields{
+			schema.DocFields{
 				Summary: "Do it. Second line of summary.",
-				Params:  []DocParam{{Name: "*args", Description: "Extra."}, {Name: "**kwargs", Type: "dict", Description: "Options."}},
-				Returns: &DocReturn{Description: "The sum of a and b, always positive."},
-				Raises:  []DocRaises{{Type: "errors.Timeout", Description: "Slow."}},
+				Params:  []schema.DocParam{{Name: "*args", Description: "Extra."}, {Name: "**kwargs", Type: "dict", Description: "Options."}},
+				Returns: &schema.DocType{Description: "The sum of a and b, always positive."},
+				Raises:  []schema.DocType{{Type: "errors.Timeout", Description: "Slow."}},
 			}},
 		{"google return type with brackets", "F.\n\nReturns:\n    dict[str, int]: Counts.", FormatGoogle,
-			DocFields{Summary: "F.", Returns: &DocReturn{Type: "dict[str, int]", Description: "Counts."}}},
+			schema.DocFields{Summary: "F.", Returns: &schema.DocType{Type: "dict[str, int]", Description: "Counts."}}},
 		{"numpy named return", "F.\n\nReturns\n-------\ncount : int\n    How many.\n    Never negative.", FormatNumpy,
-			DocFields{Summary: "F.", Returns: &DocReturn{Type: "int", Description: "How many. Never negative."}}},
+			schema.DocFields{Summary: "F.", Returns: &schema.DocType{Type: "int", Description: "How many. Never negative."}}},
 		{"sphinx typed param and continuation", "F.\n\n:param str name: Who\n    to greet.\n:raises ValueError: Empty.", FormatSphinx,
-			DocFields{Summary: "F.", Params: []DocParam{{Name: "name", Type: "str", Description: "Who to greet."}}, Raises: []DocRaises{{Type: "ValueError", Description: "Empty."}}}},
+			schema.DocFields{Summary: "F.", Params: []schema.DocParam{{Name: "name", Type: "str", Description: "Who to greet."}}, Raises: []schema.DocType{{Type: "ValueError", Description: "Empty."}}}},
 		{"jsdoc without types", "Greets.\n@param name - who\n@throws when empty\n@return greeting", FormatJSDoc,
-			DocFields{Summary: "Greets.", Params: []DocParam{{Name: "name", Description: "who"}}, Raises: []DocRaises{{Description: "when empty"}}, Returns: &DocReturn{Description: "greeting"}}},
+			schema.DocFields{Summary: "Greets.", Params: []schema.DocParam{{Name: "name", Description: "who"}}, Raises: []schema.DocType{{Description: "when empty"}}, Returns: &schema.DocType{Description: "greeting"}}},
 		{"jsdoc nested braces", "@param {{a: number}} opts Options.", FormatJSDoc,
-			DocFields{Params: []DocParam{{Name: "opts", Type: "{a: number}", Description: "Options."}}}},
-		{"plain", "Just words.\nMore words.\n\nNext paragraph.", FormatPlain, DocFields{Summary: "Just words. More words."}},
+			schema.DocFields{Params: []schema.DocParam{{Name: "opts", Type: "{a: number}", Description: "Options."}}}},
+		{"plain", "Just words.\nMore words.\n\nNext paragraph.", FormatPlain, schema.DocFields{Summary: "Just words. More words."}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

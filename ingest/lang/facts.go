@@ -1,5 +1,7 @@
 package lang
 
+import "github.com/cra-dev/cra/kb/schema"
+
 // Symbol kinds, as stored in symbols.kind.
 const (
 	KindFunction  = "function"
@@ -100,38 +102,11 @@ type Symbol struct {
 // Docstring is a symbol's (or the module's, Symbol == -1) documentation with
 // quotes and comment markers stripped.
 type Docstring struct {
-	Symbol  int       `json:"symbol"`
-	Line    int       `json:"line"`
-	Content string    `json:"content"`
-	Format  string    `json:"format"`
-	Fields  DocFields `json:"parsed_fields"`
-}
-
-// DocFields is the structured part of a docstring.
-type DocFields struct {
-	Summary string      `json:"summary,omitempty"`
-	Params  []DocParam  `json:"params,omitempty"`
-	Returns *DocReturn  `json:"returns,omitempty"`
-	Raises  []DocRaises `json:"raises,omitempty"`
-}
-
-// DocParam documents one parameter.
-type DocParam struct {
-	Name        string `json:"name"`
-	Type        string `json:"type,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
-// DocReturn documents the return value.
-type DocReturn struct {
-	Type        string `json:"type,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
-// DocRaises documents one exception (or error) a symbol can raise.
-type DocRaises struct {
-	Type        string `json:"type,omitempty"`
-	Description string `json:"description,omitempty"`
+	Symbol  int              `json:"symbol"`
+	Line    int              `json:"line"`
+	Content string           `json:"content"`
+	Format  string           `json:"format"`
+	Fields  schema.DocFields `json:"parsed_fields"`
 }
 
 // Comment is an inline comment that is not a docstring. Consecutive

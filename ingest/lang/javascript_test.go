@@ -1,6 +1,10 @@
 package lang
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cra-dev/cra/kb/schema"
+)
 
 func TestTypeScriptWidgetFixture(t *testing.T) {
 	f := extractFile(t, "widget.ts")
@@ -37,19 +41,19 @@ func TestTypeScriptWidgetFixture(t *testing.T) {
 		{Line: 11, Kind: ImportExportFrom, Module: "./shapes", Names: []ImportName{{Name: "Shape"}}, TypeOnly: true},
 	})
 
-	eq(t, "module doc", docOf(t, f, -1).Fields, DocFields{Summary: "Widget rendering."})
+	eq(t, "module doc", docOf(t, f, -1).Fields, schema.DocFields{Summary: "Widget rendering."})
 	render := docOf(t, f, indexOf(t, f, KindFunction, "render"))
 	eq(t, "render doc", render, Docstring{
 		Symbol: 3, Line: 17, Format: FormatJSDoc,
 		Content: "Render a widget.\n\n@param {Widget} w - The widget to render.\n@param {number} [scale=1] Scale factor\n  applied twice.\n@returns {string} The HTML.\n@throws {RangeError} When scale is negative.",
-		Fields: DocFields{
+		Fields: schema.DocFields{
 			Summary: "Render a widget.",
-			Params: []DocParam{
+			Params: []schema.DocParam{
 				{Name: "w", Type: "Widget", Description: "The widget to render."},
 				{Name: "scale", Type: "number", Description: "Scale factor applied twice."},
 			},
-			Returns: &DocReturn{Type: "string", Description: "The HTML."},
-			Raises:  []DocRaises{{Type: "RangeError", Description: "When scale is negative."}},
+			Returns: &schema.DocType{Type: "string", Description: "The HTML."},
+			Raises:  []schema.DocType{{Type: "RangeError", Description: "When scale is negative."}},
 		},
 	})
 	// The JSDoc above a decorated class belongs to the class.
@@ -146,10 +150,10 @@ func TestJavaScriptAppFixture(t *testing.T) {
 	})
 	// A // comment is not a docstring in JS; /** */ is.
 	eq(t, "comments", commentLines(f), []string{"8 - general false: Handles requests."})
-	eq(t, "start doc", docOf(t, f, indexOf(t, f, KindMethod, "start")).Fields, DocFields{
+	eq(t, "start doc", docOf(t, f, indexOf(t, f, KindMethod, "start")).Fields, schema.DocFields{
 		Summary: "Start listening.",
-		Params:  []DocParam{{Name: "port", Type: "number"}},
-		Returns: &DocReturn{Type: "Promise<void>"},
+		Params:  []schema.DocParam{{Name: "port", Type: "number"}},
+		Returns: &schema.DocType{Type: "Promise<void>"},
 	})
 	for _, c := range []struct {
 		kind, name string

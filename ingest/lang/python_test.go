@@ -3,6 +3,8 @@ package lang
 import (
 	"strings"
 	"testing"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 func TestPythonStoreFixture(t *testing.T) {
@@ -84,42 +86,42 @@ func TestPythonDocstrings(t *testing.T) {
 	f := extractFile(t, "store.py")
 	eq(t, "module doc", docOf(t, f, -1), Docstring{
 		Symbol: -1, Line: 3, Content: "Storage helpers.\n\nLonger description.", Format: FormatPlain,
-		Fields: DocFields{Summary: "Storage helpers."},
+		Fields: schema.DocFields{Summary: "Storage helpers."},
 	})
 	cases := []struct {
 		kind, name string
 		format     string
-		fields     DocFields
+		fields     schema.DocFields
 	}{
-		{KindFunction, "load", FormatGoogle, DocFields{
+		{KindFunction, "load", FormatGoogle, schema.DocFields{
 			Summary: "Load a record.",
-			Params: []DocParam{
+			Params: []schema.DocParam{
 				{Name: "path", Type: "str", Description: "Where to read. Continues here."},
 				{Name: "pool", Description: "Connection pool."},
 			},
-			Returns: &DocReturn{Type: "Record", Description: "The loaded record."},
-			Raises: []DocRaises{
+			Returns: &schema.DocType{Type: "Record", Description: "The loaded record."},
+			Raises: []schema.DocType{
 				{Type: "FileNotFoundError", Description: "If path is missing."},
 				{Type: "ValueError", Description: "If the file is corrupt."},
 			},
 		}},
-		{KindClass, "Store", FormatNumpy, DocFields{
+		{KindClass, "Store", FormatNumpy, schema.DocFields{
 			Summary: "A store.",
-			Params: []DocParam{
+			Params: []schema.DocParam{
 				{Name: "root", Type: "str", Description: "Root directory."},
 				{Name: "size", Type: "int", Description: "Sizes."},
 				{Name: "limit", Type: "int", Description: "Sizes."},
 			},
-			Returns: &DocReturn{Type: "Store", Description: "Itself."},
-			Raises:  []DocRaises{{Type: "KeyError", Description: "When missing."}},
+			Returns: &schema.DocType{Type: "Store", Description: "Itself."},
+			Raises:  []schema.DocType{{Type: "KeyError", Description: "When missing."}},
 		}},
-		{KindMethod, "get", FormatSphinx, DocFields{
+		{KindMethod, "get", FormatSphinx, schema.DocFields{
 			Summary: "Get a key.",
-			Params:  []DocParam{{Name: "key", Type: "str", Description: "The key."}},
-			Returns: &DocReturn{Type: "bytes", Description: "The value."},
-			Raises:  []DocRaises{{Type: "KeyError", Description: "If absent."}},
+			Params:  []schema.DocParam{{Name: "key", Type: "str", Description: "The key."}},
+			Returns: &schema.DocType{Type: "bytes", Description: "The value."},
+			Raises:  []schema.DocType{{Type: "KeyError", Description: "If absent."}},
 		}},
-		{KindFunction, "helper", FormatPlain, DocFields{Summary: "Plain helper doc."}},
+		{KindFunction, "helper", FormatPlain, schema.DocFields{Summary: "Plain helper doc."}},
 	}
 	for _, c := range cases {
 		d := docOf(t, f, indexOf(t, f, c.kind, c.name))
