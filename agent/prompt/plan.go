@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cra-dev/cra/kb/schema"
@@ -14,14 +15,25 @@ type PlanContext struct {
 	Signatures []string
 }
 
-// PlanInput is the plan stage's input.
+// PlanInput is the input of a plan pass: the task and the files it may
+// read; a part plan also gets its part of the meta plan; an adjustment the
+// steps done and left, their test results and the diff so far.
 type PlanInput struct {
 	Task  string
 	Files []PlanContext
+	// Part is the meta plan's part a part_plan pass plans in detail.
+	Part *schema.MetaPart
+	// Done and Remaining are the steps of an adjustment pass.
+	Done, Remaining []schema.PlanStep
+	// TestResults (a bounded tail of the test output) and PriorChanges (the
+	// cumulative diff) tell the orchestrator's later passes what happened.
+	TestResults, PriorChanges string
 }
 
-// Plan kinds: one atomic plan, and the solve orchestrator's passes, which
-// share the schema and differ in what they are asked to cover.
+// Plan kinds: one atomic plan (a PlanArtifact, the synthetic plan stage and
+// `cra plan`), and the solve orchestrator's passes, each answering in its
+// own schema: meta_plan a MetaPlan, part_plan a PartPlan, adjustment a
+// PlanAdjustment.
 const (
 	PlanAtomic     = "plan"
 	PlanMeta       = "meta_plan"
@@ -29,13 +41,19 @@ const (
 	PlanAdjustment = "adjustment"
 )
 
-const planSchema = `Answer with one JSON object: {"task_summary": "...", "affected_files": [{"path": "...", "role": "modify|create|delete", "changes": [{"symbol": "Class.method or <module>", "action": "modify|add|delete|rename", "description": "what changes and why", "depends_on": ["path:Symbol"], "depended_by": ["path:Symbol"]}]}], "execution_order": ["paths, dependencies first"], "rationale": "..."}. No code in the plan.`
+const (
+	planSchema       = `Answer with one JSON object: {"task_summary": "...", "affected_files": [{"path": "...", "role": "modify|create|delete", "changes": [{"symbol": "Class.method or <module>", "action": "modify|add|delete|rename", "description": "what changes and why", "depends_on": ["path:Symbol"], "depended_by": ["path:Symbol"]}]}], "execution_order": ["paths, dependencies first"], "rationale": "..."}. No code in the plan.`
+	metaSchema       = `Answer with one JSON object: {"task_summary": "...", "parts": [{"id": "p1", "description": "what the part achieves", "affected_files": ["paths"], "depends_on": ["ids of parts that must be done first"]}], "rationale": "..."}. At least one part; ids unique; no cycle in depends_on. No code in the plan.`
+	stepSchema       = `{"id": "s1", "description": "what to change", "target_files": ["paths"], "target_symbols": ["Class.method"], "depends_on": ["ids of steps that must be done first"]}`
+	partSchema       = `Answer with one JSON object: {"part_id": "the part's id", "task_summary": "...", "steps": [` + stepSchema + `], "rationale": "..."}. At least one step; each small enough to implement in one pass; ids unique; no cycle in depends_on. No code in the plan.`
+	adjustmentSchema = `Answer with one JSON object: {"revised_steps": [` + stepSchema + `], "rationale": "...", "changes_made": ["what you changed and why"]}. Revise only the steps left: done steps stay done (a revised step may depend on them; none may reuse their ids). An empty revised_steps means nothing is left to do.`
+)
 
 var planSystems = map[string]string{
 	PlanAtomic:     "You plan a code change. Name every file and symbol to change, the dependency edges between the changes, and an order that changes a file after the files it depends on. " + planSchema,
-	PlanMeta:       "You split a large task into parts that can be planned and implemented one after another. Plan at the level of files and parts; later passes plan each part in detail. " + planSchema,
-	PlanPart:       "You plan one part of a larger task in detail, given the files it touches. " + planSchema,
-	PlanAdjustment: "You revise a plan after some of its steps were implemented and tested: keep what worked, change what failed, add what was missing. " + planSchema,
+	PlanMeta:       "You split a large task into parts that can be planned and implemented one after another. Plan at the level of files and parts, with explicit dependencies; later passes plan each part in detail. " + metaSchema,
+	PlanPart:       "You plan one part of a larger task in detail, as steps a code editor can each carry out in one pass. " + partSchema,
+	PlanAdjustment: "You revise a plan after some of its steps were implemented and tested: keep what worked, change what failed, add what was missing. " + adjustmentSchema,
 }
 
 // PlanPrompt renders the prompt of a plan pass of the given kind.
@@ -48,11 +66,36 @@ func PlanPrompt(kind string, in PlanInput) Prompt {
 			fmt.Fprintf(&b, "    %s\n", strings.TrimSpace(s))
 		}
 	}
+	if in.Part != nil {
+		fmt.Fprintf(&b, "\nPart %s to plan:\n%s\nFiles: %s\n", in.Part.ID, strings.TrimSpace(in.Part.Description), strings.Join(in.Part.AffectedFiles, ", "))
+	}
+	writeSteps(&b, "Completed steps", in.Done)
+	writeSteps(&b, "Remaining steps", in.Remaining)
+	if in.TestResults != "" {
+		fmt.Fprintf(&b, "\n<test_results>\n%s\n</test_results>\n", strings.TrimSpace(in.TestResults))
+	}
+	if in.PriorChanges != "" {
+		fmt.Fprintf(&b, "\n<prior_changes>\n%s\n</prior_changes>\n", strings.TrimSpace(in.PriorChanges))
+	}
 	system, ok := planSystems[kind]
 	if !ok {
 		system = planSystems[PlanAtomic]
 	}
 	return Prompt{System: system, User: b.String()}
+}
+
+func writeSteps(b *strings.Builder, title string, steps []schema.PlanStep) {
+	if len(steps) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s:\n", title)
+	for _, s := range steps {
+		fmt.Fprintf(b, "- %s: %s", s.ID, strings.TrimSpace(s.Description))
+		if len(s.DependsOn) > 0 {
+			fmt.Fprintf(b, " (after %s)", strings.Join(s.DependsOn, ", "))
+		}
+		b.WriteString("\n")
+	}
 }
 
 // RenderPlan is the exact response text ParsePlan accepts for p.
@@ -88,26 +131,76 @@ func ParsePlan(text string) (schema.PlanArtifact, error) {
 	if err := decodeJSON(text, &p); err != nil {
 		return p, fmt.Errorf("plan: %w", err)
 	}
-	files := map[string]bool{}
-	for _, f := range p.AffectedFiles {
-		files[f.Path] = true
-		switch f.Role {
-		case "modify", "create", "delete":
-		default:
-			return p, fmt.Errorf("plan: %s: unknown role %q", f.Path, f.Role)
-		}
-		for _, c := range f.Changes {
-			switch c.Action {
-			case "modify", "add", "delete", "rename":
-			default:
-				return p, fmt.Errorf("plan: %s:%s: unknown action %q", f.Path, c.Symbol, c.Action)
-			}
-		}
+	return p, p.Validate()
+}
+
+// RenderMetaPlan is the exact response text ParseMetaPlan accepts for p.
+func RenderMetaPlan(p schema.MetaPlan) string {
+	p.Parts = nonNil(slices.Clone(p.Parts)) // the caller's plan stays as it is
+	for i := range p.Parts {
+		p.Parts[i].AffectedFiles = nonNil(p.Parts[i].AffectedFiles)
+		p.Parts[i].DependsOn = nonNil(p.Parts[i].DependsOn)
 	}
-	for _, o := range p.ExecutionOrder {
-		if !files[o] {
-			return p, fmt.Errorf("plan: execution order names %s, which is not an affected file", o)
-		}
+	return encodeJSON(p)
+}
+
+// ParseMetaPlan reads a meta_plan response and validates it (ids, edges, no
+// cycle, at least one part).
+func ParseMetaPlan(text string) (schema.MetaPlan, error) {
+	var p schema.MetaPlan
+	if err := decodeJSON(text, &p); err != nil {
+		return p, fmt.Errorf("meta plan: %w", err)
 	}
-	return p, nil
+	return p, p.Validate()
+}
+
+// RenderPartPlan is the exact response text ParsePartPlan accepts for p.
+func RenderPartPlan(p schema.PartPlan) string {
+	p.Steps = steps(p.Steps)
+	return encodeJSON(p)
+}
+
+// ParsePartPlan reads a part_plan response and validates it.
+func ParsePartPlan(text string) (schema.PartPlan, error) {
+	var p schema.PartPlan
+	if err := decodeJSON(text, &p); err != nil {
+		return p, fmt.Errorf("part plan: %w", err)
+	}
+	return p, p.Validate()
+}
+
+// RenderAdjustment is the exact response text ParseAdjustment accepts for a.
+func RenderAdjustment(a schema.PlanAdjustment) string {
+	a.RevisedSteps = steps(a.RevisedSteps)
+	a.ChangesMade = nonNil(a.ChangesMade)
+	return encodeJSON(a)
+}
+
+// ParseAdjustment reads an adjustment response and validates it against the
+// ids of the steps already done.
+func ParseAdjustment(text string, done ...string) (schema.PlanAdjustment, error) {
+	var a schema.PlanAdjustment
+	if err := decodeJSON(text, &a); err != nil {
+		return a, fmt.Errorf("adjustment: %w", err)
+	}
+	return a, a.Validate(done...)
+}
+
+// steps is ss with every list present, as rendered answers write them.
+func steps(ss []schema.PlanStep) []schema.PlanStep {
+	ss = nonNil(slices.Clone(ss))
+	for i := range ss {
+		ss[i].TargetFiles = nonNil(ss[i].TargetFiles)
+		ss[i].TargetSymbols = nonNil(ss[i].TargetSymbols)
+		ss[i].DependsOn = nonNil(ss[i].DependsOn)
+	}
+	return ss
+}
+
+// nonNil is xs, or an empty list: rendered answers write [] rather than null.
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }

@@ -24,6 +24,13 @@ func TestPromptsGolden(t *testing.T) {
 			{Path: "app/store.py", Signatures: []string{"class Store:", "    def get(self, key):"}},
 		}}),
 		"meta_plan": PlanPrompt(PlanMeta, PlanInput{Task: task}),
+		"part_plan": PlanPrompt(PlanPart, PlanInput{Task: task, Files: []PlanContext{{Path: "app/store.py", Signatures: []string{"class Store:"}}},
+			Part: &schema.MetaPart{ID: "p1", Description: "Give Store.get a default", AffectedFiles: []string{"app/store.py"}}}),
+		"adjustment": PlanPrompt(PlanAdjustment, PlanInput{Task: task,
+			Done:         []schema.PlanStep{{ID: "s1", Description: "Add the default parameter"}},
+			Remaining:    []schema.PlanStep{{ID: "s2", Description: "Update the callers", DependsOn: []string{"s1"}}},
+			TestResults:  "FAILED tests/test_api.py::test_missing - TypeError",
+			PriorChanges: "--- a/app/store.py\n+++ b/app/store.py\n-    def get(self, key):\n+    def get(self, key, default=None):"}),
 		"enrich": EnrichPrompt(EnrichInput{Path: "app/store.py", Language: "python", Symbols: []string{"Store"},
 			Content: "class Store:\n    pass"}),
 		"implement": ImplementPrompt(ImplementInput{Task: task, Plan: "modify Store.get", Files: []File{
@@ -104,6 +111,40 @@ func TestParseErrors(t *testing.T) {
 	}
 	if e, err := ParseEdits(""); err != nil || e != nil {
 		t.Errorf("empty response: %v, %v", e, err)
+	}
+}
+
+// The orchestrator's passes answer in their own schemas: each renders to
+// text its parser reads back to the same value, and the parsers validate.
+func TestPlanPassesRoundTripAndValidate(t *testing.T) {
+	st := func(id string, deps ...string) schema.PlanStep {
+		return schema.PlanStep{ID: id, Description: "change " + id, TargetFiles: []string{"a.py"}, TargetSymbols: []string{"f"}, DependsOn: deps}
+	}
+	meta := schema.MetaPlan{TaskSummary: "t", Rationale: "r", Parts: []schema.MetaPart{
+		{ID: "p1", Description: "store", AffectedFiles: []string{"a.py"}},
+		{ID: "p2", Description: "api", AffectedFiles: []string{"b.py"}, DependsOn: []string{"p1"}}}}
+	if got, err := ParseMetaPlan(RenderMetaPlan(meta)); err != nil || got.Parts[0].DependsOn == nil || got.Parts[1].DependsOn[0] != "p1" || got.TaskSummary != "t" {
+		t.Errorf("meta plan: %+v, %v", got, err)
+	}
+	part := schema.PartPlan{PartID: "p1", TaskSummary: "t", Rationale: "r", Steps: []schema.PlanStep{st("s1"), st("s2", "s1")}}
+	if got, err := ParsePartPlan(RenderPartPlan(part)); err != nil || !reflect.DeepEqual(got, schema.PartPlan{PartID: "p1", TaskSummary: "t", Rationale: "r",
+		Steps: []schema.PlanStep{{ID: "s1", Description: "change s1", TargetFiles: []string{"a.py"}, TargetSymbols: []string{"f"}, DependsOn: []string{}}, st("s2", "s1")}}) {
+		t.Errorf("part plan: %+v, %v", got, err)
+	}
+	adj := schema.PlanAdjustment{RevisedSteps: []schema.PlanStep{st("s3", "s1")}, Rationale: "r", ChangesMade: []string{"s2 split"}}
+	if got, err := ParseAdjustment(RenderAdjustment(adj), "s1"); err != nil || !reflect.DeepEqual(got, adj) {
+		t.Errorf("adjustment: %+v, %v", got, err)
+	}
+	for name, err := range map[string]error{
+		"meta with a cycle":          second(ParseMetaPlan(`{"task_summary": "t", "parts": [{"id": "a", "description": "", "affected_files": [], "depends_on": ["b"]}, {"id": "b", "description": "", "affected_files": [], "depends_on": ["a"]}], "rationale": ""}`)),
+		"meta in the plan schema":    second(ParseMetaPlan(RenderPlan(schema.PlanArtifact{TaskSummary: "t"}))),
+		"part without steps":         second(ParsePartPlan(`{"part_id": "p1", "task_summary": "t", "steps": [], "rationale": ""}`)),
+		"adjustment of a done step":  second(ParseAdjustment(RenderAdjustment(schema.PlanAdjustment{RevisedSteps: []schema.PlanStep{st("s1")}}), "s1")),
+		"adjustment unknown step id": second(ParseAdjustment(RenderAdjustment(schema.PlanAdjustment{RevisedSteps: []schema.PlanStep{st("s3", "s9")}}), "s1")),
+	} {
+		if err == nil {
+			t.Errorf("%s: parsed without an error", name)
+		}
 	}
 }
 
