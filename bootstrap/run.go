@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"time"
 
@@ -70,22 +69,12 @@ type runner struct {
 	cacheBytes int64
 }
 
+// withDefaults fills what o leaves unset with index's defaults: the
+// batch indexes with the same limits it mines with.
 func (o Options) withDefaults() Options {
-	if o.Jobs <= 0 {
-		o.Jobs = runtime.NumCPU()
-	}
-	if o.MaxFileBytes <= 0 {
-		o.MaxFileBytes = config.DefaultMaxFileBytes
-	}
-	if o.CoChangeMaxFiles <= 0 {
-		o.CoChangeMaxFiles = config.DefaultCoChangeMaxFiles
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
-	if o.Progress == nil {
-		o.Progress = ingest.NoProgress{}
-	}
+	d := ingest.Options{Jobs: o.Jobs, MaxFileBytes: o.MaxFileBytes, CoChangeMaxFiles: o.CoChangeMaxFiles,
+		Progress: o.Progress, Log: o.Log}.WithDefaults()
+	o.Jobs, o.MaxFileBytes, o.CoChangeMaxFiles, o.Progress, o.Log = d.Jobs, d.MaxFileBytes, d.CoChangeMaxFiles, d.Progress, d.Log
 	return o
 }
 

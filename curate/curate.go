@@ -102,22 +102,27 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	// One run per dataset name at a time, for the whole run.
-	lock, err := kb.LockInput(ctx, dir, "curate-data", opts.Name, "cra curate-data --name "+opts.Name, opts.Wait)
+	lock, err := kb.LockInput(ctx, dir, DatasetLock, opts.Name, "cra curate-data --name "+opts.Name, opts.Wait)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release() //nolint:errcheck // dropped at exit anyway
-	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra curate-data", Wait: kb.BatchWait, MemoryLimit: kb.BatchMemoryLimit})
+	var sum *Summary
+	err = kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra curate-data", Wait: kb.BatchWait, MemoryLimit: kb.BatchMemoryLimit},
+		func(w kb.Writer) (err error) {
+			sum, err = curate(ctx, w, opts)
+			return err
+		})
 	if err != nil {
 		return nil, err
 	}
-	defer raw.Close()
-	conn, err := raw.DB.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
+	return sum, nil
+}
 
+// curate is the run on the raw store's writer w: pass 1 renders and
+// decides, pass 2 writes the kept examples as the next version.
+func curate(ctx context.Context, w kb.Writer, opts Options) (*Summary, error) {
+	conn := w.Conn
 	if err := checkRepos(ctx, conn, opts); err != nil {
 		return nil, err
 	}
@@ -146,22 +151,26 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 	if len(kept) == 0 {
 		return nil, usagef("the selection gave no example (%d tasks, dropped %v): no dataset written", tasks, sum.Dropped)
 	}
-	w := &datasetWriter{Writer: kb.Writer{Conn: conn}, name: opts.Name}
-	if err := w.Tx(ctx, func() (err error) {
-		w.version, err = kb.NextDatasetVersion(ctx, w.Writer, opts.Name)
+	dw := &datasetWriter{Writer: w, name: opts.Name}
+	if err := dw.Tx(ctx, func() (err error) {
+		dw.version, err = kb.NextDatasetVersion(ctx, dw.Writer, opts.Name)
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	sum.Version = w.version
-	if sum.Redacted, err = w.write(ctx, raw.DB, opts, kept); err != nil {
+	sum.Version = dw.version
+	if sum.Redacted, err = dw.write(ctx, w.DB, opts, kept); err != nil {
 		return nil, err
 	}
-	if sum.PlanID, err = w.register(ctx, opts, sum); err != nil {
+	if sum.PlanID, err = dw.register(ctx, opts, sum); err != nil {
 		return nil, err
 	}
 	return sum, nil
 }
+
+// DatasetLock is the batch name of a dataset's lock (kb.LockInput): held
+// by a curate-data run building the dataset, and by datasets prune.
+const DatasetLock = "curate-data"
 
 // UsageError is a mistake in what curate was asked for (an unknown stage
 // or repository, an empty selection): nothing was written.

@@ -33,7 +33,7 @@ type Summary struct {
 // only for what stops the whole batch (a store that cannot be opened, a
 // cancelled ctx).
 func IndexRepos(ctx context.Context, dir string, paths []string, opts Options) (*Summary, error) {
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	curated, err := kb.Open(ctx, dir, kb.Curated, kb.Options{Write: true, Command: "cra index", Wait: kb.BatchWait,
 		Waiting: func(holder error) {
 			opts.Log.Warn("waiting for the curated store", "holder", holder.Error(), "up_to", kb.BatchWait)

@@ -69,7 +69,9 @@ type Result struct {
 	Seconds      float64        `json:"seconds"`
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults fills what o leaves unset: all cores, the [index] limits'
+// defaults, no progress, no log. Bootstrap shares these defaults.
+func (o Options) WithDefaults() Options {
 	if o.Jobs <= 0 {
 		o.Jobs = runtime.NumCPU()
 	}
@@ -104,7 +106,7 @@ func (NoProgress) ItemDone()           {}
 // the store consistent and the next run finishes the job. A cancelled ctx
 // returns the result so far with ctx's error.
 func Index(ctx context.Context, db *sql.DB, path string, opts Options) (*Result, error) {
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	start := time.Now()
 	abs := kb.CanonicalPath(path)
 	res := &Result{Repo: abs, SkipReasons: map[string]int{}}

@@ -18,6 +18,9 @@ import (
 // Appender is safe for concurrent use.
 type Writer struct {
 	Conn *sql.Conn
+	// DB is the store the connection belongs to, for a reader on a
+	// connection of its own while this one writes; nil when not known.
+	DB *sql.DB
 }
 
 // Tx runs fn in one transaction: committed when fn succeeds, rolled back
@@ -90,7 +93,7 @@ func WithWriter(ctx context.Context, dir string, kind Kind, opts Options, fn fun
 		s.Close()
 		return err
 	}
-	err = fn(Writer{Conn: conn})
+	err = fn(Writer{Conn: conn, DB: s.DB})
 	return errors.Join(err, conn.Close(), s.Close())
 }
 

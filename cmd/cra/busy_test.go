@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -56,7 +57,7 @@ func TestCurateDataLocksTheDatasetName(t *testing.T) {
 	home := newHome(t)
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
-	held, err := kb.LockInput(context.Background(), home, "curate-data", "rel", "cra curate-data --name rel (the other run)", 0)
+	held, err := kb.LockInput(context.Background(), home, curate.DatasetLock, "rel", "cra curate-data --name rel (the other run)", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -52,7 +53,7 @@ func parsePrune(cmd *cli.Command) (pruneOptions, error) {
 
 func (a *app) runDatasetsPrune(ctx context.Context, opts pruneOptions) error {
 	// The dataset's lock: no curate-data adds a version meanwhile.
-	lock, err := kb.LockInput(ctx, a.home.Dir, "curate-data", opts.name, "cra datasets prune "+opts.name, 0)
+	lock, err := kb.LockInput(ctx, a.home.Dir, curate.DatasetLock, opts.name, "cra datasets prune "+opts.name, 0)
 	if err != nil {
 		return err
 	}
