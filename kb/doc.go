@@ -3,11 +3,16 @@
 // per-input locks of batches (a repository, a dataset name) and run liveness,
 // the embedded versioned migrations, attaching both for SQL, the writer
 // helpers every load goes through (bounded transactions, Appenders, the
-// anti-join on deterministic ids), the stored types of synthetic ground
-// truth, the curated read API (KnowledgeBase), and the raw run-log writers
+// anti-join on deterministic ids), compaction, the curated read API
+// (KnowledgeBase), dataset versions, and the raw run-log writers
 // and readers that exist so far (index runs, model calls, training examples,
 // status). A read API over the run logs for analysis (LogAnalysis) comes
 // with `cra train-plan`.
+//
+// The types stored and exchanged with models (stages, ground truth, plans,
+// plan passes, edits, docstring fields) are defined once in kb/schema, a
+// leaf package that agent/prompt and ingest/lang import without the
+// stores.
 //
 // curated.duckdb is the code knowledge base: derived, and rebuildable by
 // `cra index`. raw.duckdb is everything that happened: append-only, never

@@ -23,24 +23,31 @@ func (a *app) modelsCommand() *cli.Command {
 				"each distinct provider, URL and model one tiny completion. Prints what answered and\n" +
 				"what to do about what did not (exit 1 if any failed). These pings are not logged.",
 			Action: func(ctx context.Context, cmd *cli.Command) error {
-				cfg, err := config.Load(a.home.ConfigPath())
-				if err != nil {
-					return err
+				if cmd.Args().Len() > 0 {
+					return usagef("models check takes no arguments")
 				}
-				checks, err := llm.CheckModels(ctx, cfg.Models)
-				if err != nil {
-					return err
-				}
-				failed := 0
-				for _, c := range checks {
-					if !c.OK {
-						failed++
-					}
-				}
-				return a.batchDone(checks, func() error { return a.printModelChecks(checks) }, nil, failed, len(checks))
+				return a.runModelsCheck(ctx)
 			},
 		}},
 	}
+}
+
+func (a *app) runModelsCheck(ctx context.Context) error {
+	cfg, err := config.Load(a.home.ConfigPath())
+	if err != nil {
+		return err
+	}
+	checks, err := llm.CheckModels(ctx, cfg.Models)
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, c := range checks {
+		if !c.OK {
+			failed++
+		}
+	}
+	return a.batchDone(checks, func() error { return a.printModelChecks(checks) }, nil, failed, len(checks))
 }
 
 func (a *app) printModelChecks(checks []*llm.ModelCheck) error {
