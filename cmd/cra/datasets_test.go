@@ -9,18 +9,22 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/internal/golden"
+	"github.com/cra-dev/cra/kb"
 )
 
 func TestDatasetsCommands(t *testing.T) {
 	home := newHome(t)
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
-	mustRun(t, home, "curate-data", "--name", "ds")
+	// The repository held out: its one commit is in validation whatever the
+	// temporary path it lives at hashes to.
+	mustRun(t, home, "curate-data", "--name", "ds", "--holdout-repos", r.Dir)
 
 	created := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
 	list := created.ReplaceAllString(mustRun(t, home, "datasets", "list"), "CREATED")
 	golden.Assert(t, filepath.Join("testdata", "datasets", "list.golden"), []byte(list))
 	show := created.ReplaceAllString(mustRun(t, home, "datasets", "show", "ds"), "CREATED")
+	show = strings.ReplaceAll(show, kb.CanonicalPath(r.Dir), "REPO")
 	golden.Assert(t, filepath.Join("testdata", "datasets", "show.golden"), []byte(show))
 
 	out := filepath.Join(t.TempDir(), "export")
