@@ -119,3 +119,38 @@ func TestBootstrapExitCodes(t *testing.T) {
 		t.Errorf("--since in the future: exit %d, stderr %q", res.code, res.stderr)
 	}
 }
+
+// cra status shows each kind's last run: its status, duration and what it did.
+func TestStatusShowsTheLastRunOfEachKind(t *testing.T) {
+	home := newHome(t)
+	r := historyRepo(t)
+	mustRun(t, home, "bootstrap", r.Dir)
+	var st struct {
+		LastRuns []struct {
+			Kind    string   `json:"kind"`
+			Count   int      `json:"count"`
+			Status  string   `json:"status"`
+			Seconds *float64 `json:"seconds"`
+			Detail  string   `json:"detail"`
+		} `json:"last_runs"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "status")), &st); err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, lr := range st.LastRuns {
+		switch lr.Kind {
+		case "bootstrap", "index":
+			found[lr.Kind] = true
+			if lr.Count != 1 || lr.Status != "ok" || lr.Seconds == nil || lr.Detail == "" {
+				t.Errorf("%s: %+v; want one ok run with its duration and what it did", lr.Kind, lr)
+			}
+		}
+	}
+	if !found["bootstrap"] || !found["index"] {
+		t.Errorf("last runs %+v lack index or bootstrap", st.LastRuns)
+	}
+	if !strings.Contains(mustRun(t, home, "status"), "commits mined") {
+		t.Error("the human status does not say what the bootstrap run did")
+	}
+}
