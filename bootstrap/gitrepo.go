@@ -71,6 +71,19 @@ func openClone(path string) (*clone, error) {
 // tips returns the commits every branch, remote-tracking branch, tag and
 // HEAD point at, sorted and without duplicates: bootstrap mines all of
 // them, not only HEAD's first-parent chain.
+// existing keeps the commits of hashes the repository still has: a commit
+// an earlier run left unmined may since have been rewritten away (a
+// force-push, then gc) and is then no longer anyone's to mine.
+func (c *clone) existing(hashes []string) []string {
+	var out []string
+	for _, h := range hashes {
+		if _, err := c.repo.CommitObject(plumbing.NewHash(h)); err == nil {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 func (c *clone) tips() ([]string, error) {
 	refs, err := c.repo.References()
 	if err != nil {

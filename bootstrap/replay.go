@@ -63,6 +63,7 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		if front, err = s.frontier(ctx, path); err != nil {
 			return err
 		}
+		front = c.existing(front)
 		if slices.Equal(prev, tips) && len(front) == 0 {
 			return nil
 		}

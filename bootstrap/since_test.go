@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -71,5 +72,27 @@ func TestBootstrapMaxCommitsCountsOnlyMinedCommits(t *testing.T) {
 	sum := mine(t, home, opts, r.Dir)
 	if res := sum.Repos[0]; res.Seen != 2 || res.Status != kb.StatusPartial {
 		t.Errorf("status %s, mined %d; want partial with 2 commits after --since", res.Status, res.Seen)
+	}
+}
+
+// A commit an earlier run left unmined that the repository no longer has
+// (history rewritten, then gc) is not walked from: the run does not fail,
+// and the repository is up to date again.
+func TestBootstrapForgetsUnminedCommitsThatAreGone(t *testing.T) {
+	r, _ := project(t)
+	home := newHome(t)
+	mine(t, home, testOptions(), r.Dir)
+	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.DB.Exec(`INSERT INTO bootstrap_commits (run_id, repo_path, commit, parents, committed_at, files, insertions, deletions, outcome)
+		VALUES (1, ?, 'feedfacefeedfacefeedfacefeedfacefeedface', ['0123456789abcdef0123456789abcdef01234567'], now(), [], 0, 0, 'merge')`,
+		kb.CanonicalPath(r.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	if res := mine(t, home, testOptions(), r.Dir).Repos[0]; res.Status != kb.StatusUpToDate {
+		t.Errorf("status %s (%s): want up_to_date, the gone commit ignored", res.Status, res.Error)
 	}
 }
