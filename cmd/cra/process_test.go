@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// TestMain lets a test run the real CLI in a child process: this test
+// binary with CRA_TEST_CLI_ARGS (a JSON list of arguments) is cra.
+func TestMain(m *testing.M) {
+	if args := os.Getenv("CRA_TEST_CLI_ARGS"); args != "" {
+		var a []string
+		if err := json.Unmarshal([]byte(args), &a); err != nil {
+			panic(err)
+		}
+		os.Exit(Run(context.Background(), a, os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// craProcesses runs each argument list as its own cra process, all at
+// once, and returns their results in order.
+func craProcesses(t *testing.T, runs ...[]string) []result {
+	t.Helper()
+	out := make([]result, len(runs))
+	var wg sync.WaitGroup
+	for i, args := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			js, _ := json.Marshal(args)
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "CRA_TEST_CLI_ARGS="+string(js))
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ProcessState.Sys().(syscall.WaitStatus).ExitStatus()
+			} else if err != nil {
+				t.Errorf("process %d: %v", i, err)
+			}
+			out[i] = result{code, stdout.String(), stderr.String()}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// Two curate-data processes on one dataset name: with --wait each builds
+// its own whole version, one after the other; without it the second exits 1
+// naming the first. A datasets prune meanwhile waits its turn too.
+func TestTwoCurateDataProcessesOnOneName(t *testing.T) {
+	home := newHome(t)
+	r := historyRepo(t)
+	mustRun(t, home, "bootstrap", r.Dir)
+	single := newHome(t)
+	mustRun(t, single, "bootstrap", r.Dir)
+	mustRun(t, single, "curate-data", "--name", "rel")
+	want := mustRun(t, single, "sql", "--format", "csv", "select id, stage, split from raw.training_examples order by all")
+
+	res := craProcesses(t,
+		[]string{"--home", home, "curate-data", "--name", "rel", "--wait", "1m"},
+		[]string{"--home", home, "curate-data", "--name", "rel", "--wait", "1m"})
+	for i, r := range res {
+		if r.code != exitOK {
+			t.Fatalf("process %d: exit %d, %s", i, r.code, r.stderr)
+		}
+	}
+	for _, v := range []string{"1", "2"} {
+		got := mustRun(t, home, "sql", "--format", "csv", "select id, stage, split from raw.training_examples where version = "+v+" order by all")
+		if got != want {
+			t.Errorf("version %s differs from a single run's rows:\n%s\nwant\n%s", v, got, want)
+		}
+	}
+
+	res = craProcesses(t,
+		[]string{"--home", home, "curate-data", "--name", "rel"},
+		[]string{"--home", home, "curate-data", "--name", "rel"})
+	codes := map[int]int{}
+	for _, r := range res {
+		codes[r.code]++
+		if r.code == exitFailures && !strings.Contains(r.stderr, "is working on rel") {
+			t.Errorf("the skipped run does not name the holder: %q", r.stderr)
+		}
+	}
+	// Either one ran while the other was refused, or they did not overlap.
+	if codes[exitOK]+codes[exitFailures] != 2 || codes[exitOK] == 0 {
+		t.Errorf("exit codes %v: want one build, the other done or refused", codes)
+	}
+	versions := mustRun(t, home, "sql", "--format", "csv", "select count(*) = count(distinct version) as once from raw.dataset_versions where name = 'rel'")
+	if versions != "once\ntrue\n" {
+		t.Errorf("a version registered twice: %q", versions)
+	}
+}
