@@ -12,6 +12,7 @@ type LLMCall struct {
 	Model, Provider             string
 	SystemPrompt, Prompt        string
 	Response                    *string
+	Thinking                    *string // a thinking model's thoughts, apart from Response
 	PromptTokens                *int // nil when the provider omits usage
 	CompletionTokens            *int
 	Latency                     time.Duration
@@ -20,16 +21,19 @@ type LLMCall struct {
 }
 
 var llmCallColumns = []string{"task_id", "call_type", "stage_name", "model", "provider", "system_prompt", "prompt",
-	"response", "prompt_tokens", "completion_tokens", "latency_ms", "error", "timestamp"}
+	"response", "prompt_tokens", "completion_tokens", "latency_ms", "error", "timestamp", "thinking"}
 
 // AppendLLMCalls appends calls through the writer's Appender, in its
 // current transaction.
 func AppendLLMCalls(w Writer, calls []LLMCall) error {
 	rows := make([][]driver.Value, len(calls))
 	for i, c := range calls {
-		var resp, pt, ct, stage, errText any
+		var resp, thinking, pt, ct, stage, errText any
 		if c.Response != nil {
 			resp = *c.Response
+		}
+		if c.Thinking != nil {
+			thinking = *c.Thinking
 		}
 		if c.PromptTokens != nil {
 			pt = int32(*c.PromptTokens)
@@ -44,7 +48,7 @@ func AppendLLMCalls(w Writer, calls []LLMCall) error {
 			errText = c.Error
 		}
 		rows[i] = []driver.Value{c.TaskID, c.CallType, stage, c.Model, c.Provider, c.SystemPrompt, c.Prompt,
-			resp, pt, ct, c.Latency.Milliseconds(), errText, c.At}
+			resp, pt, ct, c.Latency.Milliseconds(), errText, c.At, thinking}
 	}
 	return w.AppendAll("retrieval_llm_calls", llmCallColumns, rows)
 }

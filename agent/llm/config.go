@@ -52,6 +52,9 @@ type ModelConfig struct {
 	APIKeyEnv string
 	// Timeout bounds each attempt (one HTTP request); 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Think lets a thinking model think before answering; false asks it
+	// not to (Ollama "think": false, vLLM enable_thinking false).
+	Think bool
 	// MaxRetries is how many times a retryable failure is retried: a call
 	// makes at most MaxRetries+1 attempts. 0 means no retry.
 	MaxRetries int

@@ -83,6 +83,10 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 	} else {
 		text := l.mask(resp.Text)
 		row.Response = &text
+		if resp.Thinking != "" {
+			thinking := l.mask(resp.Thinking)
+			row.Thinking = &thinking
+		}
 		row.PromptTokens, row.CompletionTokens = resp.PromptTokens, resp.CompletionTokens
 		if resp.Latency > 0 {
 			row.Latency = resp.Latency

@@ -21,6 +21,9 @@ type ollamaChatRequest struct {
 	Stream   bool          `json:"stream"`
 	Format   string        `json:"format,omitempty"`
 	Options  ollamaOptions `json:"options"`
+	// Think is always sent: false must reach the server to switch thinking
+	// off (a missing field leaves a thinking model thinking).
+	Think bool `json:"think"`
 }
 
 type ollamaOptions struct {
@@ -32,8 +35,11 @@ type ollamaOptions struct {
 }
 
 type ollamaChatResponse struct {
-	Model   string       `json:"model"`
-	Message *chatMessage `json:"message"`
+	Model   string `json:"model"`
+	Message *struct {
+		Content  string `json:"content"`
+		Thinking string `json:"thinking"`
+	} `json:"message"`
 	// Counts are absent when Ollama skips them (e.g. a fully cached prompt).
 	PromptEvalCount *int   `json:"prompt_eval_count"`
 	EvalCount       *int   `json:"eval_count"`
@@ -54,6 +60,7 @@ func (o *ollama) send(ctx context.Context, req Request) (Response, error) {
 	if req.JSON {
 		in.Format = "json"
 	}
+	in.Think = c.cfg.Think
 	body, err := json.Marshal(in)
 	if err != nil {
 		return Response{}, err
@@ -82,7 +89,8 @@ func (o *ollama) send(ctx context.Context, req Request) (Response, error) {
 	if out.Message == nil {
 		return Response{}, c.malformed(raw, fmt.Errorf("no message in the answer"))
 	}
-	return Response{Text: out.Message.Content, Model: out.Model,
+	text, thinking := splitThinking(out.Message.Content, out.Message.Thinking)
+	return Response{Text: text, Thinking: thinking, Model: out.Model,
 		PromptTokens: out.PromptEvalCount, CompletionTokens: out.EvalCount}, nil
 }
 

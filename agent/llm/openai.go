@@ -45,6 +45,11 @@ func (p *openAI) send(ctx context.Context, req Request) (Response, error) {
 	if req.JSON {
 		in.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
+	if c.cfg.Provider == ProviderOpenAICompat {
+		// vLLM's chat template switch for Qwen3-class models (remote APIs
+		// would refuse the unknown field).
+		in.ChatTemplateKwargs = map[string]any{"enable_thinking": c.cfg.Think}
+	}
 	out, err := p.api.CreateChatCompletion(withExchange(ctx, x), in)
 	if err != nil {
 		return Response{}, p.classify(err, x)
@@ -52,7 +57,9 @@ func (p *openAI) send(ctx context.Context, req Request) (Response, error) {
 	if len(out.Choices) == 0 {
 		return Response{}, c.malformed(x.body, errors.New("no choices in the answer"))
 	}
-	resp := Response{Text: out.Choices[0].Message.Content, Model: out.Model}
+	msg := out.Choices[0].Message
+	text, thinking := splitThinking(msg.Content, msg.ReasoningContent)
+	resp := Response{Text: text, Thinking: thinking, Model: out.Model}
 	// go-openai's Usage is not a pointer: absent and all-zero look the same,
 	// and both mean the server did not count.
 	if u := out.Usage; u.PromptTokens != 0 || u.CompletionTokens != 0 {

@@ -37,6 +37,11 @@ type Response struct {
 	// Attempts is the number of HTTP requests the call took (1 without
 	// retries).
 	Attempts int
+	// Thinking is what a thinking model wrote before its answer (Ollama's
+	// message.thinking, vLLM's reasoning_content, or <think> blocks found
+	// in the text): logged apart, never part of Text, so it reaches no
+	// parser and no training example.
+	Thinking string
 }
 
 // Client calls one configured model. It is safe for concurrent use; at most

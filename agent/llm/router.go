@@ -65,6 +65,7 @@ func (r *Router) Resolve(role Role, stage string) (ModelConfig, error) {
 		Timeout:        time.Duration(m.TimeoutSeconds) * time.Second,
 		MaxRetries:     m.MaxRetries,
 		MaxConcurrency: m.MaxConcurrency,
+		Think:          m.Think,
 	}, nil
 }
 

@@ -27,6 +27,7 @@ type Models struct {
 	TimeoutSeconds int               `toml:"timeout_seconds" doc:"Per-call timeout."`
 	MaxRetries     int               `toml:"max_retries" doc:"Retries on 429, 5xx and connection errors (exponential backoff, honours Retry-After)."`
 	MaxConcurrency int               `toml:"max_concurrency" doc:"Calls in flight at once per provider."`
+	Think          bool              `toml:"think" doc:"Let thinking models (Qwen3-class) think before answering. false sends Ollama's think=false and vLLM's enable_thinking=false; thinking that still arrives is logged apart and never parsed or trained on."`
 	Overrides      map[string]string `toml:"overrides" doc:"Per-stage model tags (e.g. a LoRA adapter trained for that stage); a stage listed here wins over its role." example:"scope = \"qwen3:1.7b-scope-v1\""`
 	Temperature    Temperature       `toml:"temperature" doc:"Sampling temperature per role; 0.0 is deterministic."`
 }

@@ -34,6 +34,9 @@ type Reply struct {
 	PromptTokens, CompletionTokens int
 	// Drop closes the connection without writing a response.
 	Drop bool
+	// Thinking is sent apart from Text, as thinking servers do: Ollama's
+	// message.thinking, OpenAI-compatible reasoning_content (vLLM).
+	Thinking string
 }
 
 // Echo is a default reply: it answers with the content of the last user

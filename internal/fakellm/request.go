@@ -33,7 +33,10 @@ type Request struct {
 	MaxTokens *int
 	// JSON is true when the client asked for JSON output: format "json"
 	// (Ollama) or response_format.type "json_object" (OpenAI).
-	JSON   bool
+	JSON bool
+	// Think is Ollama's "think" or vLLM's chat_template_kwargs
+	// enable_thinking; nil when the client did not send it.
+	Think  *bool
 	Stream bool
 	// Options is Ollama's "options" object as decoded (numbers are float64).
 	Options map[string]any
@@ -52,6 +55,7 @@ type ollamaChatRequest struct {
 	Stream   *bool          `json:"stream"`
 	Format   any            `json:"format"`
 	Options  map[string]any `json:"options"`
+	Think    *bool          `json:"think"`
 }
 
 type openAIChatRequest struct {
@@ -64,6 +68,9 @@ type openAIChatRequest struct {
 	ResponseFormat      *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
+	ChatTemplateKwargs struct {
+		EnableThinking *bool `json:"enable_thinking"`
+	} `json:"chat_template_kwargs"`
 }
 
 // decode fills the format-specific fields of r from r.Body.
@@ -81,6 +88,7 @@ func (r *Request) decode() {
 		// Ollama streams unless told otherwise.
 		r.Stream = in.Stream == nil || *in.Stream
 		r.JSON = in.Format == "json"
+		r.Think = in.Think
 		if t, ok := in.Options["temperature"].(float64); ok {
 			r.Temperature = &t
 		}
@@ -99,5 +107,6 @@ func (r *Request) decode() {
 			r.MaxTokens = in.MaxCompletionTokens
 		}
 		r.JSON = in.ResponseFormat != nil && in.ResponseFormat.Type == "json_object"
+		r.Think = in.ChatTemplateKwargs.EnableThinking
 	}
 }

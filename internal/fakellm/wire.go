@@ -24,7 +24,7 @@ func writeChat(w http.ResponseWriter, req Request, rep Reply, seq int) {
 		body := map[string]any{
 			"model":          req.Model,
 			"created_at":     time.Unix(0, 0).UTC().Format(time.RFC3339),
-			"message":        Message{Role: "assistant", Content: rep.Text},
+			"message":        map[string]any{"role": "assistant", "content": rep.Text, "thinking": rep.Thinking},
 			"done":           true,
 			"done_reason":    "stop",
 			"total_duration": 1000,
@@ -42,7 +42,7 @@ func writeChat(w http.ResponseWriter, req Request, rep Reply, seq int) {
 			"model":   req.Model,
 			"choices": []map[string]any{{
 				"index":         0,
-				"message":       Message{Role: "assistant", Content: rep.Text},
+				"message":       map[string]any{"role": "assistant", "content": rep.Text, "reasoning_content": rep.Thinking},
 				"finish_reason": "stop",
 			}},
 		}
