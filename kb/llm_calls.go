@@ -13,7 +13,7 @@ type LLMCall struct {
 	SystemPrompt, Prompt        string
 	Response                    *string
 	Thinking                    *string // a thinking model's thoughts, apart from Response
-	PromptTokens                *int // nil when the provider omits usage
+	PromptTokens                *int    // nil when the provider omits usage
 	CompletionTokens            *int
 	Latency                     time.Duration
 	Error                       string
