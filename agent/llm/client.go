@@ -30,6 +30,7 @@ type client struct {
 	jitter   func() float64
 	secret   string // the API key, kept only to redact it from errors
 	closed   atomic.Bool
+	cool     *cooldown // shared by every client of this provider and model
 }
 
 // New builds the client for cfg. It checks the provider and the rest of the
@@ -55,6 +56,7 @@ func New(cfg ModelConfig, opts ...Option) (Client, error) {
 		sleep:  o.sleep,
 		jitter: defaultJitter,
 		secret: key,
+		cool:   cooldownOf(cfg),
 		http:   o.httpClient,
 	}
 	if c.http == nil {
@@ -85,7 +87,19 @@ func (c *client) Complete(ctx context.Context, req Request) (Response, error) {
 		return Response{}, c.stopped(err, 0, 0)
 	}
 	defer c.limit.release()
+	var waited time.Time // the cooldown this call has already waited out
 	for n := 1; ; n++ {
+		if until := c.cool.deadline(); until.After(waited) {
+			if d := until.Sub(c.now()); d > 0 {
+				if err := c.sleep(ctx, d); err != nil {
+					if ctx.Err() != nil {
+						err = ctx.Err()
+					}
+					return Response{}, c.stopped(err, n-1, 0)
+				}
+			}
+			waited = until
+		}
 		resp, f := c.attempt(ctx, req)
 		if f == nil {
 			resp.Attempts = n
@@ -101,6 +115,12 @@ func (c *client) Complete(ctx context.Context, req Request) (Response, error) {
 		if wait > maxRetryAfter {
 			f.err = tooLong(f)
 			return Response{}, c.fail(f, n)
+		}
+		if f.status == http.StatusTooManyRequests && f.hasRetryAfter {
+			// Every other call to this provider and model waits too; this
+			// one waits below, so it does not wait twice.
+			waited = c.now().Add(wait)
+			c.cool.extend(waited)
 		}
 		if err := c.sleep(ctx, wait); err != nil {
 			if ctx.Err() != nil {

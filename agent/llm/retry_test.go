@@ -356,3 +356,34 @@ func TestConcurrencyLimit(t *testing.T) {
 		})
 	}
 }
+
+// A 429 with Retry-After cools the provider and model down for every call:
+// another client of the same model waits it out before its first attempt,
+// and the call that got it waits once, not twice.
+func TestRateLimitCoolsDownEveryCallOfTheModel(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	clock := llm.WithClock(func() time.Time { return now })
+	srv := fakellm.New(t, fakellm.Reply{Status: 429, RetryAfter: "3"}, fakellm.Reply{Text: "first"}, fakellm.Reply{Text: "second"})
+	cfg := config(llm.ProviderOllama, srv)
+	a, sa := newClient(t, cfg, clock)
+	if _, err := a.Complete(context.Background(), llm.Request{Prompt: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sa.got(); !slices.Equal(got, []time.Duration{3 * time.Second}) {
+		t.Errorf("the rate-limited call waited %v, want [3s] once", got)
+	}
+	b, sb := newClient(t, cfg, clock)
+	if _, err := b.Complete(context.Background(), llm.Request{Prompt: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sb.got(); !slices.Equal(got, []time.Duration{3 * time.Second}) {
+		t.Errorf("another call of the same model waited %v, want the 3s cool-down", got)
+	}
+	other := cfg
+	other.Model = "another:1b"
+	srv.Enqueue(fakellm.Reply{Text: "other model"})
+	c, sc := newClient(t, other, clock)
+	if _, err := c.Complete(context.Background(), llm.Request{Prompt: "p"}); err != nil || len(sc.got()) != 0 {
+		t.Errorf("another model waited %v (%v): the cool-down is per model", sc.got(), err)
+	}
+}
