@@ -32,6 +32,11 @@ func TestNotebooksRunAgainstTheSchema(t *testing.T) {
 			VALUES ('t', '/r', 'plan', 'm', 32768, 8192, ['scope'], true, now());
 		INSERT INTO raw.retrieval_llm_calls (task_id, call_type, model, prompt, latency_ms, error, timestamp)
 			VALUES ('t', 'scope', 'm', 'p', 10, 'timeout', now());
+		INSERT INTO raw.retrieval_llm_calls (task_id, call_type, model, prompt, response, thinking, latency_ms, timestamp)
+			VALUES ('t:meta_plan', 'meta_plan', 'm', 'p', '{}', 'hm', 10, now());
+		INSERT INTO raw.retrieval_decisions (task_id, stage, file_id, symbol_id, detail_level, tier, included, reason, timestamp)
+			VALUES ('t', 'scope', 1, NULL, NULL, '1', true, 'kept by the model', now()),
+			       ('t', 'precision', 1, 1, 'primary', NULL, true, 'overlaps the change', now());
 		INSERT INTO raw.bootstrap_runs (started_at, finished_at, repos, failed, status, options)
 			VALUES (now(), now(), 1, 0, 'ok', '{}');
 		INSERT INTO raw.bootstrap_repos (repo_path, watermark, last_run_id, last_status, updated_at)
