@@ -1,0 +1,132 @@
+package retrieval
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// Limits cap tiered expansion: a scope prompt lists every candidate, so a
+// core module imported by hundreds of files must not flood it.
+type Limits struct {
+	Dependencies int // tier 2 candidates at most
+	CoChanges    int // tier 3 candidates at most
+	Symbols      int // top-level symbols named per candidate
+	// CoChangeMin is how many earlier commits must have changed a file
+	// with a seed for it to be a tier 3 candidate ([bootstrap]
+	// co_change_min_count).
+	CoChangeMin int
+}
+
+// DefaultLimits are the caps bootstrap's ground truth was built with.
+var DefaultLimits = Limits{Dependencies: 30, CoChanges: 20, Symbols: 30, CoChangeMin: 2}
+
+// Expand runs tiered expansion for task over g: the seeds the task names
+// (tier 1, in order of mention), their imports and importers (tier 2, most
+// connected first, then most co-changed, then by path), and their
+// co-change neighbours (tier 3, most co-changed first). Each candidate
+// carries its tier, rank within the tier, why it was proposed and its
+// top-level symbols; Relevant is left for the caller to judge.
+func Expand(g Graph, task string, lim Limits) []schema.ScopeCandidate {
+	var cands []schema.ScopeCandidate
+	taken := map[string]bool{}
+	add := func(p string, tier int, reason string) {
+		taken[p] = true
+		cands = append(cands, schema.ScopeCandidate{Path: p, Tier: tier, Reason: reason})
+	}
+
+	// Tier 1: seeds, in order of mention.
+	var seeds []string
+	for _, m := range Mentions(task, g) {
+		for _, p := range m.Files {
+			if !taken[p] {
+				add(p, schema.TierSeed, m.Reason)
+				seeds = append(seeds, p)
+			}
+		}
+	}
+
+	// Co-change counts with the seeds.
+	co := map[string]int{}
+	coSeed := map[string]string{}
+	for _, s := range seeds {
+		for p, n := range g.CoChanged(s) {
+			if n > co[p] {
+				co[p], coSeed[p] = n, s
+			}
+		}
+	}
+
+	// Tier 2: files importing a seed or imported by one, most connected first.
+	isSeed := map[string]bool{}
+	for _, s := range seeds {
+		isSeed[s] = true
+	}
+	links := map[string]int{}
+	why := map[string]string{}
+	for _, e := range g.Dependencies() {
+		var other, seed, verb string
+		switch {
+		case isSeed[e.From] && !isSeed[e.To]:
+			other, seed, verb = e.To, e.From, "imported by "
+		case isSeed[e.To] && !isSeed[e.From]:
+			other, seed, verb = e.From, e.To, "imports "
+		default:
+			continue
+		}
+		links[other]++
+		if why[other] == "" {
+			why[other] = verb + seed
+		}
+	}
+	for _, p := range ranked(links, co, lim.Dependencies) {
+		add(p, schema.TierDependency, why[p])
+	}
+
+	// Tier 3: co-change neighbours above the minimum count that still exist.
+	coCands := map[string]int{}
+	for p, n := range co {
+		if g.Exists(p) && n >= lim.CoChangeMin && !taken[p] {
+			coCands[p] = n
+		}
+	}
+	for _, p := range ranked(coCands, nil, lim.CoChanges) {
+		add(p, schema.TierCoChange, fmt.Sprintf("changed with %s in %d earlier commits", coSeed[p], coCands[p]))
+	}
+
+	rank := map[int]int{}
+	for i := range cands {
+		c := &cands[i]
+		rank[c.Tier]++
+		c.Rank = rank[c.Tier]
+		c.Symbols = g.TopLevelSymbols(c.Path)
+		if len(c.Symbols) > lim.Symbols {
+			c.Symbols = c.Symbols[:lim.Symbols]
+		}
+		if c.Symbols == nil {
+			c.Symbols = []string{}
+		}
+	}
+	return cands
+}
+
+// ranked orders the keys of score by score, then tie, descending, then by
+// path, and keeps the first n.
+func ranked(score, tie map[string]int, n int) []string {
+	keys := make([]string, 0, len(score))
+	for k := range score {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if score[a] != score[b] {
+			return score[a] > score[b]
+		}
+		if tie[a] != tie[b] {
+			return tie[a] > tie[b]
+		}
+		return a < b
+	})
+	return keys[:min(n, len(keys))]
+}

@@ -1,0 +1,121 @@
+package retrieval
+
+import (
+	"path"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// memGraph is a repository state in memory.
+type memGraph struct {
+	files map[string][]string // path → top-level symbols
+	edges []Edge
+	cochg map[string]map[string]int
+}
+
+func (g memGraph) FilesNamed(tok string) []string {
+	if _, ok := g.files[tok]; ok {
+		return []string{tok}
+	}
+	var out []string
+	for p := range g.files {
+		if strings.HasSuffix(p, "/"+tok) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (g memGraph) Definers(name string, limit int) []string {
+	var out []string
+	for _, p := range g.paths() {
+		if slices.Contains(g.files[p], name) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (g memGraph) ModulesNamed(name string) []string {
+	var out []string
+	for _, p := range g.paths() {
+		if strings.TrimSuffix(path.Base(p), path.Ext(p)) == name {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (g memGraph) paths() []string {
+	var out []string
+	for p := range g.files {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (g memGraph) Dependencies() []Edge              { return g.edges }
+func (g memGraph) CoChanged(p string) map[string]int { return g.cochg[p] }
+func (g memGraph) Exists(p string) bool              { _, ok := g.files[p]; return ok }
+func (g memGraph) TopLevelSymbols(p string) []string { return g.files[p] }
+
+func TestExpandTiers(t *testing.T) {
+	g := memGraph{
+		files: map[string][]string{
+			"app/store.py": {"Store", "make_store"},
+			"app/api.py":   {"handler"},
+			"app/cli.py":   {"main"},
+			"app/util.py":  {"slugify", "a", "b", "c"},
+			"app/cache.py": {"Cache"},
+			"docs/conf.py": {},
+		},
+		edges: []Edge{
+			{"app/api.py", "app/store.py"}, {"app/cli.py", "app/store.py"}, {"app/store.py", "app/util.py"},
+			{"app/cli.py", "app/api.py"},
+		},
+		cochg: map[string]map[string]int{
+			"app/store.py": {"app/cli.py": 3, "app/cache.py": 2, "docs/conf.py": 1, "app/old.py": 5},
+		},
+	}
+	lim := Limits{Dependencies: 2, CoChanges: 5, Symbols: 2, CoChangeMin: 2}
+	got := Expand(g, "Let Store.get return a default value", lim)
+	want := []schema.ScopeCandidate{
+		{Path: "app/store.py", Tier: schema.TierSeed, Rank: 1, Reason: "defines Store", Symbols: []string{"Store", "make_store"}},
+		// Two importers tie on links: the one changed with the seed more often first; the cap keeps two of three.
+		{Path: "app/cli.py", Tier: schema.TierDependency, Rank: 1, Reason: "imports app/store.py", Symbols: []string{"main"}},
+		{Path: "app/api.py", Tier: schema.TierDependency, Rank: 2, Reason: "imports app/store.py", Symbols: []string{"handler"}},
+		// Above the minimum count and still there; cli.py is taken already, old.py is gone, conf.py too rare.
+		{Path: "app/cache.py", Tier: schema.TierCoChange, Rank: 1, Reason: "changed with app/store.py in 2 earlier commits", Symbols: []string{"Cache"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Expand:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestMentions(t *testing.T) {
+	g := memGraph{files: map[string][]string{
+		"pkg/util.go": {"Slugify"}, "app/store.py": {"Store"}, "app/views.py": {"render"}, "b/views.py": {"render"},
+		"a/forms.py": {}, "b/forms.py": {}, "c/forms.py": {},
+	}}
+	for _, tc := range []struct {
+		text string
+		want []Mention
+	}{
+		{"Fix pkg/util.go for empty input", []Mention{{Files: []string{"pkg/util.go"}, Reason: "named in the message: pkg/util.go"}}},
+		{"Make `Slugify` strip spaces", []Mention{{Files: []string{"pkg/util.go"}, Reason: "defines Slugify"}}},
+		{"Speed up the store module", []Mention{{Files: []string{"app/store.py"}, Reason: "module store"}}},
+		{"Render the views faster", []Mention{{Files: []string{"app/views.py", "b/views.py"}, Reason: "module views"}}}, // a plain word: at most two files
+		{"Validate the forms first", nil}, // a plain word naming three modules says nothing
+		{"Store everything", nil},         // the first word is prose
+	} {
+		if got := Mentions(tc.text, g); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Mentions(%q) = %+v, want %+v", tc.text, got, tc.want)
+		}
+	}
+}
