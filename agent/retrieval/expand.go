@@ -1,7 +1,9 @@
 package retrieval
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/cra-dev/cra/kb/schema"
@@ -65,7 +67,11 @@ func Expand(g Graph, task string, lim Limits) []schema.ScopeCandidate {
 	}
 	links := map[string]int{}
 	why := map[string]string{}
-	for _, e := range g.Dependencies() {
+	// Edges in path order, whatever order the graph keeps them in: the
+	// first edge of a file is its reason, the same on every graph.
+	edges := slices.Clone(g.Dependencies())
+	slices.SortFunc(edges, func(a, b Edge) int { return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To)) })
+	for _, e := range edges {
 		var other, seed, verb string
 		switch {
 		case isSeed[e.From] && !isSeed[e.To]:
