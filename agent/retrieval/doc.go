@@ -1,15 +1,23 @@
 // Package retrieval owns the agent's retrieval pipeline: the deterministic
 // mentions a task names, and tiered expansion — ONE implementation, over
 // the Graph interface, so that bootstrap's historical snapshots (training
-// data) and the knowledge base (inference) propose the same candidates in
-// the same order for the same repository state.
+// data) and the knowledge base (KnowledgeGraph, at inference) propose the
+// same candidates in the same order for the same repository state.
 //
 // Tiers: 1 seeds (files the task names, or that define a symbol or are a
 // module it names), 2 direct dependencies (imports and importers of a
 // seed), 3 co-change neighbours of the seeds. Each tier is capped and
 // ranked deterministically.
 //
-// It must not read a store or a repository itself: a Graph answers its
-// questions. Scope judgment by the model, precision, assembly and the
-// model's task analysis come with the retrieval issue.
+// Parity (bootstrap's TestRetrievalOverTheKnowledgeBaseMatchesBootstrap):
+// on a linear history the knowledge base of a commit's parent revision and
+// bootstrap's snapshot of it give identical candidates and scope prompts.
+// They still differ where co-change history branches: bootstrap counts
+// every commit committed before the commit on any branch, the index of a
+// revision only the commits reachable from it.
+//
+// It must not read a repository itself, and reads the curated store only
+// to load a KnowledgeGraph. Scope judgment by the model, precision,
+// assembly, tier 4 and the model's task analysis come with the rest of the
+// retrieval issue.
 package retrieval

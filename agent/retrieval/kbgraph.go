@@ -1,0 +1,160 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// KnowledgeGraph is an indexed repository of the knowledge base as
+// retrieval sees it, read once from the curated store.
+type KnowledgeGraph struct {
+	opts     GraphOptions
+	paths    []string          // every indexed file, in path order
+	language map[string]string // path → language
+	top      map[string][]string
+	definers map[string][]string // symbol name → files declaring it, in path order
+	edges    []Edge
+	co       map[string]map[string]int
+}
+
+// GraphOptions say what the graph cannot read from the store: which file
+// names have a language, and which languages are parsed (the ingest
+// package knows; retrieval does not import it).
+type GraphOptions struct {
+	// LanguageOf names the language of a file name, "" when none.
+	LanguageOf func(path string) string
+	// Source reports whether a file is parsed source whose symbols and
+	// module name count (bootstrap's snapshots use the same rule).
+	Source func(path string) bool
+}
+
+// LoadKnowledgeGraph reads repository repoID of the curated store q.
+func LoadKnowledgeGraph(ctx context.Context, q kb.Querier, repoID int64, opts GraphOptions) (*KnowledgeGraph, error) {
+	g := &KnowledgeGraph{opts: opts, language: map[string]string{}, top: map[string][]string{},
+		definers: map[string][]string{}, co: map[string]map[string]int{}}
+	err := each(ctx, q, `SELECT path, language FROM files WHERE repo_id = ? ORDER BY path`, []any{repoID}, func(scan func(...any) error) error {
+		var p, l string
+		if err := scan(&p, &l); err != nil {
+			return err
+		}
+		g.paths = append(g.paths, p)
+		g.language[p] = l
+		return nil
+	})
+	if err == nil {
+		err = each(ctx, q, `SELECT f.path, s.name, s.parent_symbol_id IS NULL FROM symbols s JOIN files f ON f.id = s.file_id
+			WHERE f.repo_id = ? ORDER BY f.path, s.start_line, s.id`, []any{repoID}, func(scan func(...any) error) error {
+			var p, name string
+			var top bool
+			if err := scan(&p, &name, &top); err != nil {
+				return err
+			}
+			if top {
+				g.top[p] = append(g.top[p], name)
+			}
+			if d := g.definers[name]; len(d) == 0 || d[len(d)-1] != p {
+				g.definers[name] = append(d, p)
+			}
+			return nil
+		})
+	}
+	if err == nil {
+		err = each(ctx, q, `SELECT a.path, b.path FROM dependencies d JOIN files a ON a.id = d.source_file_id
+			JOIN files b ON b.id = d.target_file_id WHERE a.repo_id = ? AND d.kind = 'import' ORDER BY 1, 2`, []any{repoID},
+			func(scan func(...any) error) error {
+				var e Edge
+				if err := scan(&e.From, &e.To); err != nil {
+					return err
+				}
+				g.edges = append(g.edges, e)
+				return nil
+			})
+	}
+	if err == nil {
+		err = each(ctx, q, `SELECT a.path, b.path, c.count FROM co_changes c JOIN files a ON a.id = c.file_a_id
+			JOIN files b ON b.id = c.file_b_id WHERE a.repo_id = ?`, []any{repoID}, func(scan func(...any) error) error {
+			var a, b string
+			var n int
+			if err := scan(&a, &b, &n); err != nil {
+				return err
+			}
+			for _, pair := range [][2]string{{a, b}, {b, a}} {
+				if g.co[pair[0]] == nil {
+					g.co[pair[0]] = map[string]int{}
+				}
+				g.co[pair[0]][pair[1]] = n
+			}
+			return nil
+		})
+	}
+	return g, err
+}
+
+// each runs query and calls fn with a scanner for every row.
+func each(ctx context.Context, q kb.Querier, query string, args []any, fn func(scan func(...any) error) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		if err := fn(rows.Scan); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	return errors.Join(rows.Err(), rows.Close())
+}
+
+func (g *KnowledgeGraph) FilesNamed(tok string) []string {
+	if _, ok := g.language[tok]; ok {
+		return []string{tok}
+	}
+	if !strings.Contains(tok, "/") && g.opts.LanguageOf(tok) == "" {
+		return nil
+	}
+	var out []string
+	suffix := "/" + strings.TrimPrefix(tok, "/")
+	for _, p := range g.paths {
+		if strings.HasSuffix(p, suffix) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (g *KnowledgeGraph) Definers(name string, limit int) []string {
+	var out []string
+	for _, p := range g.definers[name] {
+		if g.opts.Source(p) {
+			out = append(out, p)
+			if len(out) > limit {
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (g *KnowledgeGraph) ModulesNamed(name string) []string {
+	var out []string
+	for _, p := range g.paths {
+		base := path.Base(p)
+		if g.opts.Source(p) && strings.TrimSuffix(base, path.Ext(base)) == name {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (g *KnowledgeGraph) Dependencies() []Edge { return g.edges }
+
+func (g *KnowledgeGraph) CoChanged(p string) map[string]int { return g.co[p] }
+
+func (g *KnowledgeGraph) Exists(p string) bool { _, ok := g.language[p]; return ok }
+
+func (g *KnowledgeGraph) TopLevelSymbols(p string) []string { return slices.Clone(g.top[p]) }

@@ -1,0 +1,107 @@
+package bootstrap
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/agent/retrieval"
+	"github.com/cra-dev/cra/ingest"
+	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// No train/serve skew: for commits of a generated repository, retrieval
+// over the knowledge base of the parent revision (`cra index --rev parent`)
+// proposes the same scope candidates, in the same order, with the same
+// reasons and symbols, and so renders the same scope prompt byte for byte,
+// as bootstrap's stored ground truth for the commit. (On a linear history
+// the commits an index of the parent sees are those committed before the
+// commit, which bootstrap's co-change counts use.)
+func TestRetrievalOverTheKnowledgeBaseMatchesBootstrap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes several revisions")
+	}
+	repo := filepath.Join(t.TempDir(), "repo")
+	gittest.Synthetic{Files: 30, Commits: 150, Funcs: 3, Realistic: true}.Build(t, repo)
+	home := newHome(t)
+	opts := testOptions()
+	mine(t, home, opts, repo)
+
+	type row struct{ commit, parent, task, target string }
+	var tasks []row
+	for _, r := range rawRows(t, home, `SELECT k.commit, k.parent, k.task, t.target::VARCHAR FROM synthetic_tasks k
+		JOIN synthetic_targets t ON t.task_id = k.id AND t.stage = 'scope'
+		WHERE json_array_length(t.target->'candidates') > 1 ORDER BY k.committed_at`) {
+		var x row
+		parts := strings.SplitN(r, "\t", 4)
+		x.commit, x.parent, x.task, x.target = parts[0], parts[1], parts[2], parts[3]
+		tasks = append(tasks, x)
+	}
+	if len(tasks) < 3 {
+		t.Fatalf("only %d tasks with several candidates: the fixture proves little", len(tasks))
+	}
+	// A few spread over the history: early, middle, late.
+	picks := []row{tasks[0], tasks[len(tasks)/2], tasks[len(tasks)-1]}
+	lim := retrieval.DefaultLimits
+	lim.CoChangeMin = opts.Filter.CoChangeMinCount
+	for _, x := range picks {
+		t.Run(x.commit[:8], func(t *testing.T) {
+			var want schema.ScopeTarget
+			if err := json.Unmarshal([]byte(x.target), &want); err != nil {
+				t.Fatal(err)
+			}
+			for i := range want.Candidates {
+				want.Candidates[i].Relevant = false // the label; retrieval does not know the answer
+			}
+			kbHome := storetest.Home(t)
+			if _, err := ingest.IndexRepos(context.Background(), kbHome, []string{repo},
+				ingest.Options{Rev: x.parent, Jobs: 2, CoChangeMaxFiles: opts.CoChangeMaxFiles}); err != nil {
+				t.Fatal(err)
+			}
+			curated, err := kb.Open(context.Background(), kbHome, kb.Curated, kb.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer curated.Close()
+			r, err := kb.NewKnowledgeBase(curated.DB).RepoByPath(context.Background(), kb.CanonicalPath(repo))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := retrieval.LoadKnowledgeGraph(context.Background(), curated.DB, r.ID,
+				retrieval.GraphOptions{LanguageOf: lang.LanguageOf, Source: source})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := retrieval.Expand(g, x.task, lim)
+			tiers := map[int]int{}
+			for _, c := range got {
+				tiers[c.Tier]++
+			}
+			t.Logf("%d candidates by tier %v", len(got), tiers)
+			if !reflect.DeepEqual(got, want.Candidates) {
+				t.Fatalf("candidates differ:\n knowledge base %+v\n bootstrap      %+v", got, want.Candidates)
+			}
+			if a, b := scopePrompt(x.task, got), scopePrompt(x.task, want.Candidates); a != b {
+				t.Errorf("scope prompts differ:\n%s\n---\n%s", a, b)
+			}
+		})
+	}
+}
+
+// scopePrompt renders the scope prompt of candidates as curate does.
+func scopePrompt(task string, cands []schema.ScopeCandidate) string {
+	in := prompt.ScopeInput{Task: task}
+	for _, c := range cands {
+		in.Candidates = append(in.Candidates, prompt.ScopeCandidate{Path: c.Path, Tier: c.Tier, Reason: c.Reason, Symbols: c.Symbols})
+	}
+	p := prompt.ScopePrompt(in)
+	return p.System + "\n" + p.User
+}
