@@ -52,11 +52,10 @@ type Options struct {
 	// Wait is how long to wait for a store another process holds (for a
 	// writer: a writer, or a reader DuckDB will not share the file with;
 	// for a reader: a writer) before giving up with a LockedError; 0 fails
-	// at once. Batches that
-	// write in short bursts set it, so a `cra sql` between two bursts
-	// delays them instead of failing them.
+	// at once. Batches that write in short bursts set it, so a `cra sql`
+	// between two bursts delays them instead of failing them.
 	Wait time.Duration
-	// Waiting, when set, is called once if the writer has to wait, with
+	// Waiting, when set, is called once if the open has to wait, with
 	// what it waits for (a LockedError or an OtherProgramError).
 	Waiting func(holder error)
 	// MemoryLimit is DuckDB's memory_limit for this open (e.g.
