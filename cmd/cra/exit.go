@@ -19,7 +19,7 @@ const (
 
 const exitCodesHelp = `EXIT CODES:
    0    everything done
-   1    finished, but some inputs failed (see the summary)
+   1    finished, but some inputs failed or were busy: another cra run held them (see the summary)
    2    usage, configuration or store error (bad flag, bad config.toml, store missing,
         locked by another cra or newer than this cra, SQL error): nothing was done
    130  interrupted (SIGINT/SIGTERM): stores left consistent; run again to finish`
