@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/resolve"
 )
@@ -21,6 +22,9 @@ type facts struct {
 	refs       []lang.Reference
 	errorNodes int
 	failed     string // why the blob was not parsed ("" when it was)
+	// terms are the words of the symbols' names and docstrings, as the
+	// lexical tier reads them (retrieval.Terms): counted once per blob.
+	terms []string
 }
 
 // factCache holds the facts of the blobs parsed in a run, by blob id: a
@@ -118,13 +122,18 @@ func extract(set *lang.Set, path string, src []byte) *facts {
 		return &facts{language: ex.Language(), failed: err.Error()}
 	}
 	syms := make([]lang.Symbol, len(ff.Symbols))
+	texts := make([]string, 0, len(ff.Symbols)+len(ff.Docstrings))
 	for i, s := range ff.Symbols {
 		s.Raises, s.ErrorStrings, s.Mutates = nil, nil, nil
 		syms[i] = s
+		texts = append(texts, s.Name)
+	}
+	for _, d := range ff.Docstrings {
+		texts = append(texts, d.Content)
 	}
 	return &facts{
 		language: ff.Language, symbols: syms, imports: ff.Imports,
-		refs: ff.References, errorNodes: ff.ErrorNodes,
+		refs: ff.References, errorNodes: ff.ErrorNodes, terms: retrieval.Terms(texts...),
 	}
 }
 

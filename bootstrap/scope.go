@@ -87,6 +87,17 @@ func (g snapshotGraph) TopLevelSymbols(path string) []string {
 	return out
 }
 
+// Documents are the parsed source files of the parent state, in path order.
+func (g snapshotGraph) Documents() []retrieval.Document {
+	var out []retrieval.Document
+	for i, f := range g.snap.repo.Files {
+		if fa := g.snap.facts[i]; fa != nil && fa.failed == "" {
+			out = append(out, retrieval.Document{Path: f.Path, Text: append(retrieval.Terms(f.Path), fa.terms...)})
+		}
+	}
+	return out
+}
+
 // nonNil makes empty lists encode as [] rather than null.
 func nonNil[T any](s []T) []T {
 	if s == nil {

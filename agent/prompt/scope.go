@@ -8,7 +8,7 @@ import (
 // ScopeCandidate is a file tiered expansion proposes, as the model sees it.
 type ScopeCandidate struct {
 	Path    string
-	Tier    int    // 1 seed, 2 direct dependency, 3 co-change neighbour
+	Tier    int    // 1 seed, 2 direct dependency, 3 co-change neighbour, 4 shares words with the task
 	Reason  string // why expansion proposed it
 	Symbols []string
 }
@@ -24,7 +24,7 @@ type ScopeResponse struct {
 	Relevant []string `json:"relevant"`
 }
 
-const scopeSystem = `You select the files a code change needs. You get a task and candidate files of a repository, found by expanding from files the task names (tier 1) to their imports and importers (tier 2) and to files that often changed with them (tier 3). Answer with a JSON object {"relevant": [paths]} listing, in the order given, every candidate the change must read or edit, and nothing else.`
+const scopeSystem = `You select the files a code change needs. You get a task and candidate files of a repository, found by expanding from files the task names (tier 1) to their imports and importers (tier 2), to files that often changed with them (tier 3), and to files whose names, symbols or docstrings share words with the task (tier 4). Answer with a JSON object {"relevant": [paths]} listing, in the order given, every candidate the change must read or edit, and nothing else.`
 
 // ScopePrompt renders the scope stage's prompt.
 func ScopePrompt(in ScopeInput) Prompt {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -19,10 +20,13 @@ type Limits struct {
 	// with a seed for it to be a tier 3 candidate ([bootstrap]
 	// co_change_min_count).
 	CoChangeMin int
+	// Lexical caps tier 4; LexicalMinTerms is how many distinct task terms
+	// a file must share with the task to be one.
+	Lexical, LexicalMinTerms int
 }
 
-// DefaultLimits are the caps bootstrap's ground truth was built with.
-var DefaultLimits = Limits{Dependencies: 30, CoChanges: 20, Symbols: 30, CoChangeMin: 2}
+// DefaultLimits are the caps bootstrap's ground truth is built with.
+var DefaultLimits = Limits{Dependencies: 30, CoChanges: 20, Symbols: 30, CoChangeMin: 2, Lexical: 8, LexicalMinTerms: 1}
 
 // Expand runs tiered expansion for task over g: the seeds the task names
 // (tier 1, in order of mention), their imports and importers (tier 2, most
@@ -99,6 +103,21 @@ func Expand(g Graph, task string, lim Limits) []schema.ScopeCandidate {
 	}
 	for _, p := range ranked(coCands, nil, lim.CoChanges) {
 		add(p, schema.TierCoChange, fmt.Sprintf("changed with %s in %d earlier commits", coSeed[p], coCands[p]))
+	}
+
+	// Tier 4: files whose path, symbols and docstrings share words with the
+	// task (BM25), best first.
+	if lim.Lexical > 0 {
+		n := 0
+		for _, m := range newBM25(g.Documents()).search(Terms(task), lim.LexicalMinTerms) {
+			if n == lim.Lexical {
+				break
+			}
+			if !taken[m.path] {
+				add(m.path, schema.TierLexical, "shares words with the task: "+strings.Join(m.matched[:min(3, len(m.matched))], ", "))
+				n++
+			}
+		}
 	}
 
 	rank := map[int]int{}

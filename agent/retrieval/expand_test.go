@@ -64,6 +64,13 @@ func (g memGraph) Dependencies() []Edge              { return g.edges }
 func (g memGraph) CoChanged(p string) map[string]int { return g.cochg[p] }
 func (g memGraph) Exists(p string) bool              { _, ok := g.files[p]; return ok }
 func (g memGraph) TopLevelSymbols(p string) []string { return g.files[p] }
+func (g memGraph) Documents() []Document {
+	var out []Document
+	for _, p := range g.paths() {
+		out = append(out, Document{Path: p, Text: Terms(append([]string{p}, g.files[p]...)...)})
+	}
+	return out
+}
 
 func TestExpandTiers(t *testing.T) {
 	g := memGraph{
@@ -117,5 +124,48 @@ func TestMentions(t *testing.T) {
 		if got := Mentions(tc.text, g); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("Mentions(%q) = %+v, want %+v", tc.text, got, tc.want)
 		}
+	}
+}
+
+// Tier 4 adds the files that share the task's rarer words (in their path,
+// symbol names or docstrings), best first, after the other tiers, capped;
+// words in more than half the files do not count.
+func TestExpandLexicalTier(t *testing.T) {
+	g := memGraph{files: map[string][]string{
+		"pkg/connectionpool.py": {"HTTPConnectionPool", "urlopen"},
+		"pkg/sockets_util.py":   {"wrap_socket"},
+		"pkg/models.py":         {"Response"},
+		"pkg/auth.py":           {"HTTPBasicAuth"},
+		"pkg/compat.py":         {},
+		"pkg/hooks.py":          {"dispatch_hook"},
+	}}
+	task := "Retry when the connection pool resets the socket"
+	got := Expand(g, task, Limits{Lexical: 2, LexicalMinTerms: 1})
+	var paths []string
+	for _, c := range got {
+		if c.Tier != schema.TierLexical {
+			t.Errorf("%s is tier %d: the task names no file", c.Path, c.Tier)
+		}
+		paths = append(paths, c.Path)
+	}
+	if !reflect.DeepEqual(paths, []string{"pkg/connectionpool.py", "pkg/sockets_util.py"}) {
+		t.Errorf("tier 4 %v: want the pool (two shared words) before the socket helper (one)", paths)
+	}
+	if len(got) > 0 && (!strings.Contains(got[0].Reason, "connection") || !strings.Contains(got[0].Reason, "pool")) {
+		t.Errorf("reason %q does not name the shared words", got[0].Reason)
+	}
+	if got := Expand(g, task, Limits{Lexical: 1, LexicalMinTerms: 2}); len(got) != 1 || got[0].Path != "pkg/connectionpool.py" {
+		t.Errorf("two shared words required, one candidate: %+v", got)
+	}
+	if got := Expand(g, "Tidy the pkg layout", Limits{Lexical: 5, LexicalMinTerms: 1}); len(got) != 0 {
+		t.Errorf("a word in every path (pkg) matched: %+v", got)
+	}
+}
+
+func TestTerms(t *testing.T) {
+	got := Terms("parseHTTPHeader get_netrc_auth pkg/session.py v2Client")
+	want := []string{"parse", "http", "header", "netrc", "auth", "pkg", "session", "client"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Terms = %q, want %q", got, want)
 	}
 }

@@ -22,6 +22,10 @@ type Graph interface {
 	Exists(path string) bool
 	// TopLevelSymbols names path's top-level declarations in file order.
 	TopLevelSymbols(path string) []string
+	// Documents are the source files as the lexical tier reads them, in
+	// path order: each file's terms (Terms of its path, symbol names and
+	// docstrings).
+	Documents() []Document
 }
 
 // Edge is one import: From imports To.

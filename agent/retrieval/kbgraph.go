@@ -17,6 +17,7 @@ type KnowledgeGraph struct {
 	paths    []string          // every indexed file, in path order
 	language map[string]string // path → language
 	top      map[string][]string
+	texts    map[string][]string // path → symbol names and docstrings
 	definers map[string][]string // symbol name → files declaring it, in path order
 	edges    []Edge
 	co       map[string]map[string]int
@@ -36,7 +37,7 @@ type GraphOptions struct {
 // LoadKnowledgeGraph reads repository repoID of the curated store q.
 func LoadKnowledgeGraph(ctx context.Context, q kb.Querier, repoID int64, opts GraphOptions) (*KnowledgeGraph, error) {
 	g := &KnowledgeGraph{opts: opts, language: map[string]string{}, top: map[string][]string{},
-		definers: map[string][]string{}, co: map[string]map[string]int{}}
+		texts: map[string][]string{}, definers: map[string][]string{}, co: map[string]map[string]int{}}
 	err := each(ctx, q, `SELECT path, language FROM files WHERE repo_id = ? ORDER BY path`, []any{repoID}, func(scan func(...any) error) error {
 		var p, l string
 		if err := scan(&p, &l); err != nil {
@@ -57,9 +58,21 @@ func LoadKnowledgeGraph(ctx context.Context, q kb.Querier, repoID int64, opts Gr
 			if top {
 				g.top[p] = append(g.top[p], name)
 			}
+			g.texts[p] = append(g.texts[p], name)
 			if d := g.definers[name]; len(d) == 0 || d[len(d)-1] != p {
 				g.definers[name] = append(d, p)
 			}
+			return nil
+		})
+	}
+	if err == nil {
+		err = each(ctx, q, `SELECT f.path, d.content FROM docstrings d JOIN files f ON f.id = d.file_id
+			WHERE f.repo_id = ? ORDER BY f.path, d.id`, []any{repoID}, func(scan func(...any) error) error {
+			var p, content string
+			if err := scan(&p, &content); err != nil {
+				return err
+			}
+			g.texts[p] = append(g.texts[p], content)
 			return nil
 		})
 	}
@@ -158,3 +171,14 @@ func (g *KnowledgeGraph) CoChanged(p string) map[string]int { return g.co[p] }
 func (g *KnowledgeGraph) Exists(p string) bool { _, ok := g.language[p]; return ok }
 
 func (g *KnowledgeGraph) TopLevelSymbols(p string) []string { return slices.Clone(g.top[p]) }
+
+// Documents are the source files, in path order.
+func (g *KnowledgeGraph) Documents() []Document {
+	var out []Document
+	for _, p := range g.paths {
+		if g.opts.Source(p) {
+			out = append(out, Document{Path: p, Text: append(Terms(p), Terms(g.texts[p]...)...)})
+		}
+	}
+	return out
+}

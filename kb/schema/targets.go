@@ -5,6 +5,7 @@ const (
 	TierSeed       = 1 // named in the message, or defines a symbol the message names
 	TierDependency = 2 // imports a seed or is imported by one
 	TierCoChange   = 3 // changed together with a seed in earlier commits
+	TierLexical    = 4 // its path, symbols or docstrings share words with the task
 )
 
 // ScopeTarget is the scope stage's ground truth: the candidates tiered
