@@ -9,7 +9,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build install test lint bench bench-index bench-bootstrap bench-datasets demo clean
+.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-datasets demo clean
 
 # -buildvcs=auto stamps the git revision `cra version` prints, even where
 # GOFLAGS turns it off.
@@ -46,6 +46,11 @@ bench-index:
 bench-bootstrap:
 	CRA_BENCH_REPO=$(BENCH_REPO) $(GO) test -run '^$$' -bench 'BenchmarkBootstrap' -benchmem -count $(COUNT) -benchtime 2x ./bootstrap/ | tee bench-bootstrap.txt
 
+# Deterministic retrieval for one task (load the graph from the knowledge
+# base, expand): generated 150- and 10,000-file repositories, or REPO=path.
+bench-retrieval:
+	CRA_BENCH_REPO=$(BENCH_REPO) $(GO) test -run '^$$' -bench 'BenchmarkRetrieval' -benchmem -count $(COUNT) -benchtime 5x ./agent/retrieval/ | tee bench-retrieval.txt
+
 # curate-data on 100,000 synthetic targets (targets/s) and the Parquet
 # export of 1,000,000 rows (rows/s, peak heap).
 bench-datasets:
@@ -68,4 +73,4 @@ demo: build
 		"select file_path, qualified_name, called_by from code_index order by len(called_by) desc limit 5"
 
 clean:
-	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-datasets.txt
+	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-retrieval.txt bench-datasets.txt
