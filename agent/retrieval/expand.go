@@ -35,6 +35,14 @@ var DefaultLimits = Limits{Dependencies: 30, CoChanges: 20, Symbols: 30, CoChang
 // carries its tier, rank within the tier, why it was proposed and its
 // top-level symbols; Relevant is left for the caller to judge.
 func Expand(g Graph, task string, lim Limits) []schema.ScopeCandidate {
+	return ExpandFrom(g, Mentions(task, g), task, lim)
+}
+
+// ExpandFrom is Expand from given seeds (tier 1, in order; each mention's
+// reason says where it came from): the task's mentions merged with the
+// model's task analysis at inference, the mentions alone in bootstrap.
+// task still feeds the lexical tier.
+func ExpandFrom(g Graph, seedMentions []Mention, task string, lim Limits) []schema.ScopeCandidate {
 	var cands []schema.ScopeCandidate
 	taken := map[string]bool{}
 	add := func(p string, tier int, reason string) {
@@ -44,7 +52,7 @@ func Expand(g Graph, task string, lim Limits) []schema.ScopeCandidate {
 
 	// Tier 1: seeds, in order of mention.
 	var seeds []string
-	for _, m := range Mentions(task, g) {
+	for _, m := range seedMentions {
 		for _, p := range m.Files {
 			if !taken[p] {
 				add(p, schema.TierSeed, m.Reason)

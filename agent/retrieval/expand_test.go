@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -167,5 +168,29 @@ func TestTerms(t *testing.T) {
 	want := []string{"parse", "http", "header", "netrc", "auth", "pkg", "session", "client"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Terms = %q, want %q", got, want)
+	}
+}
+
+// The model's task analysis adds seeds after the task's own mentions, each
+// seed saying where it came from; names matching too many files add none.
+func TestSeedsMergeMentionsAndTaskAnalysis(t *testing.T) {
+	g := memGraph{files: map[string][]string{
+		"app/store.py": {"Store"}, "app/api.py": {"handler"}, "app/util.py": {"slugify"},
+		"a/x.py": {"run"}, "b/x.py": {"run"}, "c/x.py": {"run"}, "d/x.py": {"run"},
+	}}
+	got := Seeds("Let Store.get return a default", prompt.TaskAnalysis{
+		Files: []string{"app/api.py", "missing.py"}, Symbols: []string{"slugify", "run", "Store"}}, g)
+	want := []Mention{
+		{Files: []string{"app/store.py"}, Reason: "mention: defines Store"},
+		{Files: []string{"app/api.py"}, Reason: "task_analysis: names app/api.py"},
+		{Files: []string{"app/util.py"}, Reason: "task_analysis: defines slugify"},
+		{Files: []string{"app/store.py"}, Reason: "task_analysis: defines Store"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Seeds:\n got %+v\nwant %+v", got, want)
+	}
+	cands := ExpandFrom(g, got, "", Limits{})
+	if len(cands) != 3 || cands[0].Reason != "mention: defines Store" || cands[2].Path != "app/util.py" {
+		t.Errorf("ExpandFrom: %+v; want each seed once, first reason kept", cands)
 	}
 }
