@@ -1,0 +1,112 @@
+package kb
+
+import (
+	"context"
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// TaskRun is one pipeline invocation as raw.task_runs keeps it: a row is
+// written when the run starts (Success nil) and finished when it ends.
+type TaskRun struct {
+	TaskID         string
+	RepoPath       string
+	Mode           string // plan, implement, eval, ...
+	ExecuteModel   string
+	ContextWindow  int
+	ReservedTokens int
+	Stages         []string
+	Started        time.Time
+}
+
+// BeginTaskRun records run as started and returns its id.
+func BeginTaskRun(ctx context.Context, q Querier, run TaskRun) (int64, error) {
+	stages := run.Stages
+	if stages == nil {
+		stages = []string{}
+	}
+	var id int64
+	err := q.QueryRowContext(ctx, `INSERT INTO task_runs (task_id, repo_path, mode, execute_model, context_window,
+		reserved_tokens, stages, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		run.TaskID, run.RepoPath, run.Mode, run.ExecuteModel, run.ContextWindow, run.ReservedTokens, stages, run.Started).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("record task run %s: %w", run.TaskID, err)
+	}
+	return id, nil
+}
+
+// TaskRunEnd is how a run ended.
+type TaskRunEnd struct {
+	Success      bool
+	TotalTokens  int64
+	TotalLatency time.Duration
+	FinalPlan    any    // plan mode: the plan artifact, stored as JSON; nil for none
+	FinalDiff    string // implement mode
+	PlanArtifact string // the plan file an implement run followed
+}
+
+// FinishTaskRun records how run taskID ended.
+func FinishTaskRun(ctx context.Context, q Execer, taskID string, end TaskRunEnd) error {
+	var plan, diff, artifact any
+	if end.FinalPlan != nil {
+		js, err := json.Marshal(end.FinalPlan)
+		if err != nil {
+			return err
+		}
+		plan = string(js)
+	}
+	if end.FinalDiff != "" {
+		diff = end.FinalDiff
+	}
+	if end.PlanArtifact != "" {
+		artifact = end.PlanArtifact
+	}
+	_, err := q.ExecContext(ctx, `UPDATE task_runs SET success = ?, total_tokens = ?, total_latency_ms = ?,
+		final_plan = ?, final_diff = ?, plan_artifact = ? WHERE task_id = ?`,
+		end.Success, end.TotalTokens, end.TotalLatency.Milliseconds(), plan, diff, artifact, taskID)
+	if err != nil {
+		return fmt.Errorf("finish task run %s: %w", taskID, err)
+	}
+	return nil
+}
+
+// Decision is one candidate file or symbol a retrieval stage kept or left
+// out, and why (raw.retrieval_decisions).
+type Decision struct {
+	TaskID      string
+	Stage       string
+	FileID      int64
+	SymbolID    *int64 // nil for a file-level decision
+	DetailLevel string // precision: primary, supporting, type_context, excluded
+	Tier        string // scope: the expansion tier
+	Included    bool
+	Reason      string
+	At          time.Time
+}
+
+var decisionColumns = []string{"task_id", "stage", "file_id", "symbol_id", "detail_level", "tier", "included", "reason", "timestamp"}
+
+// AppendDecisions appends decisions through the writer's Appender, in its
+// current transaction.
+func AppendDecisions(w Writer, decisions []Decision) error {
+	rows := make([][]driver.Value, len(decisions))
+	for i, d := range decisions {
+		var sym, detail, tier, reason any
+		if d.SymbolID != nil {
+			sym = *d.SymbolID
+		}
+		if d.DetailLevel != "" {
+			detail = d.DetailLevel
+		}
+		if d.Tier != "" {
+			tier = d.Tier
+		}
+		if d.Reason != "" {
+			reason = d.Reason
+		}
+		rows[i] = []driver.Value{d.TaskID, d.Stage, d.FileID, sym, detail, tier, d.Included, reason, d.At}
+	}
+	return w.AppendAll("retrieval_decisions", decisionColumns, rows)
+}
