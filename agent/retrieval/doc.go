@@ -16,8 +16,12 @@
 // every commit committed before the commit on any branch, the index of a
 // revision only the commits reachable from it.
 //
-// It must not read a repository itself, and reads the curated store only
-// to load a KnowledgeGraph. Scope judgment by the model, precision,
+// It also owns the pipeline's preflight (Preflight: models, knowledge base,
+// raw store, enrichment) and the merge of the model's task analysis with the
+// mentions (Seeds).
+//
+// It must not read a repository itself, and reads the stores only to load
+// a KnowledgeGraph and to check them before a run. Scope judgment by the model, precision,
 // assembly, tier 4 and the model's task analysis come with the rest of the
 // retrieval issue.
 package retrieval

@@ -1,0 +1,77 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/kb"
+)
+
+// PreflightError is a missing piece the pipeline cannot run without, and
+// what to do about it (spec section 9). Nothing was run.
+type PreflightError struct {
+	Problem, Fix string
+}
+
+func (e *PreflightError) Error() string { return e.Problem + ": " + e.Fix }
+
+// Readiness is what preflight found that does not stop the run.
+type Readiness struct {
+	Repo *kb.Repo
+	// Enriched: the repository's files have promoted descriptions
+	// (file_metadata), which tier 4's metadata matches read; without them
+	// tier 4 matches words only.
+	Enriched bool
+}
+
+// Preflight checks, before any stage runs, that the pipeline can: a model
+// for every role the stages need, the repository in the knowledge base with
+// files, and a raw store that can be written. Missing enrichment is not an
+// error (Readiness says so).
+func Preflight(ctx context.Context, dir string, cfg config.Config, repoPath string, roles ...llm.Role) (*Readiness, error) {
+	router := llm.NewRouter(cfg.Models)
+	for _, role := range roles {
+		if _, err := router.Resolve(role, ""); err != nil {
+			return nil, &PreflightError{Problem: fmt.Sprintf("no %s model", role), Fix: "run `cra init --" + string(role) + "-model M` or set it in config.toml"}
+		}
+	}
+	curated, err := kb.Open(ctx, dir, kb.Curated, kb.Options{Command: "cra preflight", Wait: kb.BatchWait})
+	var notInit *kb.NotInitializedError
+	if errors.As(err, &notInit) {
+		return nil, &PreflightError{Problem: "no knowledge base in " + dir, Fix: "run `cra init`, then `cra index " + repoPath + "`"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer curated.Close()
+	k := kb.NewKnowledgeBase(curated.DB)
+	repo, err := k.RepoByPath(ctx, kb.CanonicalPath(repoPath))
+	if errors.Is(err, kb.ErrNotFound) {
+		return nil, &PreflightError{Problem: repoPath + " is not in the knowledge base", Fix: "run `cra index " + repoPath + "`"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &Readiness{Repo: repo}
+	var files, described int
+	if err := curated.DB.QueryRowContext(ctx, `SELECT count(*), count(m.file_id) FROM files f
+		LEFT JOIN file_metadata m ON m.file_id = f.id WHERE f.repo_id = ?`, repo.ID).Scan(&files, &described); err != nil {
+		return nil, err
+	}
+	if files == 0 {
+		return nil, &PreflightError{Problem: repoPath + " has no indexed file", Fix: "run `cra index " + repoPath + "` (is it the right path?)"}
+	}
+	r.Enriched = described > 0
+	// The raw store must take the run's logs: open it for writing once.
+	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra preflight", Wait: kb.BatchWait})
+	if err != nil {
+		return nil, &PreflightError{Problem: "the raw store cannot be written (" + err.Error() + ")", Fix: "free it, or run `cra init` to create it"}
+	}
+	if err := raw.Close(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
