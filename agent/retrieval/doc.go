@@ -21,7 +21,7 @@
 // mentions (Seeds).
 //
 // It must not read a repository itself, and reads the stores only to load
-// a KnowledgeGraph and to check them before a run. Scope judgment by the model, precision,
-// assembly, tier 4 and the model's task analysis come with the rest of the
-// retrieval issue.
+// a KnowledgeGraph and to check them before a run. Scope judgment by the
+// model, precision, assembly and tier 4's metadata matches come with the
+// rest of the retrieval issue.
 package retrieval
