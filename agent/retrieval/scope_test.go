@@ -1,0 +1,74 @@
+package retrieval_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/agent/retrieval"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+func scopeClient(t *testing.T, srv *fakellm.Server) llm.Client {
+	t.Helper()
+	c, err := llm.New(llm.ModelConfig{Provider: llm.ProviderOllama, BaseURL: srv.OllamaURL(), Model: "r:1b", Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+var scopeCands = []schema.ScopeCandidate{
+	{Path: "app/store.py", Tier: 1, Rank: 1, Reason: "defines Store", Symbols: []string{"Store"}},
+	{Path: "app/api.py", Tier: 2, Rank: 1, Reason: "imports app/store.py", Symbols: []string{"handler"}},
+	{Path: "app/util.py", Tier: 4, Rank: 1, Reason: "shares words with the task: default", Symbols: []string{}},
+}
+
+var scopeIDs = map[string]int64{"app/store.py": 1, "app/api.py": 2, "app/util.py": 3}
+
+func TestScopeKeepsWhatTheModelKeepsAndDecidesEveryCandidate(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Reply{Text: `{"relevant": ["app/api.py", "app/store.py", "app/nope.py"]}`})
+	res, err := retrieval.Scope(context.Background(), scopeClient(t, srv), "run1", "Let Store.get return a default", scopeCands, scopeIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Kept) != 2 || res.Kept[0].Path != "app/store.py" || res.Kept[1].Path != "app/api.py" {
+		t.Errorf("kept %+v: want store then api, in expansion order, and no invented path", res.Kept)
+	}
+	if len(res.Decisions) != 3 {
+		t.Fatalf("%d decisions, want one per candidate", len(res.Decisions))
+	}
+	for i, d := range res.Decisions {
+		if d.TaskID != "run1" || d.Stage != "scope" || d.FileID != int64(i+1) || d.Included != (i < 2) || d.Tier == "" {
+			t.Errorf("decision %d: %+v", i, d)
+		}
+	}
+	req := srv.Requests()[0]
+	if !strings.Contains(req.Messages[len(req.Messages)-1].Content, "app/util.py (tier 4") {
+		t.Errorf("the prompt lacks the tier 4 candidate: %q", req.Messages[len(req.Messages)-1].Content)
+	}
+}
+
+func TestScopeAsksOnceMoreThenGivesUp(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Reply{Text: "Sure! The store."}, fakellm.Reply{Text: `{"relevant": ["app/store.py"]}`})
+	res, err := retrieval.Scope(context.Background(), scopeClient(t, srv), "run1", "t", scopeCands, scopeIDs)
+	if err != nil || len(res.Kept) != 1 {
+		t.Fatalf("after one unusable answer: %+v, %v", res, err)
+	}
+	second := srv.Requests()[1].Messages
+	if !strings.Contains(second[len(second)-1].Content, "could not be used") {
+		t.Errorf("the second call does not say why the first answer failed: %q", second[len(second)-1].Content)
+	}
+
+	srv = fakellm.New(t, fakellm.Reply{Text: "no"}, fakellm.Reply{Text: "still no"})
+	_, err = retrieval.Scope(context.Background(), scopeClient(t, srv), "run1", "t", scopeCands, scopeIDs)
+	var ue *retrieval.UnusableAnswerError
+	if !errors.As(err, &ue) || ue.Stage != "scope" || srv.Calls() != 2 {
+		t.Errorf("two unusable answers: %v after %d calls; want an UnusableAnswerError after 2", err, srv.Calls())
+	}
+}
