@@ -72,3 +72,4 @@ func TestScopeAsksOnceMoreThenGivesUp(t *testing.T) {
 		t.Errorf("two unusable answers: %v after %d calls; want an UnusableAnswerError after 2", err, srv.Calls())
 	}
 }
+
