@@ -72,4 +72,3 @@ func TestScopeAsksOnceMoreThenGivesUp(t *testing.T) {
 		t.Errorf("two unusable answers: %v after %d calls; want an UnusableAnswerError after 2", err, srv.Calls())
 	}
 }
-
