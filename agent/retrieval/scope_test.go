@@ -3,6 +3,7 @@ package retrieval_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -70,5 +72,29 @@ func TestScopeAsksOnceMoreThenGivesUp(t *testing.T) {
 	var ue *retrieval.UnusableAnswerError
 	if !errors.As(err, &ue) || ue.Stage != "scope" || srv.Calls() != 2 {
 		t.Errorf("two unusable answers: %v after %d calls; want an UnusableAnswerError after 2", err, srv.Calls())
+	}
+}
+
+func TestPrecisionTiersEverySymbol(t *testing.T) {
+	parent := int64(10)
+	cands := retrieval.SymbolCandidates([]kb.Symbol{
+		{ID: 10, FileID: 1, FilePath: "app/store.py", Name: "Store", Kind: "class", Signature: "class Store:"},
+		{ID: 11, FileID: 1, FilePath: "app/store.py", Name: "get", Kind: "method", Signature: "def get(self, key):", ParentID: &parent},
+		{ID: 12, FileID: 1, FilePath: "app/store.py", Name: "make_store", Kind: "function", Signature: "def make_store():"},
+	})
+	if cands[1].QualifiedName != "Store.get" {
+		t.Fatalf("qualified name %q, want Store.get", cands[1].QualifiedName)
+	}
+	srv := fakellm.New(t, fakellm.Reply{Text: `{"symbols": {"app/store.py:Store.get": "primary", "app/store.py:Store": "type_context", "app/x.py:nope": "primary"}}`})
+	res, err := retrieval.Precision(context.Background(), scopeClient(t, srv), "run1", "Let Store.get return a default", cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"app/store.py:Store": "type_context", "app/store.py:Store.get": "primary", "app/store.py:make_store": "excluded"}
+	if !reflect.DeepEqual(res.Tiers, want) {
+		t.Errorf("tiers %v, want %v", res.Tiers, want)
+	}
+	if len(res.Decisions) != 3 || *res.Decisions[1].SymbolID != 11 || res.Decisions[1].DetailLevel != "primary" || res.Decisions[2].Included {
+		t.Errorf("decisions %+v", res.Decisions)
 	}
 }
