@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -104,4 +105,31 @@ func scopePrompt(task string, cands []schema.ScopeCandidate) string {
 	}
 	p := prompt.ScopePrompt(in)
 	return p.System + "\n" + p.User
+}
+
+// Every plan bootstrap stores as ground truth passes the checks the agent's
+// plan pass applies to a model's plan (schema.PlanArtifact.Check) against
+// its parent state: the ideal answer is never refused.
+func TestGroundTruthPlansPassThePlanPassChecks(t *testing.T) {
+	r, _ := project(t)
+	home := newHome(t)
+	mine(t, home, testOptions(), r.Dir)
+	rows := rawRows(t, home, `SELECT k.parent, t.target::VARCHAR FROM synthetic_tasks k
+		JOIN synthetic_targets t ON t.task_id = k.id AND t.stage = 'plan'`)
+	if len(rows) < 3 {
+		t.Fatalf("%d plans: the fixture proves little", len(rows))
+	}
+	for _, row := range rows {
+		parent, target, _ := strings.Cut(row, "\t")
+		var plan schema.PlanArtifact
+		if err := json.Unmarshal([]byte(target), &plan); err != nil {
+			t.Fatal(err)
+		}
+		exists := func(p string) bool {
+			return exec.Command("git", "-C", r.Dir, "cat-file", "-e", parent+":"+p).Run() == nil
+		}
+		if err := plan.Check(exists); err != nil {
+			t.Errorf("parent %.8s: %v", parent, err)
+		}
+	}
 }

@@ -13,7 +13,7 @@ import (
 // expansion (Seeds). An answer that stays unusable after a second ask is an
 // UnusableAnswerError; the caller may go on with the mentions alone.
 func AnalyzeTask(ctx context.Context, client llm.Client, taskID, task string, g Graph) (prompt.TaskAnalysis, []Mention, error) {
-	a, err := ask(ctx, client, taskID, schema.StageTaskAnalysis, prompt.TaskAnalysisPrompt(task), prompt.ParseTaskAnalysis)
+	a, err := Ask(ctx, client, taskID, schema.StageTaskAnalysis, prompt.TaskAnalysisPrompt(task), prompt.ParseTaskAnalysis)
 	if err != nil {
 		return a, nil, err
 	}

@@ -21,9 +21,10 @@ func (e *UnusableAnswerError) Error() string {
 
 func (e *UnusableAnswerError) Unwrap() error { return e.Err }
 
-// ask sends p for stage under taskID and parses the answer; an answer the
-// parser refuses is asked for once more, with the parser's error.
-func ask[T any](ctx context.Context, client llm.Client, taskID, stage string, p prompt.Prompt, parse func(string) (T, error)) (T, error) {
+// Ask sends p for stage under taskID and parses the answer; an answer the
+// parser refuses is asked for once more, with the parser's error. Every
+// stage that asks a model for a structured answer goes through it.
+func Ask[T any](ctx context.Context, client llm.Client, taskID, stage string, p prompt.Prompt, parse func(string) (T, error)) (T, error) {
 	var zero T
 	req := llm.Request{System: p.System, Prompt: p.User, JSON: true, TaskID: taskID, CallType: stage, StageName: stage}
 	resp, err := client.Complete(ctx, req)

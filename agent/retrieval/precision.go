@@ -57,7 +57,7 @@ func Precision(ctx context.Context, client llm.Client, taskID, task string, cand
 	for _, c := range cands {
 		in.Symbols = append(in.Symbols, c.PrecisionSymbol)
 	}
-	resp, err := ask(ctx, client, taskID, schema.StagePrecision, prompt.PrecisionPrompt(in), prompt.ParsePrecision)
+	resp, err := Ask(ctx, client, taskID, schema.StagePrecision, prompt.PrecisionPrompt(in), prompt.ParsePrecision)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func Scope(ctx context.Context, client llm.Client, taskID, task string, cands []
 	for _, c := range cands {
 		in.Candidates = append(in.Candidates, prompt.ScopeCandidate{Path: c.Path, Tier: c.Tier, Reason: c.Reason, Symbols: c.Symbols})
 	}
-	resp, err := ask(ctx, client, taskID, schema.StageScope, prompt.ScopePrompt(in), prompt.ParseScope)
+	resp, err := Ask(ctx, client, taskID, schema.StageScope, prompt.ScopePrompt(in), prompt.ParseScope)
 	if err != nil {
 		return nil, err
 	}

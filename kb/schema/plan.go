@@ -58,3 +58,39 @@ func (p PlanArtifact) Validate() error {
 	}
 	return nil
 }
+
+// Check validates a plan against the repository it changes, beyond
+// Validate: files to modify or delete exist (exists says), files to create
+// do not, the execution order names every affected file, and every
+// depends_on and depended_by names a change of the plan ("path:Symbol").
+// Changes may depend on each other both ways (mutual recursion): only the
+// file order has to be a line.
+func (p PlanArtifact) Check(exists func(path string) bool) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	changes := map[string]bool{}
+	for _, f := range p.AffectedFiles {
+		for _, c := range f.Changes {
+			changes[f.Path+":"+c.Symbol] = true
+		}
+	}
+	for _, f := range p.AffectedFiles {
+		switch {
+		case f.Role != "create" && !exists(f.Path):
+			return fmt.Errorf("plan: %s does not exist: it can be created, not %sd", f.Path, f.Role)
+		case f.Role == "create" && exists(f.Path):
+			return fmt.Errorf("plan: %s exists already: modify it rather than create it", f.Path)
+		case !slices.Contains(p.ExecutionOrder, f.Path):
+			return fmt.Errorf("plan: the execution order leaves out %s", f.Path)
+		}
+		for _, c := range f.Changes {
+			for _, d := range append(slices.Clone(c.DependsOn), c.DependedBy...) {
+				if !changes[d] {
+					return fmt.Errorf("plan: %s:%s names %q, which is no change of the plan", f.Path, c.Symbol, d)
+				}
+			}
+		}
+	}
+	return nil
+}
