@@ -3,8 +3,8 @@ package bootstrap
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
