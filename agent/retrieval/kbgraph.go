@@ -16,6 +16,7 @@ type KnowledgeGraph struct {
 	opts     GraphOptions
 	paths    []string          // every indexed file, in path order
 	language map[string]string // path → language
+	ids      map[string]int64  // path → files.id
 	top      map[string][]string
 	texts    map[string][]string // path → symbol names and docstrings
 	definers map[string][]string // symbol name → files declaring it, in path order
@@ -36,15 +37,16 @@ type GraphOptions struct {
 
 // LoadKnowledgeGraph reads repository repoID of the curated store q.
 func LoadKnowledgeGraph(ctx context.Context, q kb.Querier, repoID int64, opts GraphOptions) (*KnowledgeGraph, error) {
-	g := &KnowledgeGraph{opts: opts, language: map[string]string{}, top: map[string][]string{},
+	g := &KnowledgeGraph{opts: opts, language: map[string]string{}, ids: map[string]int64{}, top: map[string][]string{},
 		texts: map[string][]string{}, definers: map[string][]string{}, co: map[string]map[string]int{}}
-	err := each(ctx, q, `SELECT path, language FROM files WHERE repo_id = ? ORDER BY path`, []any{repoID}, func(scan func(...any) error) error {
+	err := each(ctx, q, `SELECT path, language, id FROM files WHERE repo_id = ? ORDER BY path`, []any{repoID}, func(scan func(...any) error) error {
 		var p, l string
-		if err := scan(&p, &l); err != nil {
+		var id int64
+		if err := scan(&p, &l, &id); err != nil {
 			return err
 		}
 		g.paths = append(g.paths, p)
-		g.language[p] = l
+		g.language[p], g.ids[p] = l, id
 		return nil
 	})
 	if err == nil {
@@ -182,3 +184,6 @@ func (g *KnowledgeGraph) Documents() []Document {
 	}
 	return out
 }
+
+// FileIDs maps every file of the graph to its id in the curated store.
+func (g *KnowledgeGraph) FileIDs() map[string]int64 { return g.ids }

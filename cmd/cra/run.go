@@ -102,6 +102,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.datasetsCommand(),
 			a.modelsCommand(),
 			a.enrichCommand(),
+			a.planCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 			a.compactCommand(),

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cra-dev/cra/internal/fakellm"
+)
+
+// planServer answers each pipeline stage by its system prompt; bad makes
+// the plan stage answer prose.
+func planServer(t *testing.T, bad bool) (*fakellm.Server, func() map[string]int) {
+	srv := fakellm.New(t)
+	var mu sync.Mutex
+	calls := map[string]int{}
+	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		system := req.Messages[0].Content
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case strings.HasPrefix(system, "You read a coding task"):
+			calls["task_analysis"]++
+			return fakellm.Reply{Text: `{"summary": "helper adds one", "files": [], "symbols": ["helper"], "keywords": []}`}
+		case strings.HasPrefix(system, "You select the files"):
+			calls["scope"]++
+			return fakellm.Reply{Text: `{"relevant": ["pkg/util.py", "pkg/main.py"]}`, Thinking: "util defines helper"}
+		case strings.HasPrefix(system, "You decide how much"):
+			calls["precision"]++
+			return fakellm.Reply{Text: `{"symbols": {"pkg/util.py:helper": "primary", "pkg/main.py:run": "supporting"}}`}
+		case strings.HasPrefix(system, "You plan a code change"):
+			calls["plan"]++
+			if bad {
+				return fakellm.Reply{Text: "I would change helper."}
+			}
+			return fakellm.Reply{Text: `{"task_summary": "Make helper add two", "affected_files": [{"path": "pkg/util.py", "role": "modify",
+				"changes": [{"symbol": "helper", "action": "modify", "description": "add two", "depends_on": [], "depended_by": []}]}],
+				"execution_order": ["pkg/util.py"], "rationale": "helper is the only place"}`}
+		}
+		t.Errorf("unexpected system prompt %.60q", system)
+		return fakellm.Reply{Status: 500}
+	})
+	return srv, func() map[string]int { mu.Lock(); defer mu.Unlock(); return calls }
+}
+
+// cra plan end to end on a real repository against the fake server: the
+// plan file, the task_runs row, one logged call per stage under the run's
+// task id, a decision per candidate and symbol; preflight's next steps;
+// unusable answers asked once more, then exit 1 with the failure logged.
+func TestPlanCommand(t *testing.T) {
+	srv, calls := planServer(t, false)
+	home := newHome(t)
+	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	r := smallRepo(t)
+	if res := cra(t, home, "", "plan", "--repo", r.Dir, "Make helper add two"); res.code != exitUsage || !strings.Contains(res.stderr, "cra index "+r.Dir) {
+		t.Fatalf("not indexed: exit %d, %q", res.code, res.stderr)
+	}
+	mustRun(t, home, "index", r.Dir)
+
+	out := filepath.Join(t.TempDir(), "plan.json")
+	human := mustRun(t, home, "plan", "--repo", r.Dir, "--output", out, "Make helper add two")
+	if !strings.Contains(human, "pkg/util.py (modify)") || !strings.Contains(human, "modify helper: add two") {
+		t.Errorf("summary:\n%s", human)
+	}
+	b, err := os.ReadFile(out)
+	var plan struct {
+		TaskSummary   string `json:"task_summary"`
+		AffectedFiles []struct {
+			Path string `json:"path"`
+		} `json:"affected_files"`
+	}
+	if err != nil || json.Unmarshal(b, &plan) != nil || plan.AffectedFiles[0].Path != "pkg/util.py" {
+		t.Fatalf("plan file %q (%v)", b, err)
+	}
+	for _, stage := range []string{"task_analysis", "scope", "precision", "plan"} {
+		if calls()[stage] != 1 {
+			t.Errorf("%s: %d calls, want 1", stage, calls()[stage])
+		}
+	}
+	run := mustRun(t, home, "sql", "--format", "csv", "select task_id, mode, success, final_plan->>'task_summary' from raw.task_runs")
+	lines := strings.Split(strings.TrimSpace(run), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[1], ",plan,true,Make helper add two") {
+		t.Fatalf("task_runs:\n%s", run)
+	}
+	taskID := strings.Split(lines[1], ",")[0]
+	logged := mustRun(t, home, "sql", "--format", "csv", "select call_type, count(*), count(thinking) from raw.retrieval_llm_calls where task_id = '"+taskID+"' group by 1 order by 1")
+	if logged != "call_type,count_star(),count(thinking)\nplan,1,0\nprecision,1,0\nscope,1,1\ntask_analysis,1,0\n" {
+		t.Errorf("logged calls:\n%s", logged)
+	}
+	decisions := mustRun(t, home, "sql", "--format", "csv", "select stage, count(*), count(*) filter (where included) from raw.retrieval_decisions where task_id = '"+taskID+"' group by 1 order by 1")
+	if !strings.HasPrefix(decisions, "stage,count_star(),") || !strings.Contains(decisions, "scope,2,2") || !strings.Contains(decisions, "precision,2,2") {
+		t.Errorf("decisions:\n%s", decisions)
+	}
+
+	badSrv, badCalls := planServer(t, true)
+	badHome := newHome(t)
+	mustRun(t, badHome, "init", "--provider", "ollama", "--base-url", badSrv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	mustRun(t, badHome, "index", r.Dir)
+	res := cra(t, badHome, "", "plan", "--repo", r.Dir, "Make helper add two")
+	if res.code != exitFailures || !strings.Contains(res.stderr, "could not be used, twice") || badCalls()["plan"] != 2 {
+		t.Errorf("unusable plan: exit %d, %q, %d plan calls", res.code, res.stderr, badCalls()["plan"])
+	}
+	if got := mustRun(t, badHome, "sql", "--format", "csv", "select success from raw.task_runs"); got != "success\nfalse\n" {
+		t.Errorf("the failed run is recorded as %q", got)
+	}
+}
