@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
@@ -135,7 +136,7 @@ func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, g *retrieval.K
 		return err
 	}
 	run.Symbols = map[string]string{}
-	in := prompt.PlanInput{Task: opts.Task}
+	var in prompt.PlanInput
 	if len(syms) > 0 {
 		if c, err = client(schema.StagePrecision); err != nil {
 			return err
@@ -146,21 +147,35 @@ func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, g *retrieval.K
 		}
 		run.Symbols, decisions = prec.Tiers, append(decisions, prec.Decisions...)
 	}
-	byFile := map[string]int{}
-	for _, p := range run.Kept {
-		byFile[p] = len(in.Files)
-		in.Files = append(in.Files, prompt.PlanContext{Path: p})
+	budget, err := llm.NewBudget(opts.Config)
+	if err != nil {
+		return err
 	}
-	for _, s := range syms {
-		if run.Symbols[s.Key()] != schema.DetailExcluded {
-			i := byFile[s.File]
-			in.Files[i].Signatures = append(in.Files[i].Signatures, s.Signature)
+	assembled, asmErr := retrieval.Assemble(opts.Task, run.Kept, syms, run.Symbols, budget)
+	in = assembled.Input
+	var assembly []kb.LLMCall
+	if len(assembled.Cut) > 0 || asmErr != nil {
+		// What was cut to fit, as the spec's "assembly" row: no model call.
+		cut := strings.Join(assembled.Cut, "\n")
+		row := kb.LLMCall{TaskID: run.TaskID, CallType: "assembly", StageName: schema.StagePlan, Model: "none", Provider: "cra",
+			Prompt: fmt.Sprintf("fit the plan context to %d tokens", budget.ContextLimit()), Response: &cut, At: time.Now().UTC()}
+		if asmErr != nil {
+			row.Error = asmErr.Error()
 		}
+		assembly = append(assembly, row)
 	}
 	if err := kb.WithWriter(ctx, opts.Dir, kb.Raw, kb.Options{Command: "cra plan", Wait: kb.BatchWait}, func(w kb.Writer) error {
-		return w.Tx(ctx, func() error { return kb.AppendDecisions(w, decisions) })
+		return w.Tx(ctx, func() error {
+			if err := kb.AppendDecisions(w, decisions); err != nil {
+				return err
+			}
+			return kb.AppendLLMCalls(w, assembly)
+		})
 	}); err != nil {
 		return err
+	}
+	if asmErr != nil {
+		return asmErr
 	}
 	if c, err = client(schema.StagePlan); err != nil {
 		return err

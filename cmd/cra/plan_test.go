@@ -106,4 +106,25 @@ func TestPlanCommand(t *testing.T) {
 	if got := mustRun(t, badHome, "sql", "--format", "csv", "select success from raw.task_runs"); got != "success\nfalse\n" {
 		t.Errorf("the failed run is recorded as %q", got)
 	}
+
+	// A context window too small for even the primary symbols: the plan
+	// pass is refused before any call, and the assembly row says why.
+	tiny := newHome(t)
+	tinySrv, tinyCalls := planServer(t, false)
+	mustRun(t, tiny, "init", "--provider", "ollama", "--base-url", tinySrv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	cfgPath := filepath.Join(tiny, "config.toml")
+	cfg, _ := os.ReadFile(cfgPath)
+	cfg = []byte(strings.Replace(string(cfg), "[models]\n", "[models]\ncontext_window = 1150\nmax_tokens = 100\n", 1))
+	cfg = []byte(strings.Replace(string(cfg), "[budget]\n", "[budget]\nreserved_tokens = 1100\n", 1))
+	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, tiny, "index", r.Dir)
+	res = cra(t, tiny, "", "plan", "--repo", r.Dir, "Make helper add two")
+	if res.code != exitFailures || !strings.Contains(res.stderr, "over budget") || tinyCalls()["plan"] != 0 {
+		t.Errorf("tiny budget: exit %d, %q, %d plan calls; want 1, over budget, no plan call", res.code, res.stderr, tinyCalls()["plan"])
+	}
+	if got := mustRun(t, tiny, "sql", "--format", "csv", "select count(*) from raw.retrieval_llm_calls where call_type = 'assembly' and error like '%over budget%'"); got != "count_star()\n1\n" {
+		t.Errorf("assembly rows: %q", got)
+	}
 }
