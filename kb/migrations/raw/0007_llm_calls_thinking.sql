@@ -3,7 +3,8 @@
 ALTER TABLE retrieval_llm_calls ADD COLUMN thinking VARCHAR;
 
 -- The model calls under OpenTelemetry's GenAI semantic-convention names,
--- so trace tools and users' queries need no glossary.
+-- so trace tools and users' queries need no glossary ("assembly" rows,
+-- which record what context was cut and call no model, are left out).
 CREATE VIEW gen_ai_calls AS
 SELECT
     id                                                AS "call.id",
@@ -20,4 +21,5 @@ SELECT
     latency_ms / 1000.0                               AS "duration",
     error                                             AS "error.type",
     timestamp                                         AS "start_time"
-FROM retrieval_llm_calls;
+FROM retrieval_llm_calls
+WHERE call_type <> 'assembly';
