@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,7 +89,13 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 		return nil, err
 	}
 	clients := &stageClients{dir: opts.Dir, router: router, newClient: opts.NewClient, byStage: map[string]*llm.Logged{}}
-	runErr := run.stages(ctx, opts, g, clients)
+	sess, err := kb.OpenSession(opts.Dir, run.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	st := &sessionState{s: sess, remaining: stages}
+	runErr := errors.Join(sess.Put("task_query", map[string]string{"task": opts.Task, "repo": ready.Repo.Path}),
+		run.stages(ctx, opts, g, clients, st))
 	closeErr := clients.close()
 	end := kb.TaskRunEnd{Success: runErr == nil, TotalLatency: time.Since(start)}
 	if runErr == nil {
@@ -96,13 +103,16 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	}
 	bg := context.WithoutCancel(ctx)
 	finishErr := kb.WithWriter(bg, opts.Dir, kb.Raw, kb.Options{Command: "cra plan", Wait: kb.BatchWait}, func(w kb.Writer) error {
-		return kb.FinishTaskRun(bg, w.Conn, run.TaskID, end)
+		if err := kb.FinishTaskRun(bg, w.Conn, run.TaskID, end); err != nil {
+			return err
+		}
+		return sess.Archive(bg, w) // the run is over, done or failed: its session goes to the raw store
 	})
 	return run, errors.Join(runErr, closeErr, finishErr)
 }
 
 // stages runs the pipeline's stages, recording their decisions.
-func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, g *retrieval.KnowledgeGraph, clients *stageClients) error {
+func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, g *retrieval.KnowledgeGraph, clients *stageClients, st *sessionState) error {
 	client := func(stage string) (llm.Client, error) { return clients.get(stage) }
 	c, err := client(schema.StageTaskAnalysis)
 	if err != nil {
@@ -119,12 +129,18 @@ func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, g *retrieval.K
 	}
 	lim := retrieval.DefaultLimits
 	lim.CoChangeMin = opts.Config.Bootstrap.CoChangeMinCount
+	if err := st.done(schema.StageTaskAnalysis, seeds); err != nil {
+		return err
+	}
 	run.Candidates = retrieval.ExpandFrom(g, seeds, opts.Task, lim)
 	if c, err = client(schema.StageScope); err != nil {
 		return err
 	}
 	scope, err := retrieval.Scope(ctx, c, run.TaskID, opts.Task, run.Candidates, g.FileIDs())
 	if err != nil {
+		return err
+	}
+	if err := st.done(schema.StageScope, map[string]any{"candidates": run.Candidates, "kept": scope.Kept}); err != nil {
 		return err
 	}
 	decisions := scope.Decisions
@@ -147,12 +163,18 @@ func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, g *retrieval.K
 		}
 		run.Symbols, decisions = prec.Tiers, append(decisions, prec.Decisions...)
 	}
+	if err := st.done(schema.StagePrecision, run.Symbols); err != nil {
+		return err
+	}
 	budget, err := llm.NewBudget(opts.Config)
 	if err != nil {
 		return err
 	}
 	assembled, asmErr := retrieval.Assemble(opts.Task, run.Kept, syms, run.Symbols, budget)
 	in = assembled.Input
+	if err := st.s.Put("final_context", map[string]any{"plan_input": in, "cut": assembled.Cut}); err != nil {
+		return err
+	}
 	var assembly []kb.LLMCall
 	if len(assembled.Cut) > 0 || asmErr != nil {
 		// What was cut to fit, as the spec's "assembly" row: no model call.
@@ -180,8 +202,27 @@ func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, g *retrieval.K
 	if c, err = client(schema.StagePlan); err != nil {
 		return err
 	}
-	run.Plan, err = Plan(ctx, c, run.TaskID, in, g.Exists)
-	return err
+	if run.Plan, err = Plan(ctx, c, run.TaskID, in, g.Exists); err != nil {
+		return err
+	}
+	if err := st.s.Put("plan_artifact", run.Plan); err != nil {
+		return err
+	}
+	return st.done(schema.StagePlan, run.Plan)
+}
+
+// sessionState records each finished stage in the run's session: its
+// output (stage_output_<stage>) and the progress (stage_progress).
+type sessionState struct {
+	s                    *kb.Session
+	completed, remaining []string
+}
+
+func (st *sessionState) done(stage string, output any) error {
+	st.completed = append(st.completed, stage)
+	st.remaining = slices.DeleteFunc(slices.Clone(st.remaining), func(s string) bool { return s == stage })
+	return errors.Join(st.s.Put("stage_output_"+stage, output),
+		st.s.Put("stage_progress", map[string][]string{"completed": st.completed, "remaining": st.remaining}))
 }
 
 // symbolsOf lists the symbols of the kept files, in file order.

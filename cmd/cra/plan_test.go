@@ -95,6 +95,18 @@ func TestPlanCommand(t *testing.T) {
 		t.Errorf("decisions:\n%s", decisions)
 	}
 
+	// The session: archived into the raw store with every stage's output,
+	// its file removed.
+	if entries, _ := os.ReadDir(filepath.Join(home, "sessions")); len(entries) != 0 {
+		t.Errorf("session files left: %v", entries)
+	}
+	keys := mustRun(t, home, "sql", "--format", "csv", "select unnest(json_keys(decode(session_blob)::JSON)) as k from raw.session_archives where task_id = '"+taskID+"' order by 1")
+	for _, k := range []string{"final_context", "plan_artifact", "stage_output_plan", "stage_output_precision", "stage_output_scope", "stage_output_task_analysis", "stage_progress", "task_query"} {
+		if !strings.Contains(keys, "\n"+k+"\n") {
+			t.Errorf("the archived session lacks %s:\n%s", k, keys)
+		}
+	}
+
 	badSrv, badCalls := planServer(t, true)
 	badHome := newHome(t)
 	mustRun(t, badHome, "init", "--provider", "ollama", "--base-url", badSrv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
