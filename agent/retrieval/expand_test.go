@@ -194,3 +194,33 @@ func TestSeedsMergeMentionsAndTaskAnalysis(t *testing.T) {
 		t.Errorf("ExpandFrom: %+v; want each seed once, first reason kept", cands)
 	}
 }
+
+func TestRefineAddsWhatTheEvidenceNames(t *testing.T) {
+	g := memGraph{files: map[string][]string{
+		"app/store.py": {"Store"}, "app/api.py": {"handler"}, "app/cache.py": {"Cache", "evict"},
+		"tests/test_api.py": {"test_missing"}, "app/keys.py": {"KeyNormalizer"}, "docs/x.py": {},
+	}}
+	kept := []schema.ScopeCandidate{{Path: "app/store.py"}}
+	got, err := Refine(g, kept, schema.RefinementRequest{Reason: "AttributeError in evict",
+		MissingFiles: []string{"app/api.py", "app/store.py"}, MissingSymbols: []string{"evict"}, MissingTests: []string{"test_api"},
+		ErrorSignatures: []string{"KeyNormalizer raised on an empty key"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, c := range got {
+		paths = append(paths, c.Path+" | "+c.Reason)
+	}
+	want := []string{
+		"app/api.py | refinement: names app/api.py",
+		"app/cache.py | refinement: defines evict",
+		"tests/test_api.py | refinement: test test_api",
+		"app/keys.py | refinement: matches the error: key, normalizer",
+	}
+	if !reflect.DeepEqual(paths, want) {
+		t.Errorf("Refine:\n got %q\nwant %q", paths, want)
+	}
+	if _, err := Refine(g, kept, schema.RefinementRequest{Reason: "needs more context"}); err == nil {
+		t.Error("a request without evidence was accepted")
+	}
+}
