@@ -1,29 +1,28 @@
 package bootstrap
 
 import (
-	"path"
-	"strings"
+	"iter"
 
+	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/ingest/lang"
 )
 
-// FilesNamed returns the snapshot's files a token names: a path, a path
-// suffix (pkg/util.go) or a file name with an extension of a known language.
+// FilesNamed returns the snapshot's files a token names (the rule is
+// retrieval's, the same for every graph).
 func (s *snapshot) FilesNamed(tok string) []string {
-	if _, ok := s.index[tok]; ok {
-		return []string{tok}
-	}
-	if !strings.Contains(tok, "/") && lang.LanguageOf(tok) == "" {
-		return nil
-	}
-	var out []string
-	suffix := "/" + strings.TrimPrefix(tok, "/")
-	for _, f := range s.repo.Files {
-		if strings.HasSuffix(f.Path, suffix) {
-			out = append(out, f.Path)
+	return retrieval.FilesNamedIn(s.paths(false), func(p string) bool { _, ok := s.index[p]; return ok }, lang.LanguageOf, tok)
+}
+
+// paths are the snapshot's files in path order; sourceOnly keeps those
+// with facts (parsed source).
+func (s *snapshot) paths(sourceOnly bool) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i, f := range s.repo.Files {
+			if (!sourceOnly || s.facts[i] != nil) && !yield(f.Path) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // Definers returns the source files that declare a symbol named name, in
@@ -50,16 +49,5 @@ func (s *snapshot) Definers(name string, limit int) []string {
 // ModulesNamed returns the source files whose name without extension is
 // name (store → app/store.py).
 func (s *snapshot) ModulesNamed(name string) []string {
-	var out []string
-	for i, f := range s.facts {
-		if f == nil {
-			continue
-		}
-		p := s.repo.Files[i].Path
-		base := path.Base(p)
-		if strings.TrimSuffix(base, path.Ext(base)) == name {
-			out = append(out, p)
-		}
-	}
-	return out
+	return retrieval.ModulesNamedIn(s.paths(true), name)
 }

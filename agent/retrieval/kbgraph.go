@@ -3,9 +3,8 @@ package retrieval
 import (
 	"context"
 	"errors"
-	"path"
+	"iter"
 	"slices"
-	"strings"
 
 	"github.com/cra-dev/cra/kb"
 )
@@ -126,20 +125,7 @@ func each(ctx context.Context, q kb.Querier, query string, args []any, fn func(s
 }
 
 func (g *KnowledgeGraph) FilesNamed(tok string) []string {
-	if _, ok := g.language[tok]; ok {
-		return []string{tok}
-	}
-	if !strings.Contains(tok, "/") && g.opts.LanguageOf(tok) == "" {
-		return nil
-	}
-	var out []string
-	suffix := "/" + strings.TrimPrefix(tok, "/")
-	for _, p := range g.paths {
-		if strings.HasSuffix(p, suffix) {
-			out = append(out, p)
-		}
-	}
-	return out
+	return FilesNamedIn(slices.Values(g.paths), g.Exists, g.opts.LanguageOf, tok)
 }
 
 func (g *KnowledgeGraph) Definers(name string, limit int) []string {
@@ -156,14 +142,18 @@ func (g *KnowledgeGraph) Definers(name string, limit int) []string {
 }
 
 func (g *KnowledgeGraph) ModulesNamed(name string) []string {
-	var out []string
-	for _, p := range g.paths {
-		base := path.Base(p)
-		if g.opts.Source(p) && strings.TrimSuffix(base, path.Ext(base)) == name {
-			out = append(out, p)
+	return ModulesNamedIn(g.sources(), name)
+}
+
+// sources are the graph's parsed source files, in path order.
+func (g *KnowledgeGraph) sources() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, p := range g.paths {
+			if g.opts.Source(p) && !yield(p) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 func (g *KnowledgeGraph) Dependencies() []Edge { return g.edges }
