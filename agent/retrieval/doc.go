@@ -14,7 +14,9 @@
 // bootstrap's snapshot of it give identical candidates and scope prompts.
 // They still differ where co-change history branches: bootstrap counts
 // every commit committed before the commit on any branch, the index of a
-// revision only the commits reachable from it.
+// revision only the commits reachable from it; and tier 4 over an enriched
+// knowledge base also reads the promoted descriptions, which history does
+// not have.
 //
 // It also owns the pipeline's preflight (Preflight: models, knowledge base,
 // raw store, enrichment) and the merge of the model's task analysis with the
@@ -22,6 +24,6 @@
 //
 // It must not read a repository itself, and reads the stores only to load
 // a KnowledgeGraph and to check them before a run. Scope judgment by the
-// model, precision, assembly and tier 4's metadata matches come with the
-// rest of the retrieval issue.
+// model's scope caps as decisions, deterministic precision pre-tiers and a
+// richer context package come with the rest of the retrieval issue.
 package retrieval

@@ -17,7 +17,7 @@ type KnowledgeGraph struct {
 	language map[string]string // path → language
 	ids      map[string]int64  // path → files.id
 	top      map[string][]string
-	texts    map[string][]string // path → symbol names and docstrings
+	texts    map[string][]string // path → symbol names, docstrings and promoted metadata
 	definers map[string][]string // symbol name → files declaring it, in path order
 	edges    []Edge
 	co       map[string]map[string]int
@@ -76,6 +76,20 @@ func LoadKnowledgeGraph(ctx context.Context, q kb.Querier, repoID int64, opts Gr
 			g.texts[p] = append(g.texts[p], content)
 			return nil
 		})
+	}
+	if err == nil {
+		// Promoted descriptions (cra enrich --promote): a file's domain,
+		// module and concepts are words the lexical tier matches too.
+		err = each(ctx, q, `SELECT f.path, concat_ws(' ', m.domain, m.module, array_to_string(m.concepts, ' '))
+			FROM file_metadata m JOIN files f ON f.id = m.file_id WHERE f.repo_id = ? ORDER BY f.path`, []any{repoID},
+			func(scan func(...any) error) error {
+				var p, words string
+				if err := scan(&p, &words); err != nil {
+					return err
+				}
+				g.texts[p] = append(g.texts[p], words)
+				return nil
+			})
 	}
 	if err == nil {
 		err = each(ctx, q, `SELECT a.path, b.path FROM dependencies d JOIN files a ON a.id = d.source_file_id
