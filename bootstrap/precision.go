@@ -1,22 +1,14 @@
 package bootstrap
 
 import (
-	"regexp"
-
-	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/ingest/resolve"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// typeKinds are the symbol kinds a signature can name as a type.
-var typeKinds = map[string]bool{
-	lang.KindClass: true, lang.KindInterface: true, lang.KindTypeAlias: true, lang.KindEnum: true,
-}
-
 // buildPrecision tiers every symbol of the touched files at the parent
-// state: primary (innermost symbols overlapping a changed hunk), supporting
-// (calls or is called by a primary symbol), type_context (a type named in a
-// primary signature), excluded.
+// state with retrieval.DeterministicTiers, the primary symbols being the
+// innermost ones a changed hunk overlaps.
 func buildPrecision(changes []*fileChange, goModules map[string]string) schema.PrecisionTarget {
 	var files []*fileChange
 	repo := resolve.Repo{GoModules: goModules}
@@ -26,51 +18,31 @@ func buildPrecision(changes []*fileChange, goModules map[string]string) schema.P
 			repo.Files = append(repo.Files, c.before.resolveFile(c.path))
 		}
 	}
-	tier := make([][]string, len(files))
-	var primarySigs []string
+	// The symbols of all files in one list: offset[fi] is file fi's first.
+	offset := make([]int, len(files))
+	var syms []retrieval.TierSymbol
+	var primary []bool
 	for fi, c := range files {
-		tier[fi] = make([]string, len(c.before.symbols))
+		offset[fi] = len(syms)
 		idx, _ := touchedSymbols(c, true)
-		for i := range idx {
-			tier[fi][i] = schema.DetailPrimary
-			primarySigs = append(primarySigs, c.before.symbols[i].Signature)
+		for i, s := range c.before.symbols {
+			syms = append(syms, retrieval.TierSymbol{Name: s.Name, Kind: s.Kind, Signature: s.Signature})
+			primary = append(primary, idx[i])
 		}
 	}
+	var links []retrieval.SymbolLink
 	for _, e := range resolve.References(&repo) {
-		from, to := &tier[e.FromFile][e.FromSymbol], &tier[e.ToFile][e.ToSymbol]
-		switch {
-		case *from == schema.DetailPrimary && *to == "":
-			*to = schema.DetailSupporting
-		case *to == schema.DetailPrimary && *from == "":
-			*from = schema.DetailSupporting
-		}
+		links = append(links, retrieval.SymbolLink{From: offset[e.FromFile] + e.FromSymbol, To: offset[e.ToFile] + e.ToSymbol})
 	}
+	tiers := retrieval.DeterministicTiers(syms, primary, links)
 	out := schema.PrecisionTarget{Symbols: []schema.PrecisionSymbol{}}
 	for fi, c := range files {
 		for i, s := range c.before.symbols {
-			t := tier[fi][i]
-			if t == "" && typeKinds[s.Kind] && namedIn(s.Name, primarySigs) {
-				t = schema.DetailTypeContext
-			}
-			if t == "" {
-				t = schema.DetailExcluded
-			}
 			out.Symbols = append(out.Symbols, schema.PrecisionSymbol{
 				File: c.path, Name: s.Name, QualifiedName: qualifiedName(c.before.symbols, i), Kind: s.Kind,
-				StartLine: s.StartLine, EndLine: s.EndLine, Signature: s.Signature, Tier: t,
+				StartLine: s.StartLine, EndLine: s.EndLine, Signature: s.Signature, Tier: tiers[offset[fi]+i],
 			})
 		}
 	}
 	return out
-}
-
-// namedIn reports whether name occurs as a whole word in one of sigs.
-func namedIn(name string, sigs []string) bool {
-	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
-	for _, s := range sigs {
-		if re.MatchString(s) {
-			return true
-		}
-	}
-	return false
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -92,31 +93,60 @@ func renderPrecision(t *task, trim int) (rendered, bool, error) {
 	return rendered{p.System, p.User, prompt.RenderPrecision(resp), trim}, true, nil
 }
 
-// renderPlan: the signatures of the touched files (from the precision
-// target) as context; the answer is the plan. Trimming drops the
-// signatures of excluded symbols from the end.
+// renderPlan: the context package of the touched files as cra plan
+// assembles it (retrieval.ContextFiles over the precision target's tiers
+// and the files' parent text: primary symbols in full, supporting ones as
+// signatures, type definitions), the files in the order expansion proposed
+// them (files it did not reach last, by path); the answer is the plan.
+// Trimming cuts items in the order assembly does (retrieval.CutOrder).
 func renderPlan(t *task, trim int) (rendered, bool, error) {
 	plan, err := decodeTarget[schema.PlanArtifact](t, schema.StagePlan)
 	if err != nil {
 		return rendered{}, false, err
 	}
-	syms, ok, err := trimmedSymbols(t, trim)
-	if err != nil || !ok {
-		return rendered{}, ok, err
+	pt, err := decodeTarget[schema.PrecisionTarget](t, schema.StagePrecision)
+	if err != nil {
+		return rendered{}, false, err
 	}
-	in := prompt.PlanInput{Task: t.Task}
-	byFile := map[string]int{}
-	for _, s := range syms {
-		i, ok := byFile[s.File]
-		if !ok {
-			i = len(in.Files)
-			byFile[s.File] = i
-			in.Files = append(in.Files, prompt.PlanContext{Path: s.File})
+	content := map[string]string{}
+	if im, err := decodeTarget[schema.ImplementTarget](t, schema.StageImplement); err == nil {
+		for _, f := range im.Files {
+			content[f.Path] = f.Content
 		}
-		in.Files[i].Signatures = append(in.Files[i].Signatures, s.Signature)
 	}
-	sort.SliceStable(in.Files, func(i, j int) bool { return in.Files[i].Path < in.Files[j].Path })
-	p := prompt.PlanPrompt(prompt.PlanAtomic, in)
+	order := map[string]int{}
+	if s, err := decodeTarget[schema.ScopeTarget](t, schema.StageScope); err == nil {
+		for i, c := range s.Candidates {
+			order[c.Path] = i + 1
+		}
+	}
+	var facts []retrieval.FileFacts
+	at := map[string]int{}
+	for _, s := range pt.Symbols {
+		i, ok := at[s.File]
+		if !ok {
+			i = len(facts)
+			at[s.File] = i
+			facts = append(facts, retrieval.FileFacts{Path: s.File, Content: content[s.File]})
+		}
+		facts[i].Symbols = append(facts[i].Symbols, retrieval.FactSymbol{Key: s.File + ":" + s.QualifiedName, Tier: s.Tier,
+			Signature: s.Signature, StartLine: s.StartLine, EndLine: s.EndLine})
+	}
+	sort.SliceStable(facts, func(i, j int) bool {
+		a, b := order[facts[i].Path], order[facts[j].Path]
+		if (a == 0) != (b == 0) {
+			return b == 0
+		}
+		if a != b {
+			return a < b
+		}
+		return facts[i].Path < facts[j].Path
+	})
+	pkg, ok := retrieval.ContextFiles(facts, "", trim)
+	if !ok {
+		return rendered{}, false, nil
+	}
+	p := prompt.PlanPrompt(prompt.PlanAtomic, prompt.PlanInput{Task: t.Task, Files: pkg.Files})
 	return rendered{p.System, p.User, prompt.RenderPlan(plan), trim}, true, nil
 }
 

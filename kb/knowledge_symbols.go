@@ -118,3 +118,25 @@ func (k *KnowledgeBase) GetSymbolNeighbors(ctx context.Context, symbolID int64, 
 	}
 	return ns, nil
 }
+
+// SymbolReference is a resolved reference from one symbol to another.
+type SymbolReference struct {
+	Caller, Callee int64
+	Kind           string // call, inherit, type_ref
+}
+
+// GetReferencesAmong lists the references whose two ends are both among
+// ids, by caller, callee and kind, each once.
+func (k *KnowledgeBase) GetReferencesAmong(ctx context.Context, ids []int64) ([]SymbolReference, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rs, err := queryList(ctx, k.q, func(r *SymbolReference) []any { return []any{&r.Caller, &r.Callee, &r.Kind} },
+		`SELECT DISTINCT caller_symbol_id, callee_symbol_id, reference_kind FROM symbol_references
+		WHERE list_contains(?::BIGINT[], caller_symbol_id) AND list_contains(?::BIGINT[], callee_symbol_id)
+		ORDER BY 1, 2, 3`, ids, ids)
+	if err != nil {
+		return nil, fmt.Errorf("kb: references among %d symbols: %w", len(ids), err)
+	}
+	return rs, nil
+}

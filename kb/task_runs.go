@@ -81,19 +81,20 @@ type Decision struct {
 	SymbolID    *int64 // nil for a file-level decision
 	DetailLevel string // precision: primary, supporting, type_context, excluded
 	Tier        string // scope: the expansion tier
+	Rank        int    // scope: the rank within the tier (0: none)
 	Included    bool
 	Reason      string
 	At          time.Time
 }
 
-var decisionColumns = []string{"task_id", "stage", "file_id", "symbol_id", "detail_level", "tier", "included", "reason", "timestamp"}
+var decisionColumns = []string{"task_id", "stage", "file_id", "symbol_id", "detail_level", "tier", "rank", "included", "reason", "timestamp"}
 
 // AppendDecisions appends decisions through the writer's Appender, in its
 // current transaction.
 func AppendDecisions(w Writer, decisions []Decision) error {
 	rows := make([][]driver.Value, len(decisions))
 	for i, d := range decisions {
-		var sym, detail, tier, reason any
+		var sym, detail, tier, rank, reason any
 		if d.SymbolID != nil {
 			sym = *d.SymbolID
 		}
@@ -103,10 +104,13 @@ func AppendDecisions(w Writer, decisions []Decision) error {
 		if d.Tier != "" {
 			tier = d.Tier
 		}
+		if d.Rank > 0 {
+			rank = int32(d.Rank)
+		}
 		if d.Reason != "" {
 			reason = d.Reason
 		}
-		rows[i] = []driver.Value{d.TaskID, d.Stage, d.FileID, sym, detail, tier, d.Included, reason, d.At}
+		rows[i] = []driver.Value{d.TaskID, d.Stage, d.FileID, sym, detail, tier, rank, d.Included, reason, d.At}
 	}
 	return w.AppendAll("retrieval_decisions", decisionColumns, rows)
 }

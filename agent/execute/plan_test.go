@@ -20,7 +20,7 @@ const goodPlan = `{"task_summary": "Default for Store.get", "affected_files": [{
 
 func TestPlanPassChecksThePlanAgainstTheRepository(t *testing.T) {
 	exists := func(p string) bool { return p == "app/store.py" }
-	in := prompt.PlanInput{Task: "Let Store.get return a default", Files: []prompt.PlanContext{{Path: "app/store.py", Signatures: []string{"class Store:"}}}}
+	in := prompt.PlanInput{Task: "Let Store.get return a default", Files: []prompt.ContextFile{{Path: "app/store.py", Symbols: []prompt.ContextSymbol{{Tier: "primary", Text: "class Store:"}}}}}
 	for _, tc := range []struct {
 		name    string
 		replies []fakellm.Reply

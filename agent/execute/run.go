@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
@@ -93,9 +92,19 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &sessionState{s: sess, remaining: stages}
-	runErr := errors.Join(sess.Put("task_query", map[string]string{"task": opts.Task, "repo": ready.Repo.Path}),
-		run.stages(ctx, opts, g, clients, st))
+	budget, err := llm.NewBudget(opts.Config)
+	if err != nil {
+		return nil, err
+	}
+	lim := retrieval.DefaultLimits
+	lim.CoChangeMin = opts.Config.Bootstrap.CoChangeMinCount
+	pipe := &retrieval.Pipeline{KB: kb.NewKnowledgeBase(curated.DB), Repo: *ready.Repo, Graph: g, Limits: lim, Budget: budget,
+		MaxRefinements: opts.Config.Orchestrator.MaxRefinementLoops, Client: clients.get, Record: recordRaw(opts.Dir, "cra plan"),
+		Session: sess, Execute: schema.StagePlan, Log: opts.Log,
+		Render: func(p retrieval.Package) prompt.Prompt {
+			return prompt.PlanPrompt(prompt.PlanAtomic, prompt.PlanInput{Task: opts.Task, Files: p.Files})
+		}}
+	runErr := run.stages(ctx, opts, pipe, clients)
 	closeErr := clients.close()
 	end := kb.TaskRunEnd{Success: runErr == nil, TotalLatency: time.Since(start)}
 	if runErr == nil {
@@ -111,138 +120,36 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	return run, errors.Join(runErr, closeErr, finishErr)
 }
 
-// stages runs the pipeline's stages, recording their decisions.
-func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, g *retrieval.KnowledgeGraph, clients *stageClients, st *sessionState) error {
-	client := func(stage string) (llm.Client, error) { return clients.get(stage) }
-	c, err := client(schema.StageTaskAnalysis)
+// stages retrieves the task's context, then runs the plan pass on it.
+func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, pipe *retrieval.Pipeline, clients *stageClients) error {
+	rc, err := pipe.Run(ctx, run.TaskID, opts.Task)
+	if rc != nil {
+		run.Candidates, run.Kept, run.Symbols = rc.Candidates, rc.KeptPaths(), rc.Symbols
+	}
 	if err != nil {
 		return err
 	}
-	_, seeds, err := retrieval.AnalyzeTask(ctx, c, run.TaskID, opts.Task, g)
-	var unusable *retrieval.UnusableAnswerError
-	switch {
-	case errors.As(err, &unusable):
-		opts.Log.Warn("task analysis unusable: seeding from the task's own words", "error", err)
-		seeds = retrieval.Mentions(opts.Task, g)
-	case err != nil:
-		return err
-	}
-	lim := retrieval.DefaultLimits
-	lim.CoChangeMin = opts.Config.Bootstrap.CoChangeMinCount
-	if err := st.done(schema.StageTaskAnalysis, seeds); err != nil {
-		return err
-	}
-	run.Candidates = retrieval.ExpandFrom(g, seeds, opts.Task, lim)
-	if c, err = client(schema.StageScope); err != nil {
-		return err
-	}
-	scope, err := retrieval.Scope(ctx, c, run.TaskID, opts.Task, run.Candidates, g.FileIDs())
+	c, err := clients.get(schema.StagePlan)
 	if err != nil {
 		return err
 	}
-	if err := st.done(schema.StageScope, map[string]any{"candidates": run.Candidates, "kept": scope.Kept}); err != nil {
+	if run.Plan, err = Plan(ctx, c, run.TaskID, prompt.PlanInput{Task: opts.Task, Files: rc.Package.Files}, pipe.Graph.Exists); err != nil {
 		return err
 	}
-	decisions := scope.Decisions
-	var syms []retrieval.SymbolCandidate
-	for _, cand := range scope.Kept {
-		run.Kept = append(run.Kept, cand.Path)
-	}
-	if syms, err = symbolsOf(ctx, opts, g, run.Kept); err != nil {
-		return err
-	}
-	run.Symbols = map[string]string{}
-	var in prompt.PlanInput
-	if len(syms) > 0 {
-		if c, err = client(schema.StagePrecision); err != nil {
-			return err
-		}
-		prec, err := retrieval.Precision(ctx, c, run.TaskID, opts.Task, syms)
-		if err != nil {
-			return err
-		}
-		run.Symbols, decisions = prec.Tiers, append(decisions, prec.Decisions...)
-	}
-	if err := st.done(schema.StagePrecision, run.Symbols); err != nil {
-		return err
-	}
-	budget, err := llm.NewBudget(opts.Config)
-	if err != nil {
-		return err
-	}
-	assembled, asmErr := retrieval.Assemble(opts.Task, run.Kept, syms, run.Symbols, budget)
-	in = assembled.Input
-	if err := st.s.Put("final_context", map[string]any{"plan_input": in, "cut": assembled.Cut}); err != nil {
-		return err
-	}
-	var assembly []kb.LLMCall
-	if len(assembled.Cut) > 0 || asmErr != nil {
-		// What was cut to fit, as the spec's "assembly" row: no model call.
-		cut := strings.Join(assembled.Cut, "\n")
-		row := kb.LLMCall{TaskID: run.TaskID, CallType: "assembly", StageName: schema.StagePlan, Model: "none", Provider: "cra",
-			Prompt: fmt.Sprintf("fit the plan context to %d tokens", budget.ContextLimit()), Response: &cut, At: time.Now().UTC()}
-		if asmErr != nil {
-			row.Error = asmErr.Error()
-		}
-		assembly = append(assembly, row)
-	}
-	if err := kb.WithWriter(ctx, opts.Dir, kb.Raw, kb.Options{Command: "cra plan", Wait: kb.BatchWait}, func(w kb.Writer) error {
-		return w.Tx(ctx, func() error {
-			if err := kb.AppendDecisions(w, decisions); err != nil {
-				return err
-			}
-			return kb.AppendLLMCalls(w, assembly)
+	return errors.Join(pipe.Session.Put("plan_artifact", run.Plan), pipe.Session.Put(retrieval.KeyStageOutput+schema.StagePlan, run.Plan),
+		pipe.Session.Put(retrieval.KeyStageProgress, map[string][]string{"completed": append(slices.Clone(retrieval.Stages), schema.StagePlan), "remaining": {}}))
+}
+
+// recordRaw appends decisions and model-less call rows to the raw store
+// in one transaction.
+func recordRaw(dir, command string) func(context.Context, []kb.Decision, []kb.LLMCall) error {
+	return func(ctx context.Context, decisions []kb.Decision, calls []kb.LLMCall) error {
+		return kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: command, Wait: kb.BatchWait}, func(w kb.Writer) error {
+			return w.Tx(ctx, func() error {
+				return errors.Join(kb.AppendDecisions(w, decisions), kb.AppendLLMCalls(w, calls))
+			})
 		})
-	}); err != nil {
-		return err
 	}
-	if asmErr != nil {
-		return asmErr
-	}
-	if c, err = client(schema.StagePlan); err != nil {
-		return err
-	}
-	if run.Plan, err = Plan(ctx, c, run.TaskID, in, g.Exists); err != nil {
-		return err
-	}
-	if err := st.s.Put("plan_artifact", run.Plan); err != nil {
-		return err
-	}
-	return st.done(schema.StagePlan, run.Plan)
-}
-
-// sessionState records each finished stage in the run's session: its
-// output (stage_output_<stage>) and the progress (stage_progress).
-type sessionState struct {
-	s                    *kb.Session
-	completed, remaining []string
-}
-
-func (st *sessionState) done(stage string, output any) error {
-	st.completed = append(st.completed, stage)
-	st.remaining = slices.DeleteFunc(slices.Clone(st.remaining), func(s string) bool { return s == stage })
-	return errors.Join(st.s.Put("stage_output_"+stage, output),
-		st.s.Put("stage_progress", map[string][]string{"completed": st.completed, "remaining": st.remaining}))
-}
-
-// symbolsOf lists the symbols of the kept files, in file order.
-func symbolsOf(ctx context.Context, opts PlanOptions, g *retrieval.KnowledgeGraph, paths []string) ([]retrieval.SymbolCandidate, error) {
-	curated, err := kb.Open(ctx, opts.Dir, kb.Curated, kb.Options{Command: "cra plan", Wait: kb.BatchWait})
-	if err != nil {
-		return nil, err
-	}
-	defer curated.Close()
-	k := kb.NewKnowledgeBase(curated.DB)
-	ids := g.FileIDs()
-	var out []retrieval.SymbolCandidate
-	for _, p := range paths {
-		syms, err := k.GetSymbolsForFile(ctx, ids[p], "")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, retrieval.SymbolCandidates(syms)...)
-	}
-	return out, nil
 }
 
 // stageClients are the run's model clients, one per stage (a stage may

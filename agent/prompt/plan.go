@@ -8,19 +8,12 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// PlanContext is a file the planner may read: its path and the signatures
-// of its symbols (plans name symbols; they do not need bodies).
-type PlanContext struct {
-	Path       string
-	Signatures []string
-}
-
-// PlanInput is the input of a plan pass: the task and the files it may
-// read; a part plan also gets its part of the meta plan; an adjustment the
+// PlanInput is the input of a plan pass: the task and the context package
+// (the files it may read, as retrieval assembled them); a part plan also gets its part of the meta plan; an adjustment the
 // steps done and left, their test results and the diff so far.
 type PlanInput struct {
 	Task  string
-	Files []PlanContext
+	Files []ContextFile
 	// Part is the meta plan's part a part_plan pass plans in detail.
 	Part *schema.MetaPart
 	// Done and Remaining are the steps of an adjustment pass.
@@ -60,12 +53,7 @@ var planSystems = map[string]string{
 func PlanPrompt(kind string, in PlanInput) Prompt {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task:\n%s\n\nFiles:\n", strings.TrimSpace(in.Task))
-	for _, f := range in.Files {
-		fmt.Fprintf(&b, "%s\n", f.Path)
-		for _, s := range f.Signatures {
-			fmt.Fprintf(&b, "    %s\n", strings.TrimSpace(s))
-		}
-	}
+	writeContext(&b, in.Files)
 	if in.Part != nil {
 		fmt.Fprintf(&b, "\nPart %s to plan:\n%s\nFiles: %s\n", in.Part.ID, strings.TrimSpace(in.Part.Description), strings.Join(in.Part.AffectedFiles, ", "))
 	}

@@ -20,11 +20,16 @@ func TestPromptsGolden(t *testing.T) {
 		"precision": PrecisionPrompt(PrecisionInput{Task: task, Symbols: []PrecisionSymbol{
 			{File: "app/store.py", QualifiedName: "Store.get", Kind: "method", Signature: "    def get(self, key):"},
 		}}),
-		"plan": PlanPrompt(PlanAtomic, PlanInput{Task: task, Files: []PlanContext{
-			{Path: "app/store.py", Signatures: []string{"class Store:", "    def get(self, key):"}},
+		"plan": PlanPrompt(PlanAtomic, PlanInput{Task: task, Files: []ContextFile{
+			{Path: "app/store.py", Symbols: []ContextSymbol{
+				{Tier: "primary", Text: "    def get(self, key):\n        if key not in self.data:\n            return None\n\n        return self.data[key]"},
+				{Tier: "supporting", Text: "def put(self, key, value):\n    Store value under key."},
+			}, Rationale: []string{"line 3: # None, not KeyError: callers test for it"},
+				Notes: []string{"changed with app/api.py in 4 earlier commits", "commit 1a2b3c4 (2024-03-01): Store: keep keys ordered"}},
+			{Path: "app/api.py"},
 		}}),
 		"meta_plan": PlanPrompt(PlanMeta, PlanInput{Task: task}),
-		"part_plan": PlanPrompt(PlanPart, PlanInput{Task: task, Files: []PlanContext{{Path: "app/store.py", Signatures: []string{"class Store:"}}},
+		"part_plan": PlanPrompt(PlanPart, PlanInput{Task: task, Files: []ContextFile{{Path: "app/store.py", Symbols: []ContextSymbol{{Tier: "type_context", Text: "class Store:"}}}},
 			Part: &schema.MetaPart{ID: "p1", Description: "Give Store.get a default", AffectedFiles: []string{"app/store.py"}}}),
 		"adjustment": PlanPrompt(PlanAdjustment, PlanInput{Task: task,
 			Done:         []schema.PlanStep{{ID: "s1", Description: "Add the default parameter"}},

@@ -43,11 +43,45 @@ func Expand(g Graph, task string, lim Limits) []schema.ScopeCandidate {
 // model's task analysis at inference, the mentions alone in bootstrap.
 // task still feeds the lexical tier.
 func ExpandFrom(g Graph, seedMentions []Mention, task string, lim Limits) []schema.ScopeCandidate {
-	var cands []schema.ScopeCandidate
+	return ExpandAll(g, seedMentions, task, lim).Candidates
+}
+
+// Expansion is what tiered expansion proposed: the candidates, and the
+// files a tier proposed beyond its cap.
+type Expansion struct {
+	Candidates []schema.ScopeCandidate
+	// Capped are the files tiers 2–4 proposed past their caps, best first
+	// within a tier (at most MaxCappedPerTier each), with the rank they
+	// would have had and why they were proposed. They are no candidates:
+	// inference records each as a decision, so a cap that hides the file a
+	// change needed shows in the logs.
+	Capped []schema.ScopeCandidate
+}
+
+// MaxCappedPerTier bounds the capped files recorded per tier (a core
+// module can have hundreds of importers, and the lexical tier matches
+// every file sharing a word).
+const MaxCappedPerTier = 50
+
+// ExpandAll is ExpandFrom with the capped files too.
+func ExpandAll(g Graph, seedMentions []Mention, task string, lim Limits) Expansion {
+	var cands, capped []schema.ScopeCandidate
 	taken := map[string]bool{}
 	add := func(p string, tier int, reason string) {
 		taken[p] = true
 		cands = append(cands, schema.ScopeCandidate{Path: p, Tier: tier, Reason: reason})
+	}
+	// keep adds the first n of ranked paths as candidates and records the
+	// next ones as capped.
+	keep := func(paths []string, n, tier int, reason func(string) string) {
+		for i, p := range paths {
+			switch {
+			case i < n:
+				add(p, tier, reason(p))
+			case i < n+MaxCappedPerTier:
+				capped = append(capped, schema.ScopeCandidate{Path: p, Tier: tier, Rank: i + 1, Reason: reason(p)})
+			}
+		}
 	}
 
 	// Tier 1: seeds, in order of mention.
@@ -98,9 +132,7 @@ func ExpandFrom(g Graph, seedMentions []Mention, task string, lim Limits) []sche
 			why[other] = verb + seed
 		}
 	}
-	for _, p := range ranked(links, co, lim.Dependencies) {
-		add(p, schema.TierDependency, why[p])
-	}
+	keep(ranked(links, co), lim.Dependencies, schema.TierDependency, func(p string) string { return why[p] })
 
 	// Tier 3: co-change neighbours above the minimum count that still exist.
 	coCands := map[string]int{}
@@ -109,23 +141,25 @@ func ExpandFrom(g Graph, seedMentions []Mention, task string, lim Limits) []sche
 			coCands[p] = n
 		}
 	}
-	for _, p := range ranked(coCands, nil, lim.CoChanges) {
-		add(p, schema.TierCoChange, fmt.Sprintf("changed with %s in %d earlier commits", coSeed[p], coCands[p]))
-	}
+	keep(ranked(coCands, nil), lim.CoChanges, schema.TierCoChange, func(p string) string {
+		return fmt.Sprintf("changed with %s in %d earlier commits", coSeed[p], coCands[p])
+	})
 
 	// Tier 4: files whose path, symbols and docstrings share words with the
 	// task (BM25), best first.
 	if lim.Lexical > 0 {
-		n := 0
+		var paths []string
+		words := map[string]string{}
 		for _, m := range newBM25(g.Documents()).search(Terms(task), lim.LexicalMinTerms) {
-			if n == lim.Lexical {
+			if len(paths) == lim.Lexical+MaxCappedPerTier {
 				break
 			}
 			if !taken[m.path] {
-				add(m.path, schema.TierLexical, "shares words with the task: "+strings.Join(m.matched[:min(3, len(m.matched))], ", "))
-				n++
+				paths = append(paths, m.path)
+				words[m.path] = strings.Join(m.matched[:min(3, len(m.matched))], ", ")
 			}
 		}
+		keep(paths, lim.Lexical, schema.TierLexical, func(p string) string { return "shares words with the task: " + words[p] })
 	}
 
 	rank := map[int]int{}
@@ -141,12 +175,12 @@ func ExpandFrom(g Graph, seedMentions []Mention, task string, lim Limits) []sche
 			c.Symbols = []string{}
 		}
 	}
-	return cands
+	return Expansion{Candidates: cands, Capped: capped}
 }
 
 // ranked orders the keys of score by score, then tie, descending, then by
-// path, and keeps the first n.
-func ranked(score, tie map[string]int, n int) []string {
+// path.
+func ranked(score, tie map[string]int) []string {
 	keys := make([]string, 0, len(score))
 	for k := range score {
 		keys = append(keys, k)
@@ -161,5 +195,5 @@ func ranked(score, tie map[string]int, n int) []string {
 		}
 		return a < b
 	})
-	return keys[:min(n, len(keys))]
+	return keys
 }

@@ -116,7 +116,7 @@ func TestMentions(t *testing.T) {
 		want []Mention
 	}{
 		{"Fix pkg/util.go for empty input", []Mention{{Files: []string{"pkg/util.go"}, Reason: "named in the message: pkg/util.go"}}},
-		{"Make `Slugify` strip spaces", []Mention{{Files: []string{"pkg/util.go"}, Reason: "defines Slugify"}}},
+		{"Make `Slugify` strip spaces", []Mention{{Files: []string{"pkg/util.go"}, Reason: "defines Slugify", Symbol: "Slugify"}}},
 		{"Speed up the store module", []Mention{{Files: []string{"app/store.py"}, Reason: "module store"}}},
 		{"Render the views faster", []Mention{{Files: []string{"app/views.py", "b/views.py"}, Reason: "module views"}}}, // a plain word: at most two files
 		{"Validate the forms first", nil}, // a plain word naming three modules says nothing
@@ -181,10 +181,10 @@ func TestSeedsMergeMentionsAndTaskAnalysis(t *testing.T) {
 	got := Seeds("Let Store.get return a default", prompt.TaskAnalysis{
 		Files: []string{"app/api.py", "missing.py"}, Symbols: []string{"slugify", "run", "Store"}}, g)
 	want := []Mention{
-		{Files: []string{"app/store.py"}, Reason: "mention: defines Store"},
+		{Files: []string{"app/store.py"}, Reason: "mention: defines Store", Symbol: "Store"},
 		{Files: []string{"app/api.py"}, Reason: "task_analysis: names app/api.py"},
-		{Files: []string{"app/util.py"}, Reason: "task_analysis: defines slugify"},
-		{Files: []string{"app/store.py"}, Reason: "task_analysis: defines Store"},
+		{Files: []string{"app/util.py"}, Reason: "task_analysis: defines slugify", Symbol: "slugify"},
+		{Files: []string{"app/store.py"}, Reason: "task_analysis: defines Store", Symbol: "Store"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Seeds:\n got %+v\nwant %+v", got, want)

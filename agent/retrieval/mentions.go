@@ -16,6 +16,9 @@ var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 type Mention struct {
 	Files  []string // paths of the state it names
 	Reason string
+	// Symbol is the symbol name the files define, when that is how they
+	// were found: the precision stage's first guess at a primary symbol.
+	Symbol string
 }
 
 // Mentions finds the files a task text names, in order of appearance:
@@ -55,7 +58,7 @@ func Mentions(text string, g Graph) []Mention {
 				limit = 2
 			}
 			if files := g.Definers(name, limit); len(files) > 0 && len(files) <= limit {
-				out = append(out, Mention{Files: files, Reason: "defines " + name})
+				out = append(out, Mention{Files: files, Reason: "defines " + name, Symbol: name})
 			} else if files := g.ModulesNamed(name); len(files) > 0 && len(files) <= limit {
 				out = append(out, Mention{Files: files, Reason: "module " + name})
 			}

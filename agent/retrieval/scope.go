@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -43,7 +44,20 @@ func Scope(ctx context.Context, client llm.Client, taskID, task string, cands []
 			res.Kept = append(res.Kept, c)
 		}
 		res.Decisions = append(res.Decisions, kb.Decision{TaskID: taskID, Stage: schema.StageScope, FileID: fileIDs[c.Path],
-			Tier: strconv.Itoa(c.Tier), Included: kept, Reason: reason + " (tier " + strconv.Itoa(c.Tier) + ": " + c.Reason + ")", At: now})
+			Tier: strconv.Itoa(c.Tier), Rank: c.Rank, Included: kept, Reason: reason + " (tier " + strconv.Itoa(c.Tier) + ": " + c.Reason + ")", At: now})
 	}
 	return res, nil
+}
+
+// CapDecisions are the scope decisions of the files expansion proposed past
+// a tier's cap: not included, the reason naming the cap.
+func CapDecisions(taskID string, capped []schema.ScopeCandidate, lim Limits, fileIDs map[string]int64) []kb.Decision {
+	caps := map[int]int{schema.TierDependency: lim.Dependencies, schema.TierCoChange: lim.CoChanges, schema.TierLexical: lim.Lexical}
+	now := time.Now().UTC()
+	out := make([]kb.Decision, 0, len(capped))
+	for _, c := range capped {
+		out = append(out, kb.Decision{TaskID: taskID, Stage: schema.StageScope, FileID: fileIDs[c.Path], Tier: strconv.Itoa(c.Tier),
+			Rank: c.Rank, Reason: fmt.Sprintf("cap: tier %d keeps %d candidates (%s)", c.Tier, caps[c.Tier], c.Reason), At: now})
+	}
+	return out
 }

@@ -85,8 +85,15 @@ func TestPrecisionTiersEverySymbol(t *testing.T) {
 	if cands[1].QualifiedName != "Store.get" {
 		t.Fatalf("qualified name %q, want Store.get", cands[1].QualifiedName)
 	}
+	// The deterministic guess: get is named, so primary; make_store calls
+	// it, so supporting; Store is no type named in get's signature.
+	guess := retrieval.GuessTiers(cands, map[string]bool{"get": true}, []kb.SymbolReference{{Caller: 12, Callee: 11, Kind: "call"}})
+	wantGuess := map[string]string{"app/store.py:Store": "excluded", "app/store.py:Store.get": "primary", "app/store.py:make_store": "supporting"}
+	if !reflect.DeepEqual(guess, wantGuess) {
+		t.Errorf("guess %v, want %v", guess, wantGuess)
+	}
 	srv := fakellm.New(t, fakellm.Reply{Text: `{"symbols": {"app/store.py:Store.get": "primary", "app/store.py:Store": "type_context", "app/x.py:nope": "primary"}}`})
-	res, err := retrieval.Precision(context.Background(), scopeClient(t, srv), "run1", "Let Store.get return a default", cands)
+	res, err := retrieval.Precision(context.Background(), scopeClient(t, srv), "run1", "Let Store.get return a default", cands, guess)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +101,15 @@ func TestPrecisionTiersEverySymbol(t *testing.T) {
 	if !reflect.DeepEqual(res.Tiers, want) {
 		t.Errorf("tiers %v, want %v", res.Tiers, want)
 	}
-	if len(res.Decisions) != 3 || *res.Decisions[1].SymbolID != 11 || res.Decisions[1].DetailLevel != "primary" || res.Decisions[2].Included {
+	if len(res.Decisions) != 3 || *res.Decisions[1].SymbolID != 11 || res.Decisions[1].DetailLevel != "primary" || res.Decisions[2].Included ||
+		res.Decisions[2].Reason != "tiered by the model (deterministic guess: supporting)" || res.Guessed {
 		t.Errorf("decisions %+v", res.Decisions)
+	}
+
+	// Two unusable answers: the guess stands in, and the decisions say so.
+	srv = fakellm.New(t, fakellm.Reply{Text: "no"}, fakellm.Reply{Text: "still no"})
+	res, err = retrieval.Precision(context.Background(), scopeClient(t, srv), "run1", "Let Store.get return a default", cands, guess)
+	if err != nil || !res.Guessed || !reflect.DeepEqual(res.Tiers, wantGuess) || !strings.HasPrefix(res.Decisions[0].Reason, "deterministic guess") {
+		t.Errorf("unusable answers: %+v, %v; want the guess", res, err)
 	}
 }

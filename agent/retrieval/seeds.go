@@ -25,7 +25,7 @@ func Seeds(task string, analysis prompt.TaskAnalysis, g Graph) []Mention {
 	}
 	for _, s := range analysis.Symbols {
 		if files := g.Definers(s, maxMentionMatches); len(files) > 0 && len(files) <= maxMentionMatches {
-			out = append(out, Mention{Files: files, Reason: SourceAnalysis + ": defines " + s})
+			out = append(out, Mention{Files: files, Reason: SourceAnalysis + ": defines " + s, Symbol: s})
 		}
 	}
 	return out

@@ -1,0 +1,96 @@
+package retrieval
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// Notes per kept file: the strongest co-change partners and the newest
+// commits.
+const (
+	factCoChanges = 3
+	factCommits   = 3
+)
+
+// LoadFileFacts gathers what assembly shows of a kept file from the
+// knowledge base: its text at the indexed state (read from the repository;
+// left out when it no longer matches the indexed hash, so line numbers
+// stay true), its symbols with their tiers and docstrings, its rationale
+// comments, its strongest co-change partners (at least minCoChange
+// commits) and its newest commits.
+func LoadFileFacts(ctx context.Context, k *kb.KnowledgeBase, repo kb.Repo, path string, syms []SymbolCandidate, tiers map[string]string, minCoChange int) (FileFacts, error) {
+	ff := FileFacts{Path: path}
+	f, err := k.GetFileByPath(ctx, repo.ID, path)
+	if err != nil {
+		return ff, err
+	}
+	if text, err := readIndexed(repo, f); err == nil {
+		ff.Content = text
+	}
+	docs, err := k.GetDocstringsForFile(ctx, f.ID)
+	if err != nil {
+		return ff, err
+	}
+	doc := map[int64]string{}
+	for _, d := range docs {
+		if d.SymbolID != nil && doc[*d.SymbolID] == "" {
+			doc[*d.SymbolID] = d.Content
+		}
+	}
+	for _, s := range syms {
+		if s.File == path {
+			ff.Symbols = append(ff.Symbols, FactSymbol{Key: s.Key(), Tier: tiers[s.Key()], Signature: s.Signature,
+				Docstring: doc[s.SymbolID], StartLine: s.StartLine, EndLine: s.EndLine})
+		}
+	}
+	comments, err := k.GetRationaleComments(ctx, f.ID)
+	if err != nil {
+		return ff, err
+	}
+	for _, c := range comments {
+		ff.Rationale = append(ff.Rationale, LineNote{Line: c.Line, Text: c.Content})
+	}
+	co, err := k.GetCoChangeNeighbors(ctx, f.ID, minCoChange)
+	if err != nil {
+		return ff, err
+	}
+	for _, n := range co[:min(len(co), factCoChanges)] {
+		ff.CoChanges = append(ff.CoChanges, fmt.Sprintf("changed with %s in %d commits", n.File.Path, n.Count))
+	}
+	commits, err := k.GetRecentCommitsForFile(ctx, f.ID, factCommits)
+	if err != nil {
+		return ff, err
+	}
+	for _, c := range commits {
+		subject, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
+		ff.Commits = append(ff.Commits, fmt.Sprintf("commit %.7s (%s): %s", c.Hash, c.Timestamp.UTC().Format("2006-01-02"), subject))
+	}
+	return ff, nil
+}
+
+// readIndexed reads a file as it was indexed: from the working tree or the
+// indexed commit, checked against the indexed content hash.
+func readIndexed(repo kb.Repo, f *kb.File) (string, error) {
+	var b []byte
+	var err error
+	if repo.TreeRev == "" || repo.TreeRev == "worktree" {
+		b, err = os.ReadFile(filepath.Join(repo.Path, filepath.FromSlash(f.Path)))
+	} else {
+		b, err = exec.Command("git", "-C", repo.Path, "show", repo.TreeRev+":"+f.Path).Output()
+	}
+	if err != nil {
+		return "", err
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != f.ContentHash {
+		return "", fmt.Errorf("%s changed since it was indexed", f.Path)
+	}
+	return string(b), nil
+}
