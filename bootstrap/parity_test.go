@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,14 +37,15 @@ func TestRetrievalOverTheKnowledgeBaseMatchesBootstrap(t *testing.T) {
 	opts := testOptions()
 	mine(t, home, opts, repo)
 
-	type row struct{ commit, parent, task, target string }
+	type row struct{ commit, parent, task, target, precision string }
 	var tasks []row
-	for _, r := range rawRows(t, home, `SELECT k.commit, k.parent, k.task, t.target::VARCHAR FROM synthetic_tasks k
+	for _, r := range rawRows(t, home, `SELECT k.commit, k.parent, k.task, t.target::VARCHAR, p.target::VARCHAR FROM synthetic_tasks k
 		JOIN synthetic_targets t ON t.task_id = k.id AND t.stage = 'scope'
+		JOIN synthetic_targets p ON p.task_id = k.id AND p.stage = 'precision'
 		WHERE json_array_length(t.target->'candidates') > 1 ORDER BY k.committed_at`) {
 		var x row
-		parts := strings.SplitN(r, "\t", 4)
-		x.commit, x.parent, x.task, x.target = parts[0], parts[1], parts[2], parts[3]
+		parts := strings.SplitN(r, "\t", 5)
+		x.commit, x.parent, x.task, x.target, x.precision = parts[0], parts[1], parts[2], parts[3], parts[4]
 		tasks = append(tasks, x)
 	}
 	if len(tasks) < 3 {
@@ -92,6 +94,51 @@ func TestRetrievalOverTheKnowledgeBaseMatchesBootstrap(t *testing.T) {
 			}
 			if a, b := scopePrompt(x.task, got), scopePrompt(x.task, want.Candidates); a != b {
 				t.Errorf("scope prompts differ:\n%s\n---\n%s", a, b)
+			}
+
+			// The precision prompt of the touched files, as inference lists
+			// their symbols from the knowledge base and as the ground truth
+			// holds them.
+			var pt schema.PrecisionTarget
+			if err := json.Unmarshal([]byte(x.precision), &pt); err != nil {
+				t.Fatal(err)
+			}
+			// Files in the order inference keeps them (expansion order;
+			// curate renders its examples in the same order).
+			var files []string
+			for _, s := range pt.Symbols {
+				if !slices.Contains(files, s.File) {
+					files = append(files, s.File)
+				}
+			}
+			at := func(p string) int {
+				if i := slices.IndexFunc(got, func(c schema.ScopeCandidate) bool { return c.Path == p }); i >= 0 {
+					return i
+				}
+				return len(got)
+			}
+			slices.SortStableFunc(files, func(a, b string) int { return at(a) - at(b) })
+			truth := prompt.PrecisionInput{Task: x.task}
+			for _, f := range files {
+				for _, s := range pt.Symbols {
+					if s.File == f {
+						truth.Symbols = append(truth.Symbols, prompt.PrecisionSymbol{File: s.File, QualifiedName: s.QualifiedName, Kind: s.Kind, Signature: s.Signature})
+					}
+				}
+			}
+			served := prompt.PrecisionInput{Task: x.task}
+			k := kb.NewKnowledgeBase(curated.DB)
+			for _, f := range files {
+				syms, err := k.GetSymbolsForFile(context.Background(), g.FileIDs()[f], "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range retrieval.SymbolCandidates(syms) {
+					served.Symbols = append(served.Symbols, c.PrecisionSymbol)
+				}
+			}
+			if a, b := prompt.PrecisionPrompt(served), prompt.PrecisionPrompt(truth); a != b {
+				t.Errorf("precision prompts differ:\n%s\n---\n%s", a.User, b.User)
 			}
 		})
 	}

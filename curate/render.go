@@ -75,8 +75,9 @@ func renderScope(t *task, trim int) (rendered, bool, error) {
 	return rendered{p.System, p.User, prompt.RenderScope(resp), trim}, true, nil
 }
 
-// renderPrecision: every symbol of the touched files; the answer tiers the
-// ones that matter. Trimming drops excluded symbols from the end.
+// renderPrecision: every symbol of the touched files, the files in the
+// order inference keeps them (scopeOrder); the answer tiers the ones that
+// matter. Trimming drops excluded symbols from the end.
 func renderPrecision(t *task, trim int) (rendered, bool, error) {
 	syms, ok, err := trimmedSymbols(t, trim)
 	if err != nil || !ok {
@@ -114,12 +115,6 @@ func renderPlan(t *task, trim int) (rendered, bool, error) {
 			content[f.Path] = f.Content
 		}
 	}
-	order := map[string]int{}
-	if s, err := decodeTarget[schema.ScopeTarget](t, schema.StageScope); err == nil {
-		for i, c := range s.Candidates {
-			order[c.Path] = i + 1
-		}
-	}
 	var facts []retrieval.FileFacts
 	at := map[string]int{}
 	for _, s := range pt.Symbols {
@@ -132,16 +127,8 @@ func renderPlan(t *task, trim int) (rendered, bool, error) {
 		facts[i].Symbols = append(facts[i].Symbols, retrieval.FactSymbol{Key: s.File + ":" + s.QualifiedName, Tier: s.Tier,
 			Signature: s.Signature, StartLine: s.StartLine, EndLine: s.EndLine})
 	}
-	sort.SliceStable(facts, func(i, j int) bool {
-		a, b := order[facts[i].Path], order[facts[j].Path]
-		if (a == 0) != (b == 0) {
-			return b == 0
-		}
-		if a != b {
-			return a < b
-		}
-		return facts[i].Path < facts[j].Path
-	})
+	before := scopeOrder(t)
+	sort.SliceStable(facts, func(i, j int) bool { return before(facts[i].Path, facts[j].Path) })
 	pkg, ok := retrieval.ContextFiles(facts, "", trim)
 	if !ok {
 		return rendered{}, false, nil
@@ -150,13 +137,41 @@ func renderPlan(t *task, trim int) (rendered, bool, error) {
 	return rendered{p.System, p.User, prompt.RenderPlan(plan), trim}, true, nil
 }
 
-// trimmedSymbols is the precision target's symbols without the last trim
-// excluded ones; ok is false when fewer can go.
+// scopeOrder orders files as inference keeps them: in the order expansion
+// proposed them (the scope target's candidates), files it did not reach
+// last, by path.
+func scopeOrder(t *task) func(a, b string) bool {
+	rank := map[string]int{}
+	if s, err := decodeTarget[schema.ScopeTarget](t, schema.StageScope); err == nil {
+		for i, c := range s.Candidates {
+			rank[c.Path] = i + 1
+		}
+	}
+	return func(a, b string) bool {
+		ra, rb := rank[a], rank[b]
+		if (ra == 0) != (rb == 0) {
+			return rb == 0
+		}
+		if ra != rb {
+			return ra < rb
+		}
+		return a < b
+	}
+}
+
+// trimmedSymbols is the precision target's symbols, their files in scope
+// order, without the last trim excluded ones; ok is false when fewer can
+// go.
 func trimmedSymbols(t *task, trim int) ([]schema.PrecisionSymbol, bool, error) {
 	pt, err := decodeTarget[schema.PrecisionTarget](t, schema.StagePrecision)
 	if err != nil {
 		return nil, false, err
 	}
+	before := scopeOrder(t)
+	sort.SliceStable(pt.Symbols, func(i, j int) bool {
+		a, b := pt.Symbols[i].File, pt.Symbols[j].File
+		return a != b && before(a, b)
+	})
 	syms := dropLast(pt.Symbols, trim, func(s schema.PrecisionSymbol) bool { return s.Tier == schema.DetailExcluded })
 	return syms, syms != nil || trim == 0, nil
 }

@@ -40,7 +40,7 @@ type Pipeline struct {
 	// its prompt, which the package must fit.
 	Execute string
 	Render  func(Package) prompt.Prompt
-	Log    *slog.Logger
+	Log     *slog.Logger
 }
 
 // Context is what retrieval found for a task, as the session holds it.
@@ -190,7 +190,7 @@ func (p *Pipeline) Reenter(ctx context.Context, taskID string) (*Context, error)
 		response = "added:\n" + strings.Join(merged, "\n")
 	}
 	merge := kb.LLMCall{TaskID: taskID, CallType: "refinement_merge", StageName: schema.StageScope, Model: "none", Provider: "cra",
-		Prompt: fmt.Sprintf("refinement %d of %d for: %s\nrequest: %s", c.Refinements, p.MaxRefinements, c.Task, reqJSON),
+		Prompt:   fmt.Sprintf("refinement %d of %d for: %s\nrequest: %s", c.Refinements, p.MaxRefinements, c.Task, reqJSON),
 		Response: &response, At: now}
 	if err := p.Record(ctx, decisions, []kb.LLMCall{merge}); err != nil {
 		return nil, err

@@ -12,8 +12,8 @@ import (
 )
 
 // planServer answers each pipeline stage by its system prompt; bad makes
-// the plan stage answer prose.
-func planServer(t *testing.T, bad bool) (*fakellm.Server, func() map[string]int) {
+// the plan stage answer prose. The plan prompts it got are in *planPrompts.
+func planServer(t *testing.T, bad bool, planPrompts ...*[]string) (*fakellm.Server, func() map[string]int) {
 	srv := fakellm.New(t)
 	var mu sync.Mutex
 	calls := map[string]int{}
@@ -21,6 +21,9 @@ func planServer(t *testing.T, bad bool) (*fakellm.Server, func() map[string]int)
 		system := req.Messages[0].Content
 		mu.Lock()
 		defer mu.Unlock()
+		if strings.HasPrefix(system, "You plan a code change") && len(planPrompts) > 0 {
+			*planPrompts[0] = append(*planPrompts[0], req.Messages[len(req.Messages)-1].Content)
+		}
 		switch {
 		case strings.HasPrefix(system, "You read a coding task"):
 			calls["task_analysis"]++
@@ -30,7 +33,9 @@ func planServer(t *testing.T, bad bool) (*fakellm.Server, func() map[string]int)
 			return fakellm.Reply{Text: `{"relevant": ["pkg/util.py", "pkg/main.py"]}`, Thinking: "util defines helper"}
 		case strings.HasPrefix(system, "You decide how much"):
 			calls["precision"]++
-			return fakellm.Reply{Text: `{"symbols": {"pkg/util.py:helper": "primary", "pkg/main.py:run": "supporting"}}`}
+			// A think block in the answer itself (a model ignoring think=false)
+			// that would break the JSON parser if it reached it.
+			return fakellm.Reply{Text: `<think>{"symbols": {unfinished</think>{"symbols": {"pkg/util.py:helper": "primary", "pkg/main.py:run": "supporting"}}`}
 		case strings.HasPrefix(system, "You plan a code change"):
 			calls["plan"]++
 			if bad {
@@ -51,7 +56,8 @@ func planServer(t *testing.T, bad bool) (*fakellm.Server, func() map[string]int)
 // task id, a decision per candidate and symbol; preflight's next steps;
 // unusable answers asked once more, then exit 1 with the failure logged.
 func TestPlanCommand(t *testing.T) {
-	srv, calls := planServer(t, false)
+	var prompts []string
+	srv, calls := planServer(t, false, &prompts)
 	home := newHome(t)
 	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
 	r := smallRepo(t)
@@ -87,12 +93,31 @@ func TestPlanCommand(t *testing.T) {
 	}
 	taskID := strings.Split(lines[1], ",")[0]
 	logged := mustRun(t, home, "sql", "--format", "csv", "select call_type, count(*), count(thinking) from raw.retrieval_llm_calls where task_id = '"+taskID+"' group by 1 order by 1")
-	if logged != "call_type,count_star(),count(thinking)\nplan,1,0\nprecision,1,0\nscope,1,1\ntask_analysis,1,0\n" {
+	// Thinking, in its own field or in the answer, is logged apart and
+	// never parsed: the precision answer was used at the first try.
+	if logged != "call_type,count_star(),count(thinking)\nplan,1,0\nprecision,1,1\nscope,1,1\ntask_analysis,1,0\n" {
 		t.Errorf("logged calls:\n%s", logged)
+	}
+	// The plan prompt holds the context package: the primary symbol in
+	// full, the supporting one as its signature, the history of the file.
+	if len(prompts) != 1 || !strings.Contains(prompts[0], "pkg/util.py\n    def helper(x):\n        return x + 1\n") ||
+		!strings.Contains(prompts[0], "pkg/main.py\n    def run():\n") || strings.Contains(prompts[0], "return helper(1)") ||
+		!strings.Contains(prompts[0], "[history] commit ") {
+		t.Errorf("plan prompt:\n%s", strings.Join(prompts, "\n---\n"))
 	}
 	decisions := mustRun(t, home, "sql", "--format", "csv", "select stage, count(*), count(*) filter (where included) from raw.retrieval_decisions where task_id = '"+taskID+"' group by 1 order by 1")
 	if !strings.HasPrefix(decisions, "stage,count_star(),") || !strings.Contains(decisions, "scope,2,2") || !strings.Contains(decisions, "precision,2,2") {
 		t.Errorf("decisions:\n%s", decisions)
+	}
+	// Scope decisions carry their tier and rank; precision ones the
+	// deterministic guess (helper is named by the task analysis: primary;
+	// run calls it: supporting).
+	detail := mustRun(t, home, "sql", "--format", "csv", "select stage, tier, rank, detail_level, reason from raw.retrieval_decisions where task_id = '"+taskID+"' order by stage, reason")
+	for _, want := range []string{"scope,1,1,,kept by the model (tier 1: mention: defines helper)", "scope,2,1,,kept by the model (tier 2: imports pkg/util.py)",
+		"precision,,,primary,tiered by the model (deterministic guess: primary)", "precision,,,supporting,tiered by the model (deterministic guess: supporting)"} {
+		if !strings.Contains(detail, want+"\n") {
+			t.Errorf("decisions lack %q:\n%s", want, detail)
+		}
 	}
 
 	// The session: archived into the raw store with every stage's output,
