@@ -87,7 +87,7 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	}); err != nil {
 		return nil, err
 	}
-	clients := &stageClients{dir: opts.Dir, router: router, newClient: opts.NewClient, byStage: map[string]*llm.Logged{}}
+	clients := &stageClients{dir: opts.Dir, router: router, newClient: opts.NewClient, margin: opts.Config.Budget.SafetyMargin, byStage: map[string]*llm.Logged{}}
 	sess, err := kb.OpenSession(opts.Dir, run.TaskID)
 	if err != nil {
 		return nil, err
@@ -158,6 +158,7 @@ type stageClients struct {
 	dir       string
 	router    *llm.Router
 	newClient func(llm.ModelConfig) (llm.Client, error)
+	margin    float64 // [budget] safety_margin, for the clients' hard gate
 	byStage   map[string]*llm.Logged
 }
 
@@ -169,6 +170,7 @@ func (s *stageClients) get(stage string) (llm.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.SafetyMargin = s.margin
 	inner, err := s.newClient(cfg)
 	if err != nil {
 		return nil, err

@@ -44,8 +44,13 @@ type ModelConfig struct {
 	// 0 here too means the server's default.
 	MaxTokens int
 	// ContextWindow is sent to Ollama as num_ctx (its own default is small
-	// and silently truncates prompts); 0 leaves the server default.
+	// and silently truncates prompts); 0 leaves the server default. The
+	// logged client refuses, unsent, a call whose prompt and completion
+	// cannot fit it (the hard gate of spec 4.4).
 	ContextWindow int
+	// SafetyMargin is the token estimate's margin for that gate
+	// ([budget] safety_margin).
+	SafetyMargin float64
 	// APIKeyEnv names the environment variable holding the API key:
 	// required for remote_api, optional for openai_compat, unused by ollama.
 	// The key is read once by New and never stored anywhere else.

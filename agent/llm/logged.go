@@ -65,7 +65,11 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 		return Response{}, ErrClosed
 	}
 	start := time.Now()
-	resp, err := l.inner.Complete(ctx, req)
+	var resp Response
+	err := l.gate(req)
+	if err == nil {
+		resp, err = l.inner.Complete(ctx, req)
+	}
 	row := kb.LLMCall{
 		TaskID: req.TaskID, CallType: req.CallType, StageName: req.StageName,
 		Model: l.cfg.Model, Provider: l.cfg.Provider,
@@ -96,6 +100,20 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 		return resp, errors.Join(err, ErrClosed) // closed during the call: it could not be logged
 	}
 	return resp, err
+}
+
+// gate is the hard gate before a call (spec 4.4): the system prompt, the
+// prompt and the completion's tokens must fit the model's context window,
+// or the call is refused unsent with ErrOverBudget (and logged so).
+func (l *Logged) gate(req Request) error {
+	if l.cfg.ContextWindow <= 0 {
+		return nil
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = l.cfg.MaxTokens
+	}
+	return Budget{ContextWindow: l.cfg.ContextWindow, SafetyMargin: l.cfg.SafetyMargin}.Check(req.System, req.Prompt, maxTokens)
 }
 
 // enqueue queues row for the writer unless the client is closed.

@@ -173,3 +173,30 @@ func TestLoggedClientAfterCloseAndCancel(t *testing.T) {
 		t.Errorf("%d calls sent, %d logged; want none", srv.Calls(), len(calls(t, home)))
 	}
 }
+
+// The hard gate: a prompt whose tokens and completion exceed the model's
+// context window is refused unsent, and the refusal is logged.
+func TestLoggedClientRefusesPromptsOverTheWindow(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Reply{Text: "fits"})
+	db, log := callStore(t)
+	cfg := llm.ModelConfig{Provider: llm.ProviderOllama, BaseURL: srv.OllamaURL(), Model: "m:1b", ContextWindow: 300, MaxTokens: 100, SafetyMargin: 0.1}
+	inner, _ := newClient(t, cfg)
+	c := llm.NewLogged(inner, cfg, log)
+	ctx := context.Background()
+	// 800 characters: ~220 tokens with the margin, + 100 of completion > 300.
+	_, err := c.Complete(ctx, llm.Request{System: "s", Prompt: strings.Repeat("x", 800), TaskID: "t1", CallType: "plan", StageName: "plan"})
+	if !errors.Is(err, llm.ErrOverBudget) || srv.Calls() != 0 {
+		t.Fatalf("over the window: %v after %d calls; want ErrOverBudget, none sent", err, srv.Calls())
+	}
+	// 600 characters: ~166 + 100 fits.
+	if r, err := c.Complete(ctx, llm.Request{System: "s", Prompt: strings.Repeat("x", 600), TaskID: "t1", CallType: "plan", StageName: "plan"}); err != nil || r.Text != "fits" {
+		t.Fatalf("within the window: %q, %v", r.Text, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows := calls(t, db)
+	if len(rows) != 2 || !strings.Contains(rows[0], "prompt over budget") || !strings.Contains(rows[1], "fits") {
+		t.Errorf("rows %q", rows)
+	}
+}
