@@ -6,24 +6,41 @@
 //
 // Tiers: 1 seeds (files the task names, or that define a symbol or are a
 // module it names), 2 direct dependencies (imports and importers of a
-// seed), 3 co-change neighbours of the seeds. Each tier is capped and
-// ranked deterministically.
+// seed), 3 co-change neighbours of the seeds, 4 lexical and metadata
+// matches (BM25 over the words of paths, symbol names and docstrings, and
+// promoted descriptions). Each tier is capped and ranked
+// deterministically; ExpandAll also returns the files past the caps, which
+// inference records as decisions.
 //
 // Parity (bootstrap's TestRetrievalOverTheKnowledgeBaseMatchesBootstrap):
 // on a linear history the knowledge base of a commit's parent revision and
-// bootstrap's snapshot of it give identical candidates and scope prompts.
-// They still differ where co-change history branches: bootstrap counts
-// every commit committed before the commit on any branch, the index of a
-// revision only the commits reachable from it; and tier 4 over an enriched
-// knowledge base also reads the promoted descriptions, which history does
-// not have.
+// bootstrap's snapshot of it give identical candidates and scope prompts,
+// and the same precision prompt for the touched files. They still differ
+// where co-change history branches: bootstrap counts every commit
+// committed before the commit on any branch, the index of a revision only
+// the commits reachable from it; and tier 4 over an enriched knowledge base
+// also reads the promoted descriptions, which history does not have.
 //
-// It also owns the pipeline's preflight (Preflight: models, knowledge base,
-// raw store, enrichment) and the merge of the model's task analysis with the
-// mentions (Seeds).
+// Precision: DeterministicTiers is the one rule for symbol tiers —
+// bootstrap's ground truth (primary: the symbols a hunk touches) and
+// inference's first guess (primary: the symbols the task names), which the
+// model's tiers replace and which stands in when its answer is unusable.
 //
-// It must not read a repository itself, and reads the stores only to load
-// a KnowledgeGraph and to check them before a run. Scope judgment by the
-// model's scope caps as decisions, deterministic precision pre-tiers and a
-// richer context package come with the rest of the retrieval issue.
+// Assembly: the context package (Assemble, ContextFiles) holds primary
+// symbols in full, supporting ones as signature and docstring, type
+// definitions, rationale comments and history notes, cut in CutOrder to
+// fit the budget. curate renders its plan examples through ContextFiles
+// too, from bootstrap's targets, which hold the files' text and the tiers
+// but no docstrings, comments or history notes: those appear at inference
+// only (a known difference; the plan stage's training prompts are a
+// subset of what inference shows).
+//
+// Pipeline runs it all for one task (Run) and re-enters it with a
+// refinement request (Reenter, spec section 8), writing each stage's
+// output to the task's session and each decision through its Record. It
+// also owns the preflight (Preflight) and the merge of the model's task
+// analysis with the mentions (Seeds).
+//
+// It reads a repository only for the text of kept files (LoadFileFacts,
+// checked against the indexed hash) and the stores through kb.
 package retrieval
