@@ -106,7 +106,7 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 		}}
 	runErr := run.stages(ctx, opts, pipe, clients)
 	closeErr := clients.close()
-	end := kb.TaskRunEnd{Success: runErr == nil, TotalLatency: time.Since(start)}
+	end := kb.TaskRunEnd{Success: runErr == nil, TotalTokens: clients.tokens(), TotalLatency: time.Since(start)}
 	if runErr == nil {
 		end.FinalPlan = run.Plan
 	}
@@ -182,6 +182,15 @@ func (s *stageClients) get(stage string) (llm.Client, error) {
 	})
 	s.byStage[stage] = c
 	return c, nil
+}
+
+// tokens sums the tokens the providers reported for the run's calls.
+func (s *stageClients) tokens() int64 {
+	var n int64
+	for _, c := range s.byStage {
+		n += c.Tokens()
+	}
+	return n
 }
 
 func (s *stageClients) close() error {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cra-dev/cra/kb"
@@ -41,7 +42,12 @@ type Logged struct {
 	// only when no Complete is sending on it.
 	qmu    sync.RWMutex
 	closed bool
+	tokens atomic.Int64 // prompt and completion tokens the provider reported
 }
+
+// Tokens is the sum of the prompt and completion tokens the provider
+// reported for this client's calls so far.
+func (l *Logged) Tokens() int64 { return l.tokens.Load() }
 
 // NewLogged wraps inner (built from cfg) so that its calls are logged.
 func NewLogged(inner Client, cfg ModelConfig, log CallLog) *Logged {
@@ -92,6 +98,11 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 			row.Thinking = &thinking
 		}
 		row.PromptTokens, row.CompletionTokens = resp.PromptTokens, resp.CompletionTokens
+		for _, n := range []*int{resp.PromptTokens, resp.CompletionTokens} {
+			if n != nil {
+				l.tokens.Add(int64(*n))
+			}
+		}
 		if resp.Latency > 0 {
 			row.Latency = resp.Latency
 		}

@@ -92,6 +92,11 @@ func TestPlanCommand(t *testing.T) {
 		t.Fatalf("task_runs:\n%s", run)
 	}
 	taskID := strings.Split(lines[1], ",")[0]
+	// The run's tokens are its calls' tokens, one stage override or not.
+	if got := mustRun(t, home, "sql", "--format", "csv", `select r.total_tokens = sum(c.prompt_tokens + c.completion_tokens) as same, r.total_tokens > 0 as some
+		from raw.task_runs r join raw.retrieval_llm_calls c using (task_id) group by r.total_tokens`); got != "same,some\ntrue,true\n" {
+		t.Errorf("total tokens: %q", got)
+	}
 	logged := mustRun(t, home, "sql", "--format", "csv", "select call_type, count(*), count(thinking) from raw.retrieval_llm_calls where task_id = '"+taskID+"' group by 1 order by 1")
 	// Thinking, in its own field or in the answer, is logged apart and
 	// never parsed: the precision answer was used at the first try.
