@@ -22,6 +22,7 @@ import (
 type PlanOptions struct {
 	Dir    string // the home
 	Repo   string // an indexed repository
+	Rev    string // the revision to plan at: the one indexed ("" for whichever is)
 	Task   string
 	Config config.Config
 	// GraphOptions say which files are parsed source (ingest knows).
@@ -58,6 +59,11 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	ready, err := retrieval.Preflight(ctx, opts.Dir, opts.Config, opts.Repo, llm.RoleReasoning)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Rev != "" {
+		if err := retrieval.CheckRevision(ready.Repo, opts.Rev); err != nil {
+			return nil, err
+		}
 	}
 	if !ready.Enriched {
 		opts.Log.Info("no enrichment for this repository: tier 4 matches words only (run `cra enrich` to add descriptions)")

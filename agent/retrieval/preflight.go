@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
+	"strings"
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/config"
@@ -74,4 +76,24 @@ func Preflight(ctx context.Context, dir string, cfg config.Config, repoPath stri
 		return nil, err
 	}
 	return r, nil
+}
+
+// CheckRevision checks that the knowledge base holds repo at rev (a commit
+// name git resolves): the pipeline reads the indexed state, so planning
+// at another revision needs that revision indexed.
+func CheckRevision(repo *kb.Repo, rev string) error {
+	out, err := exec.Command("git", "-C", repo.Path, "rev-parse", "--verify", "--quiet", rev+"^{commit}").Output()
+	if err != nil {
+		return &PreflightError{Problem: fmt.Sprintf("--rev %s is no commit of %s", rev, repo.Path), Fix: "name a commit, branch or tag of the repository"}
+	}
+	hash := strings.TrimSpace(string(out))
+	if repo.TreeRev != hash {
+		indexed := repo.TreeRev
+		if indexed == "" || indexed == "worktree" {
+			indexed = "its working tree"
+		}
+		return &PreflightError{Problem: fmt.Sprintf("the knowledge base holds %s at %s, not at %s", repo.Path, indexed, rev),
+			Fix: fmt.Sprintf("run `cra index --rev %s %s`", rev, repo.Path)}
+	}
+	return nil
 }

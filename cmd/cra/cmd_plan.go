@@ -21,6 +21,7 @@ import (
 type planOptions struct {
 	task   string
 	repo   string
+	rev    string
 	output string
 }
 
@@ -39,13 +40,14 @@ func (a *app) planCommand() *cli.Command {
 			"second ask; 2 when something is missing (config, index), with the next step.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "repo", Value: ".", Usage: "the indexed repository"},
+			&cli.StringFlag{Name: "rev", Usage: "plan at `REV` (a commit, branch or tag), which must be the revision indexed (`cra index --rev REV`); default: whichever is"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan JSON to `FILE`"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 || strings.TrimSpace(cmd.Args().First()) == "" {
 				return usagef(`plan needs one task, quoted: cra plan "Let Store.get return a default"`)
 			}
-			return a.runPlan(ctx, planOptions{task: cmd.Args().First(), repo: cmd.String("repo"), output: cmd.String("output")})
+			return a.runPlan(ctx, planOptions{task: cmd.Args().First(), repo: cmd.String("repo"), rev: cmd.String("rev"), output: cmd.String("output")})
 		},
 	}
 }
@@ -55,7 +57,7 @@ func (a *app) runPlan(ctx context.Context, opts planOptions) error {
 	if err != nil {
 		return err
 	}
-	run, err := execute.RunPlan(ctx, execute.PlanOptions{Dir: a.home.Dir, Repo: opts.repo, Task: opts.task, Config: cfg, Log: a.log,
+	run, err := execute.RunPlan(ctx, execute.PlanOptions{Dir: a.home.Dir, Repo: opts.repo, Rev: opts.rev, Task: opts.task, Config: cfg, Log: a.log,
 		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
 			Source: func(p string) bool { return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p) }}})
 	var pre *retrieval.PreflightError

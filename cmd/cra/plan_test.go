@@ -137,6 +137,24 @@ func TestPlanCommand(t *testing.T) {
 		}
 	}
 
+	// --rev: the revision must be the one indexed; the next step says how.
+	if res := cra(t, home, "", "plan", "--repo", r.Dir, "--rev", "HEAD~1", "Make helper add two"); res.code != exitUsage ||
+		!strings.Contains(res.stderr, "run `cra index --rev HEAD~1 "+r.Dir+"`") {
+		t.Errorf("--rev not indexed: exit %d, %q", res.code, res.stderr)
+	}
+	if res := cra(t, home, "", "plan", "--repo", r.Dir, "--rev", "no-such-branch", "Make helper add two"); res.code != exitUsage ||
+		!strings.Contains(res.stderr, "--rev no-such-branch is no commit") {
+		t.Errorf("--rev unknown: exit %d, %q", res.code, res.stderr)
+	}
+	revHome := newHome(t)
+	mustRun(t, revHome, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	mustRun(t, revHome, "index", "--rev", "HEAD~1", r.Dir)
+	prompts = nil
+	mustRun(t, revHome, "plan", "--repo", r.Dir, "--rev", "HEAD~1", "Make helper add two")
+	if len(prompts) != 1 || !strings.Contains(prompts[0], "def helper(x):\n        return x\n") {
+		t.Errorf("plan at HEAD~1 reads helper as it was then:\n%s", strings.Join(prompts, "\n---\n"))
+	}
+
 	badSrv, badCalls := planServer(t, true)
 	badHome := newHome(t)
 	mustRun(t, badHome, "init", "--provider", "ollama", "--base-url", badSrv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
