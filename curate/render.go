@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/cra-dev/cra/agent/prompt"
-	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -95,11 +94,11 @@ func renderPrecision(t *task, trim int) (rendered, bool, error) {
 }
 
 // renderPlan: the context package of the touched files as cra plan
-// assembles it (retrieval.ContextFiles over the precision target's tiers
+// assembles it (prompt.BuildContext over the precision target's tiers
 // and the files' parent text: primary symbols in full, supporting ones as
 // signatures, type definitions), the files in the order expansion proposed
 // them (files it did not reach last, by path); the answer is the plan.
-// Trimming cuts items in the order assembly does (retrieval.CutOrder).
+// Trimming cuts items in the order assembly does (prompt.CutOrder).
 func renderPlan(t *task, trim int) (rendered, bool, error) {
 	plan, err := decodeTarget[schema.PlanArtifact](t, schema.StagePlan)
 	if err != nil {
@@ -115,21 +114,21 @@ func renderPlan(t *task, trim int) (rendered, bool, error) {
 			content[f.Path] = f.Content
 		}
 	}
-	var facts []retrieval.FileFacts
+	var facts []prompt.FileFacts
 	at := map[string]int{}
 	for _, s := range pt.Symbols {
 		i, ok := at[s.File]
 		if !ok {
 			i = len(facts)
 			at[s.File] = i
-			facts = append(facts, retrieval.FileFacts{Path: s.File, Content: content[s.File]})
+			facts = append(facts, prompt.FileFacts{Path: s.File, Content: content[s.File]})
 		}
-		facts[i].Symbols = append(facts[i].Symbols, retrieval.FactSymbol{Key: s.File + ":" + s.QualifiedName, Tier: s.Tier,
+		facts[i].Symbols = append(facts[i].Symbols, prompt.FactSymbol{Key: s.File + ":" + s.QualifiedName, Tier: s.Tier,
 			Signature: s.Signature, StartLine: s.StartLine, EndLine: s.EndLine})
 	}
 	before := scopeOrder(t)
 	sort.SliceStable(facts, func(i, j int) bool { return before(facts[i].Path, facts[j].Path) })
-	pkg, ok := retrieval.ContextFiles(facts, "", trim)
+	pkg, ok := prompt.BuildContext(facts, "", trim)
 	if !ok {
 		return rendered{}, false, nil
 	}

@@ -107,7 +107,7 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	pipe := &retrieval.Pipeline{KB: kb.NewKnowledgeBase(curated.DB), Repo: *ready.Repo, Graph: g, Limits: lim, Budget: budget,
 		MaxRefinements: opts.Config.Orchestrator.MaxRefinementLoops, Client: clients.get, Record: recordRaw(opts.Dir, "cra plan"),
 		Session: sess, Execute: schema.StagePlan, Log: opts.Log,
-		Render: func(p retrieval.Package) prompt.Prompt {
+		Render: func(p prompt.Package) prompt.Prompt {
 			return prompt.PlanPrompt(prompt.PlanAtomic, prompt.PlanInput{Task: opts.Task, Files: p.Files})
 		}}
 	runErr := run.stages(ctx, opts, pipe, clients)

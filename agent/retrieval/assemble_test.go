@@ -11,11 +11,11 @@ import (
 )
 
 // planRender is the plan prompt over a package, as cra plan renders it.
-func planRender(p Package) prompt.Prompt {
+func planRender(p prompt.Package) prompt.Prompt {
 	return prompt.PlanPrompt(prompt.PlanAtomic, prompt.PlanInput{Task: "task", Files: p.Files, TestResults: p.Retry})
 }
 
-func assembleFacts() []FileFacts {
+func assembleFacts() []prompt.FileFacts {
 	long := strings.Repeat("x", 400) // ~110 tokens an item
 	content := strings.Join([]string{
 		"class T:",            // 1
@@ -28,15 +28,15 @@ func assembleFacts() []FileFacts {
 		"# keep: " + long,     // 8
 		"def unused(): pass"}, // 9
 		"\n")
-	return []FileFacts{{
+	return []prompt.FileFacts{{
 		Path: "a.py", Content: content,
-		Symbols: []FactSymbol{
+		Symbols: []prompt.FactSymbol{
 			{Key: "a.py:T", Tier: "type_context", Signature: "class T:", StartLine: 1, EndLine: 2},
 			{Key: "a.py:f", Tier: "primary", Signature: "def f(a: T):", StartLine: 3, EndLine: 5},
 			{Key: "a.py:g", Tier: "supporting", Signature: "def g(a):", Docstring: "Return a " + long, StartLine: 6, EndLine: 7},
 			{Key: "a.py:unused", Tier: "excluded", Signature: "def unused(): pass", StartLine: 9, EndLine: 9},
 		},
-		Rationale: []LineNote{{Line: 4, Text: "# why: in f's body"}, {Line: 8, Text: "# keep: " + long}},
+		Rationale: []prompt.LineNote{{Line: 4, Text: "# why: in f's body"}, {Line: 8, Text: "# keep: " + long}},
 		CoChanges: []string{"changed with b.py in 3 earlier commits " + long},
 		Commits:   []string{"commit 1a2b3c4 (2024-01-02): " + long},
 	}}
@@ -49,12 +49,12 @@ func assembleFacts() []FileFacts {
 func TestAssembleTrimsInTheDocumentedOrder(t *testing.T) {
 	facts := assembleFacts()
 	retry := "FAILED test_f - " + strings.Repeat("y", 400)
-	size := func(p Package) int {
+	size := func(p prompt.Package) int {
 		pr := planRender(p)
 		b := llm.Budget{}
 		return b.Estimate(pr.System) + b.Estimate(pr.User)
 	}
-	full, _ := ContextFiles(facts, retry, 0)
+	full, _ := prompt.BuildContext(facts, retry, 0)
 	if len(full.Cut) != 0 || full.Retry != retry {
 		t.Fatalf("nothing cut: %+v", full)
 	}
@@ -69,7 +69,7 @@ func TestAssembleTrimsInTheDocumentedOrder(t *testing.T) {
 	}
 	order := []string{"retry", "commits", "co_changes", "rationale", "supporting", "type_context"}
 	for k := 1; k <= len(order); k++ {
-		want, _ := ContextFiles(facts, retry, k)
+		want, _ := prompt.BuildContext(facts, retry, k)
 		b := llm.Budget{ContextWindow: size(want) + 1000, ReservedTokens: 1000}
 		got, err := Assemble(facts, retry, b, planRender)
 		if err != nil {
@@ -84,12 +84,12 @@ func TestAssembleTrimsInTheDocumentedOrder(t *testing.T) {
 			t.Errorf("budget for %d cuts: cut %v, want %v", k, got.Cut, order[:k])
 		}
 	}
-	least, _ := ContextFiles(facts, retry, len(order))
+	least, _ := prompt.BuildContext(facts, retry, len(order))
 	_, err := Assemble(facts, retry, llm.Budget{ContextWindow: size(least) - 1 + 1000, ReservedTokens: 1000}, planRender)
 	if !errors.Is(err, llm.ErrOverBudget) {
 		t.Errorf("the primary symbol alone over the limit: %v, want ErrOverBudget", err)
 	}
-	if _, ok := ContextFiles(facts, retry, len(order)+1); ok {
+	if _, ok := prompt.BuildContext(facts, retry, len(order)+1); ok {
 		t.Error("more cuts than items: ok")
 	}
 }
@@ -97,7 +97,7 @@ func TestAssembleTrimsInTheDocumentedOrder(t *testing.T) {
 // Without the file's text (curate has none for created files; a checkout
 // edited since indexing) a primary symbol is its signature and docstring.
 func TestAssembleWithoutContent(t *testing.T) {
-	facts := []FileFacts{{Path: "a.py", Symbols: []FactSymbol{
+	facts := []prompt.FileFacts{{Path: "a.py", Symbols: []prompt.FactSymbol{
 		{Key: "a.py:f", Tier: "primary", Signature: "def f():", Docstring: "Do f.\n\nMore.", StartLine: 1, EndLine: 3}}}}
 	p, err := Assemble(facts, "", llm.Budget{ContextWindow: 10_000, ReservedTokens: 100}, planRender)
 	if err != nil || len(p.Files) != 1 || len(p.Files[0].Symbols) != 1 || p.Files[0].Symbols[0].Text != "def f():\n    Do f." {

@@ -84,7 +84,7 @@ func BenchmarkRetrieval(b *testing.B) {
 					Client:  func(string) (llm.Client, error) { return stubModel{}, nil },
 					Record:  func(context.Context, []kb.Decision, []kb.LLMCall) error { return nil },
 					Session: sess, Execute: "plan", Log: slog.New(slog.DiscardHandler),
-					Render: func(p retrieval.Package) prompt.Prompt {
+					Render: func(p prompt.Package) prompt.Prompt {
 						return prompt.PlanPrompt(prompt.PlanAtomic, prompt.PlanInput{Task: task, Files: p.Files})
 					}}
 				c, err := p.Run(context.Background(), "bench", task)

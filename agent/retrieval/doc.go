@@ -26,11 +26,11 @@
 // inference's first guess (primary: the symbols the task names), which the
 // model's tiers replace and which stands in when its answer is unusable.
 //
-// Assembly: the context package (Assemble, ContextFiles) holds primary
-// symbols in full, supporting ones as signature and docstring, type
-// definitions, rationale comments and history notes, cut in CutOrder to
-// fit the budget. curate renders its plan examples through ContextFiles
-// too, from bootstrap's targets, which hold the files' text and the tiers
+// Assembly: the context package (prompt.BuildContext, fitted to the budget
+// by Assemble) holds primary symbols in full, supporting ones as signature
+// and docstring, type definitions, rationale comments and history notes,
+// cut in prompt.CutOrder to fit the budget. curate renders its plan
+// examples through prompt.BuildContext too, from bootstrap's targets, which hold the files' text and the tiers
 // but no docstrings, comments or history notes: those appear at inference
 // only (a known difference; the plan stage's training prompts are a
 // subset of what inference shows).

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -26,8 +27,8 @@ const (
 // stay true), its symbols with their tiers and docstrings, its rationale
 // comments, its strongest co-change partners (at least minCoChange
 // commits) and its newest commits.
-func LoadFileFacts(ctx context.Context, k *kb.KnowledgeBase, repo kb.Repo, path string, syms []SymbolCandidate, tiers map[string]string, minCoChange int) (FileFacts, error) {
-	ff := FileFacts{Path: path}
+func LoadFileFacts(ctx context.Context, k *kb.KnowledgeBase, repo kb.Repo, path string, syms []SymbolCandidate, tiers map[string]string, minCoChange int) (prompt.FileFacts, error) {
+	ff := prompt.FileFacts{Path: path}
 	f, err := k.GetFileByPath(ctx, repo.ID, path)
 	if err != nil {
 		return ff, err
@@ -47,7 +48,7 @@ func LoadFileFacts(ctx context.Context, k *kb.KnowledgeBase, repo kb.Repo, path 
 	}
 	for _, s := range syms {
 		if s.File == path {
-			ff.Symbols = append(ff.Symbols, FactSymbol{Key: s.Key(), Tier: tiers[s.Key()], Signature: s.Signature,
+			ff.Symbols = append(ff.Symbols, prompt.FactSymbol{Key: s.Key(), Tier: tiers[s.Key()], Signature: s.Signature,
 				Docstring: doc[s.SymbolID], StartLine: s.StartLine, EndLine: s.EndLine})
 		}
 	}
@@ -56,7 +57,7 @@ func LoadFileFacts(ctx context.Context, k *kb.KnowledgeBase, repo kb.Repo, path 
 		return ff, err
 	}
 	for _, c := range comments {
-		ff.Rationale = append(ff.Rationale, LineNote{Line: c.Line, Text: c.Content})
+		ff.Rationale = append(ff.Rationale, prompt.LineNote{Line: c.Line, Text: c.Content})
 	}
 	co, err := k.GetCoChangeNeighbors(ctx, f.ID, minCoChange)
 	if err != nil {

@@ -39,7 +39,7 @@ type Pipeline struct {
 	// Execute is the stage the package is for (plan, implement) and Render
 	// its prompt, which the package must fit.
 	Execute string
-	Render  func(Package) prompt.Prompt
+	Render  func(prompt.Package) prompt.Prompt
 	Log     *slog.Logger
 }
 
@@ -52,7 +52,7 @@ type Context struct {
 	// first guess at primary symbols.
 	Named   []string          `json:"named"`
 	Symbols map[string]string `json:"symbols"` // "path:Qualified.name" → tier
-	Package Package           `json:"package"`
+	Package prompt.Package    `json:"package"`
 	// Refinements counts the re-entries so far.
 	Refinements int `json:"refinements"`
 
@@ -265,7 +265,7 @@ func (p *Pipeline) precision(ctx context.Context, taskID string, c *Context, pat
 // assemble fits the package of the kept files into the budget, records
 // what was cut (call_type assembly) and writes final_context.
 func (p *Pipeline) assemble(ctx context.Context, taskID string, c *Context) error {
-	var facts []FileFacts
+	var facts []prompt.FileFacts
 	for _, path := range c.KeptPaths() {
 		ff, err := LoadFileFacts(ctx, p.KB, p.Repo, path, c.symbols, c.Symbols, p.Limits.CoChangeMin)
 		if err != nil {

@@ -73,7 +73,7 @@ func pipelineFixture(t *testing.T, srv *fakellm.Server, lim retrieval.Limits) (*
 	return &retrieval.Pipeline{KB: k, Repo: *repo, Graph: g, Limits: lim, Budget: llm.Budget{ContextWindow: 32_000, ReservedTokens: 4000},
 		MaxRefinements: 1, Client: func(string) (llm.Client, error) { return client, nil }, Record: rec.record, Session: sess,
 		Execute: schema.StagePlan, Log: slog.New(slog.DiscardHandler),
-		Render: func(p retrieval.Package) prompt.Prompt {
+		Render: func(p prompt.Package) prompt.Prompt {
 			return prompt.PlanPrompt(prompt.PlanAtomic, prompt.PlanInput{Task: "t", Files: p.Files})
 		}}, rec
 }
