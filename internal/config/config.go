@@ -1,5 +1,11 @@
 package config
 
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
 // Config is the whole of config.toml. Every field has a default (Default), so
 // a missing file or section means "use the defaults". The `doc` tags are the
 // comments `cra init` writes above each key; `active` keys are written
@@ -8,8 +14,8 @@ type Config struct {
 	Models       Models       `toml:"models" doc:"Models the agent calls. Roles: coding (implement) and reasoning (task analysis, scope, precision, plan, enrichment, train-plan)."`
 	Budget       Budget       `toml:"budget" doc:"Prompt budget against the execute model's context window (tokens estimated as chars/4)."`
 	Index        Index        `toml:"index" doc:"cra index: what gets parsed and how history is counted."`
-	Testing      Testing      `toml:"testing" doc:"How the coming cra solve validates a patch in the target repository. test_command decides success."`
-	Orchestrator Orchestrator `toml:"orchestrator" doc:"The coming cra solve: bounds of the recursive plan -> implement loop."`
+	Testing      Testing      `toml:"testing" doc:"How cra solve validates a patch in the target repository. test_command decides success."`
+	Orchestrator Orchestrator `toml:"orchestrator" doc:"cra solve: bounds of the recursive plan -> implement loop."`
 	Bootstrap    Bootstrap    `toml:"bootstrap" doc:"cra bootstrap: which commits become synthetic ground truth."`
 	Curate       Curate       `toml:"curate" doc:"cra curate-data: filters, dedup, splits and shards of training datasets."`
 	Teacher      Teacher      `toml:"teacher" doc:"Teacher model for distillation (the coming cra distill), any OpenAI-compatible API."`
@@ -53,10 +59,61 @@ type Index struct {
 
 // Testing configures patch validation for cra solve.
 type Testing struct {
-	TestCommand      string `toml:"test_command" doc:"Required by cra solve, e.g. \"go test ./...\" or \"pytest tests/\"."`
+	TestCommand      string `toml:"test_command" doc:"Required by cra solve, e.g. \"go test ./...\" or \"pytest tests/\". Run with sh -c in the worktree."`
 	LintCommand      string `toml:"lint_command" doc:"Optional; informational only."`
 	TypeCheckCommand string `toml:"type_check_command" doc:"Optional; informational only."`
-	TimeoutSeconds   int    `toml:"timeout_seconds" doc:"Per command."`
+	TimeoutSeconds   int    `toml:"timeout_seconds" doc:"Per command; on timeout the command and its children are killed."`
+	// Repos override the commands for one repository each.
+	Repos []TestingRepo `toml:"repo" doc:"Per-repository overrides, one [[testing.repo]] table each; an empty key keeps the value above." example:"path = \"/home/me/clones/requests\"\ntest_command = \"python3 -m pytest -x -q tests\""`
+}
+
+// TestingRepo is one repository's [[testing.repo]] table.
+type TestingRepo struct {
+	Path             string `toml:"path"`
+	TestCommand      string `toml:"test_command"`
+	LintCommand      string `toml:"lint_command"`
+	TypeCheckCommand string `toml:"type_check_command"`
+	TimeoutSeconds   int    `toml:"timeout_seconds"`
+}
+
+// For is the testing configuration of the repository at repoPath: the
+// [[testing.repo]] table naming it (paths compared absolute and cleaned,
+// symbolic links resolved) over the defaults above it.
+func (t Testing) For(repoPath string) Testing {
+	out := t
+	out.Repos = nil
+	want := canonical(repoPath)
+	for _, r := range t.Repos {
+		if canonical(r.Path) != want {
+			continue
+		}
+		for dst, src := range map[*string]string{&out.TestCommand: r.TestCommand, &out.LintCommand: r.LintCommand, &out.TypeCheckCommand: r.TypeCheckCommand} {
+			if src != "" {
+				*dst = src
+			}
+		}
+		if r.TimeoutSeconds > 0 {
+			out.TimeoutSeconds = r.TimeoutSeconds
+		}
+	}
+	return out
+}
+
+// canonical is a path made absolute and clean, its links resolved when it
+// exists.
+func canonical(p string) string {
+	if strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[2:])
+		}
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	return filepath.Clean(p)
 }
 
 // Orchestrator bounds the solve loop (spec 5.7.9).

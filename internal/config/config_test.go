@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -20,7 +21,7 @@ func TestTemplateLoadsBackAsDefaults(t *testing.T) {
 	// comments taken off, it alone — decoded onto zero values, not onto the
 	// defaults Parse starts from — must give Default(): a key missing from
 	// the template, or written with another value, fails here.
-	all := regexp.MustCompile(`(?m)^# ([a-z_]+ = )`).ReplaceAllString(text, "$1")
+	all := regexp.MustCompile(`(?m)^# ([a-z_]+ = |\[\[[a-z.]+\]\]$)`).ReplaceAllString(text, "$1")
 	var cfg Config
 	if _, err := toml.Decode(all, &cfg); err != nil {
 		t.Fatalf("the template with every default active does not load: %v", err)
@@ -30,6 +31,11 @@ func TestTemplateLoadsBackAsDefaults(t *testing.T) {
 		t.Errorf("the [models.overrides] example is gone: %v", cfg.Models.Overrides)
 	}
 	cfg.Models.Overrides = map[string]string{}
+	// [[testing.repo]] neither: one commented example table.
+	if len(cfg.Testing.Repos) != 1 || cfg.Testing.Repos[0].Path == "" || cfg.Testing.Repos[0].TestCommand == "" {
+		t.Errorf("the [[testing.repo]] example is gone: %+v", cfg.Testing.Repos)
+	}
+	cfg.Testing.Repos = nil
 	if !reflect.DeepEqual(cfg, Default()) {
 		t.Fatalf("the template does not write every default:\n got %+v\nwant %+v", cfg, Default())
 	}
@@ -160,5 +166,56 @@ func TestResolveHome(t *testing.T) {
 	t.Setenv("HOME", "/tmp/user")
 	if h, _ := ResolveHome(""); h.Dir != "/tmp/user/.cra" {
 		t.Errorf("default should be ~/.cra, got %s", h.Dir)
+	}
+}
+
+// A repository's [[testing.repo]] table overrides the commands it sets,
+// and only for that repository; a table without a path is refused.
+func TestTestingPerRepository(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	if err := os.Mkdir(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(repo, link); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Parse("config.toml", `[testing]
+test_command = "make test"
+lint_command = "make lint"
+timeout_seconds = 60
+
+[[testing.repo]]
+path = "`+link+`/"
+test_command = "go test ./..."
+timeout_seconds = 30
+
+[[testing.repo]]
+path = "/elsewhere"
+test_command = "pytest"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		want Testing
+	}{
+		{repo, Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30}},
+		{filepath.Join(repo, "."), Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30}},
+		{"/elsewhere", Testing{TestCommand: "pytest", LintCommand: "make lint", TimeoutSeconds: 60}},
+		{dir, Testing{TestCommand: "make test", LintCommand: "make lint", TimeoutSeconds: 60}},
+	} {
+		if got := cfg.Testing.For(tc.path); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("For(%s) = %+v, want %+v", tc.path, got, tc.want)
+		}
+	}
+	_, err = Parse("config.toml", "[[testing.repo]]\ntest_command = \"x\"\n")
+	if err == nil || !strings.Contains(err.Error(), "testing.repo[1].path") {
+		t.Errorf("a table without a path: %v", err)
+	}
+	if _, err := Parse("config.toml", "[[testing.repo]]\npath = \"/x\"\ntest_comand = \"x\"\n"); err == nil || !strings.Contains(err.Error(), "test_command") {
+		t.Errorf("a misspelt key: %v", err)
 	}
 }

@@ -103,6 +103,13 @@ func (c Config) Validate(path string) []error {
 	positive(bad, "index.max_file_bytes", int(c.Index.MaxFileBytes))
 	positive(bad, "index.co_change_max_files", c.Index.CoChangeMaxFiles)
 	positive(bad, "testing.timeout_seconds", c.Testing.TimeoutSeconds)
+	for i, r := range c.Testing.Repos {
+		key := fmt.Sprintf("testing.repo[%d]", i+1)
+		if r.Path == "" {
+			bad(key+".path", "a [[testing.repo]] table without a path", "name the repository it is for: path = \"/path/to/repo\"")
+		}
+		nonNegative(bad, key+".timeout_seconds", r.TimeoutSeconds)
+	}
 	positive(bad, "orchestrator.max_parts", c.Orchestrator.MaxParts)
 	positive(bad, "orchestrator.max_steps_per_part", c.Orchestrator.MaxStepsPerPart)
 	nonNegative(bad, "orchestrator.max_adjustment_rounds", c.Orchestrator.MaxAdjustmentRounds)
@@ -215,8 +222,11 @@ func knownKeys() []string {
 			f := t.Field(i)
 			name := prefix + f.Tag.Get("toml")
 			keys = append(keys, name)
-			if f.Type.Kind() == reflect.Struct {
+			switch {
+			case f.Type.Kind() == reflect.Struct:
 				walk(name+".", f.Type)
+			case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct:
+				walk(name+".", f.Type.Elem()) // an array of tables
 			}
 		}
 	}

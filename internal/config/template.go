@@ -27,7 +27,7 @@ func writeTable(b *strings.Builder, prefix string, v, def reflect.Value) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		kind := f.Type.Kind()
-		if kind == reflect.Struct || kind == reflect.Map {
+		if kind == reflect.Struct || kind == reflect.Map || kind == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct {
 			nested = append(nested, i)
 			continue
 		}
@@ -46,12 +46,40 @@ func writeTable(b *strings.Builder, prefix string, v, def reflect.Value) {
 		}
 		b.WriteString("\n")
 		writeDoc(b, f.Tag.Get("doc"))
+		if f.Type.Kind() == reflect.Slice {
+			writeTables(b, name, v.Field(i), f.Tag.Get("example"))
+			continue
+		}
 		fmt.Fprintf(b, "[%s]\n", name)
 		if f.Type.Kind() == reflect.Map {
 			writeMap(b, v.Field(i), f.Tag.Get("example"))
 			continue
 		}
 		writeTable(b, name, v.Field(i), def.Field(i))
+	}
+}
+
+// writeTables writes an array of tables: each element's set keys, or a
+// commented example when there is none.
+func writeTables(b *strings.Builder, name string, list reflect.Value, example string) {
+	if list.Len() == 0 {
+		fmt.Fprintf(b, "# [[%s]]\n", name)
+		for _, line := range strings.Split(example, "\n") {
+			fmt.Fprintf(b, "# %s\n", line)
+		}
+		return
+	}
+	for i := range list.Len() {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(b, "[[%s]]\n", name)
+		el := list.Index(i)
+		for j := range el.NumField() {
+			if !el.Field(j).IsZero() {
+				fmt.Fprintf(b, "%s = %s\n", el.Type().Field(j).Tag.Get("toml"), tomlValue(el.Field(j)))
+			}
+		}
 	}
 }
 
