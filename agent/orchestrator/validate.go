@@ -1,0 +1,158 @@
+package orchestrator
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cra-dev/cra/internal/config"
+)
+
+// Command kinds: only the test command decides success.
+const (
+	KindTest      = "test"
+	KindLint      = "lint"
+	KindTypeCheck = "type_check"
+)
+
+// MaxOutputBytes bounds what a command's output keeps in memory and in the
+// store (a runaway test printing gigabytes must not take the machine down);
+// the cut is said at the end of the output.
+const MaxOutputBytes = 16 << 20
+
+// Result is one command's run.
+type Result struct {
+	Kind, Command string
+	ExitCode      int // -1 when it did not exit by itself (timeout, signal)
+	Passed        bool
+	TimedOut      bool
+	Output        string // stdout and stderr interleaved, in full up to MaxOutputBytes
+	Duration      time.Duration
+	FailingTests  []string
+}
+
+// ErrNoTestCommand: cra solve cannot run without a test command.
+var ErrNoTestCommand = errors.New("cra solve needs a test command: add [testing] test_command to config.toml or a per-repository one ([[testing.repo]])")
+
+// Run runs command with sh -c in dir, in its own process group: when
+// timeout passes or ctx ends, the whole group (the command and every
+// child it started) is killed. The output is kept whole up to
+// MaxOutputBytes. CI=true is set unless the environment has CI, so test
+// runners do not wait for a terminal.
+func Run(ctx context.Context, dir, kind, command string, timeout time.Duration) Result {
+	res := Result{Kind: kind, Command: command, ExitCode: -1}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	if _, ok := os.LookupEnv("CI"); !ok {
+		cmd.Env = append(cmd.Env, "CI=true")
+	}
+	out := &capped{limit: MaxOutputBytes}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// Killed children may leave the output pipe open a moment.
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	res.Duration = time.Since(start)
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // children left behind by a command that exited
+	}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		res.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+		fmt.Fprintf(out, "\n[cra: %s stopped after %s: %v; its process group was killed]\n", kind, res.Duration.Round(time.Millisecond), ctx.Err())
+	case errors.As(err, &exit):
+		res.ExitCode = exit.ExitCode()
+	case err != nil:
+		fmt.Fprintf(out, "\n[cra: %s could not run: %v]\n", kind, err)
+	default:
+		res.ExitCode = 0
+	}
+	res.Output = out.String()
+	res.Passed = res.ExitCode == 0 && !res.TimedOut
+	if !res.Passed {
+		res.FailingTests = FailingTests(res.Output)
+	}
+	return res
+}
+
+// Report is a validation: the test command's result, which decides, and
+// the lint and type-check results when those are configured.
+type Report struct {
+	Test            Result
+	Lint, TypeCheck *Result
+}
+
+// Passed is the test command's verdict alone.
+func (r Report) Passed() bool { return r.Test.Passed }
+
+// Validate runs the repository's test command, then its lint and type
+// check when configured, in dir. Without a test command it runs nothing
+// and returns ErrNoTestCommand: no code path skips the tests.
+func Validate(ctx context.Context, dir string, t config.Testing) (Report, error) {
+	if strings.TrimSpace(t.TestCommand) == "" {
+		return Report{}, ErrNoTestCommand
+	}
+	timeout := time.Duration(t.TimeoutSeconds) * time.Second
+	r := Report{Test: Run(ctx, dir, KindTest, t.TestCommand, timeout)}
+	for _, c := range []struct {
+		kind, command string
+		dst           **Result
+	}{{KindLint, t.LintCommand, &r.Lint}, {KindTypeCheck, t.TypeCheckCommand, &r.TypeCheck}} {
+		if strings.TrimSpace(c.command) != "" && ctx.Err() == nil {
+			res := Run(ctx, dir, c.kind, c.command, timeout)
+			*c.dst = &res
+		}
+	}
+	return r, ctx.Err()
+}
+
+// Tail is the end of output within maxBytes, cut at a line start, for a
+// prompt; what was cut is said on the first line.
+func Tail(output string, maxBytes int) string {
+	if len(output) <= maxBytes {
+		return output
+	}
+	cut := len(output) - maxBytes
+	if i := strings.IndexByte(output[cut:], '\n'); i >= 0 && i < len(output)-cut-1 {
+		cut += i + 1
+	}
+	return fmt.Sprintf("… (%d bytes cut)\n", cut) + output[cut:]
+}
+
+// capped is a buffer that keeps the first limit bytes and counts the rest.
+type capped struct {
+	buf     bytes.Buffer
+	limit   int
+	dropped int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.limit - c.buf.Len()
+	if room >= len(p) {
+		return c.buf.Write(p)
+	}
+	if room > 0 {
+		c.buf.Write(p[:room])
+	}
+	c.dropped += int64(len(p) - max(room, 0))
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	if c.dropped > 0 {
+		return c.buf.String() + fmt.Sprintf("\n[cra: %d more bytes of output not kept]\n", c.dropped)
+	}
+	return c.buf.String()
+}

@@ -1,0 +1,102 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/internal/config"
+)
+
+func TestRunCapturesExitAndOutput(t *testing.T) {
+	dir := t.TempDir()
+	r := Run(context.Background(), dir, KindTest, "echo out; echo err >&2; pwd; exit 3", 10*time.Second)
+	if r.ExitCode != 3 || r.Passed || r.TimedOut || !strings.Contains(r.Output, "out\n") || !strings.Contains(r.Output, "err\n") ||
+		!strings.Contains(r.Output, filepath.Base(dir)) {
+		t.Errorf("%+v", r)
+	}
+	if r := Run(context.Background(), dir, KindTest, "true", 10*time.Second); !r.Passed || r.ExitCode != 0 {
+		t.Errorf("true: %+v", r)
+	}
+	// Large outputs are kept whole.
+	r = Run(context.Background(), dir, KindTest, "head -c 3000000 /dev/zero | tr '\\0' a", 30*time.Second)
+	if !r.Passed || len(r.Output) != 3_000_000 {
+		t.Errorf("3 MB of output: kept %d bytes, %+v", len(r.Output), r.ExitCode)
+	}
+}
+
+// A hanging command is killed at the timeout with every child it started.
+func TestRunKillsTheProcessGroupAtTheTimeout(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now()
+	r := Run(context.Background(), dir, KindTest, "sleep 100 & echo $! > child.pid; sleep 100", time.Second)
+	if !r.TimedOut || r.Passed || time.Since(start) > 20*time.Second || !strings.Contains(r.Output, "process group was killed") {
+		t.Fatalf("after %s: %+v", time.Since(start), r)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "child.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the command's child %d is still alive", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A real go test run: its failing test is named.
+func TestValidateRealGoTest(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":       "module example.com/v\n\ngo 1.22\n",
+		"v.go":         "package v\n\nfunc Two() int { return 3 }\n",
+		"v_test.go":    "package v\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {\n\tif Two() != 2 {\n\t\tt.Fatal(\"not two\")\n\t}\n}\n\nfunc TestOK(t *testing.T) {}\n",
+		"lint.sh":      "echo 'lint: 1 warning'; exit 1\n",
+		"typecheck.sh": "exit 0\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := config.Testing{TestCommand: "GOFLAGS=-mod=mod go test ./...", LintCommand: "sh lint.sh", TypeCheckCommand: "sh typecheck.sh", TimeoutSeconds: 120}
+	rep, err := Validate(context.Background(), dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Passed() || !slices.Equal(rep.Test.FailingTests, []string{"TestTwo"}) {
+		t.Errorf("test: %+v", rep.Test)
+	}
+	if rep.Lint == nil || rep.Lint.Passed || rep.TypeCheck == nil || !rep.TypeCheck.Passed {
+		t.Errorf("lint %+v, type check %+v", rep.Lint, rep.TypeCheck)
+	}
+	// Lint and type check inform; the tests decide.
+	if err := os.WriteFile(filepath.Join(dir, "v.go"), []byte("package v\n\nfunc Two() int { return 2 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = Validate(context.Background(), dir, cfg); err != nil || !rep.Passed() || rep.Lint.Passed {
+		t.Errorf("fixed: passed %v, lint %+v, %v", rep.Passed(), rep.Lint, err)
+	}
+	if _, err := Validate(context.Background(), dir, config.Testing{LintCommand: "true", TimeoutSeconds: 10}); !errors.Is(err, ErrNoTestCommand) {
+		t.Errorf("no test command: %v", err)
+	}
+}
+
+func TestTail(t *testing.T) {
+	out := "first line\nsecond line\nthird line\n"
+	if got := Tail(out, 100); got != out {
+		t.Errorf("short output: %q", got)
+	}
+	if got := Tail(out, 15); got != "… (23 bytes cut)\nthird line\n" {
+		t.Errorf("tail: %q", got)
+	}
+}
