@@ -296,7 +296,7 @@ func TestBootstrapImplementRoundTrips(t *testing.T) {
 			if before != f.Content {
 				t.Errorf("%.8s %s: stored parent content differs from git's", commit, f.Path)
 			}
-			got, err := Apply([]byte(before), edits)
+			got, err := schema.ApplyEdits([]byte(before), edits)
 			if err != nil {
 				t.Errorf("%.8s %s: %v", commit, f.Path, err)
 				continue

@@ -63,7 +63,7 @@ func Edits(path string, parent, child []byte) ([]schema.Edit, error) {
 			hiC := bE + (hiP - aE)   // the same place in child lines
 			search := strings.Join(c[lo:bS], "") + strings.Join(p[aS:hiP], "")
 			whole := lo == 0 && hiP == len(p)
-			if search != "" && (whole || occurrences(cur, search) == 1) {
+			if search != "" && (whole || schema.Occurrences(cur, search) == 1) {
 				out = append(out, schema.Edit{File: path, Search: search, Replace: strings.Join(c[lo:hiC], "")})
 				break
 			}
@@ -89,47 +89,4 @@ func hunkChildStart(h Hunk) int {
 		return h.ChildStart
 	}
 	return h.ChildStart - 1
-}
-
-// Apply applies one file's edits in order. An empty Search creates the
-// content (the file must be empty or absent); any other Search must occur
-// exactly once in the content at that point, or Apply fails naming the
-// edit.
-func Apply(content []byte, edits []schema.Edit) ([]byte, error) {
-	cur := string(content)
-	for i, e := range edits {
-		if e.Search == "" {
-			if cur != "" {
-				return nil, fmt.Errorf("edit %d of %s: empty search on a non-empty file", i+1, e.File)
-			}
-			cur = e.Replace
-			continue
-		}
-		switch occurrences(cur, e.Search) {
-		case 1:
-			cur = strings.Replace(cur, e.Search, e.Replace, 1)
-		case 0:
-			return nil, fmt.Errorf("edit %d of %s: search text not found", i+1, e.File)
-		default:
-			return nil, fmt.Errorf("edit %d of %s: search text occurs more than once", i+1, e.File)
-		}
-	}
-	return []byte(cur), nil
-}
-
-// occurrences counts the places sub starts in s, overlapping ones included
-// (a search must be unique wherever it could match).
-func occurrences(s, sub string) int {
-	n := 0
-	for i := 0; ; {
-		j := strings.Index(s[i:], sub)
-		if j < 0 {
-			return n
-		}
-		n++
-		if n > 1 {
-			return n
-		}
-		i += j + 1
-	}
 }

@@ -163,7 +163,7 @@ func TestEdits(t *testing.T) {
 
 func checkRoundTrip(t *testing.T, parent, child []byte, edits []schema.Edit) {
 	t.Helper()
-	got, err := Apply(parent, edits)
+	got, err := schema.ApplyEdits(parent, edits)
 	if err != nil {
 		t.Fatalf("Apply: %v\nparent %q\nchild  %q\nedits %q", err, parent, child, edits)
 	}
@@ -192,17 +192,17 @@ func TestEditsRoundTripRandom(t *testing.T) {
 }
 
 func TestApplyErrors(t *testing.T) {
-	if _, err := Apply([]byte("a\na\n"), []schema.Edit{{File: "f", Search: "a\n", Replace: "b\n"}}); err == nil || !strings.Contains(err.Error(), "more than once") {
+	if _, err := schema.ApplyEdits([]byte("a\na\n"), []schema.Edit{{File: "f", Search: "a\n", Replace: "b\n"}}); err == nil || !strings.Contains(err.Error(), "more than once") {
 		t.Errorf("ambiguous search: %v", err)
 	}
-	if _, err := Apply([]byte("a\n"), []schema.Edit{{File: "f", Search: "b\n"}}); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := schema.ApplyEdits([]byte("a\n"), []schema.Edit{{File: "f", Search: "b\n"}}); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("missing search: %v", err)
 	}
-	if _, err := Apply([]byte("a\n"), []schema.Edit{{File: "f", Replace: "b\n"}}); err == nil {
+	if _, err := schema.ApplyEdits([]byte("a\n"), []schema.Edit{{File: "f", Replace: "b\n"}}); err == nil {
 		t.Error("an empty search on a non-empty file applied")
 	}
 	// Overlapping occurrences count: "aa" occurs twice in "aaa".
-	if _, err := Apply([]byte("aaa"), []schema.Edit{{File: "f", Search: "aa"}}); err == nil {
+	if _, err := schema.ApplyEdits([]byte("aaa"), []schema.Edit{{File: "f", Search: "aa"}}); err == nil {
 		t.Error("an overlapping double match applied")
 	}
 }

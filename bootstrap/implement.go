@@ -19,7 +19,7 @@ func buildImplement(changes []*fileChange) (schema.ImplementTarget, error) {
 		if err != nil {
 			return t, fmt.Errorf("%s: %w", c.path, err)
 		}
-		got, err := Apply(c.parent, edits)
+		got, err := schema.ApplyEdits(c.parent, edits)
 		if err != nil {
 			return t, fmt.Errorf("%s: %w", c.path, err)
 		}

@@ -1,0 +1,73 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// EditError says which edit could not apply and why.
+type EditError struct {
+	Index  int // 1-based, among the edits given
+	File   string
+	Reason string
+}
+
+func (e *EditError) Error() string { return fmt.Sprintf("edit %d of %s: %s", e.Index, e.File, e.Reason) }
+
+// ApplyEdits applies one file's edits to its content, in order, each to
+// the result of the ones before — the one meaning of an Edit, for the
+// ground truth bootstrap stores and the patches the agent writes. An empty
+// Search creates the content (the file must be empty or absent); any
+// other Search must occur exactly once at that point (overlapping
+// occurrences count), or it fails with an *EditError naming the edit. A
+// file is deleted by an edit whose Search is its whole content and whose
+// Replace is empty (DeletesFile).
+func ApplyEdits(content []byte, edits []Edit) ([]byte, error) {
+	cur := string(content)
+	for i, e := range edits {
+		if e.Search == "" {
+			if cur != "" {
+				return nil, &EditError{i + 1, e.File, "empty search on a non-empty file"}
+			}
+			cur = e.Replace
+			continue
+		}
+		switch Occurrences(cur, e.Search) {
+		case 1:
+			cur = strings.Replace(cur, e.Search, e.Replace, 1)
+		case 0:
+			return nil, &EditError{i + 1, e.File, "search text not found"}
+		default:
+			return nil, &EditError{i + 1, e.File, "search text occurs more than once"}
+		}
+	}
+	return []byte(cur), nil
+}
+
+// DeletesFile reports whether edits delete a file with this content: the
+// last edit replaces all that is left of it with nothing.
+func DeletesFile(content []byte, edits []Edit) bool {
+	if len(edits) == 0 {
+		return false
+	}
+	last := edits[len(edits)-1]
+	before, err := ApplyEdits(content, edits[:len(edits)-1])
+	return err == nil && last.Replace == "" && last.Search != "" && last.Search == string(before)
+}
+
+// Occurrences counts the places sub starts in s, overlapping ones included
+// (a search must be unique wherever it could match), stopping at two.
+func Occurrences(s, sub string) int {
+	n := 0
+	for i := 0; ; {
+		j := strings.Index(s[i:], sub)
+		if j < 0 {
+			return n
+		}
+		n++
+		if n > 1 {
+			return n
+		}
+		i += j + 1
+	}
+}
