@@ -1,0 +1,236 @@
+package execute
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// PatchError is an edit the applier refused, and why; nothing was written.
+type PatchError struct {
+	Index  int // 1-based, among the edits given
+	File   string
+	Reason string
+}
+
+func (e *PatchError) Error() string { return fmt.Sprintf("edit %d of %s: %s", e.Index, e.File, e.Reason) }
+
+// Applied is what a patch changed, paths sorted.
+type Applied struct {
+	Modified, Created, Deleted []string
+}
+
+// Files are every path the patch touched, sorted.
+func (a Applied) Files() []string {
+	out := slices.Concat(a.Modified, a.Created, a.Deleted)
+	slices.Sort(out)
+	return out
+}
+
+// binaryProbe is how much of a file is read for a NUL byte.
+const binaryProbe = 8000
+
+// fileChange is one file's planned change.
+type fileChange struct {
+	rel, abs string
+	before   []byte // nil: the file does not exist
+	mode     fs.FileMode
+	after    []byte
+	deleted  bool
+}
+
+// Apply applies a coder's edits to the tree at root. Every edit is checked
+// before anything is written: its path is relative, without "..", inside
+// root once symbolic links are resolved, and not a link itself; its file
+// exists unless the edit creates it (an empty search); it is not binary;
+// its search text occurs exactly once in the file as the edits before it
+// left it (schema.ApplyEdits: the edits of a file apply in order). A file
+// whose edits replace all of it with nothing is deleted (schema.DeletesFile).
+// Files are then written atomically (a temporary file renamed over the
+// old one, its mode kept); if any write fails, every file of the patch is
+// put back as it was. A refused edit is a *PatchError.
+func Apply(root string, edits []schema.Edit) (Applied, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return Applied{}, err
+	}
+	var order []string
+	byFile := map[string][]schema.Edit{}
+	first := map[string]int{}
+	for i, e := range edits {
+		rel, reason := cleanRel(e.File)
+		if reason != "" {
+			return Applied{}, &PatchError{i + 1, e.File, reason}
+		}
+		if _, ok := byFile[rel]; !ok {
+			order = append(order, rel)
+			first[rel] = i + 1
+		}
+		e.File = rel
+		byFile[rel] = append(byFile[rel], e)
+	}
+	var changes []*fileChange
+	for _, rel := range order {
+		c, err := plan(realRoot, rel, byFile[rel])
+		if err != nil {
+			var ee *schema.EditError
+			if errors.As(err, &ee) {
+				// Number the edit among all the edits, not the file's.
+				n := 0
+				for i, e := range edits {
+					if p, _ := cleanRel(e.File); p == rel {
+						if n++; n == ee.Index {
+							return Applied{}, &PatchError{i + 1, e.File, ee.Reason}
+						}
+					}
+				}
+			}
+			return Applied{}, &PatchError{first[rel], rel, err.Error()}
+		}
+		changes = append(changes, c)
+	}
+	var done []*fileChange
+	for _, c := range changes {
+		if err := c.write(); err != nil {
+			for i := len(done) - 1; i >= 0; i-- {
+				done[i].restore()
+			}
+			c.restore()
+			return Applied{}, fmt.Errorf("writing %s: %w (every file of the patch is back as it was)", c.rel, err)
+		}
+		done = append(done, c)
+	}
+	var out Applied
+	for _, c := range changes {
+		switch {
+		case c.deleted:
+			out.Deleted = append(out.Deleted, c.rel)
+		case c.before == nil:
+			out.Created = append(out.Created, c.rel)
+		default:
+			out.Modified = append(out.Modified, c.rel)
+		}
+	}
+	for _, l := range [][]string{out.Modified, out.Created, out.Deleted} {
+		slices.Sort(l)
+	}
+	return out, nil
+}
+
+// cleanRel checks an edit's path: relative, slash-separated, no "..".
+func cleanRel(p string) (string, string) {
+	switch {
+	case p == "":
+		return "", "no file named"
+	case strings.ContainsRune(p, 0):
+		return "", "a NUL byte in the path"
+	case path.IsAbs(p) || filepath.IsAbs(p) || filepath.VolumeName(p) != "":
+		return "", "an absolute path: edits name files relative to the repository"
+	}
+	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || slices.Contains(strings.Split(p, "/"), "..") {
+		return "", "the path escapes the worktree (..)"
+	}
+	if clean == ".git" || strings.HasPrefix(clean, ".git/") {
+		return "", "the path is inside .git"
+	}
+	return clean, ""
+}
+
+// plan reads a file, checks it and computes its new content.
+func plan(root, rel string, edits []schema.Edit) (*fileChange, error) {
+	c := &fileChange{rel: rel, abs: filepath.Join(root, filepath.FromSlash(rel)), mode: 0o644}
+	// The deepest existing ancestor must resolve inside the root.
+	dir := filepath.Dir(c.abs)
+	for {
+		if _, err := os.Lstat(dir); err == nil {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	if realDir != root && !strings.HasPrefix(realDir, root+string(filepath.Separator)) {
+		return nil, errors.New("the path escapes the worktree through a symbolic link")
+	}
+	info, err := os.Lstat(c.abs)
+	switch {
+	case err == nil && info.Mode()&fs.ModeSymlink != 0:
+		return nil, errors.New("the file is a symbolic link")
+	case err == nil && !info.Mode().IsRegular():
+		return nil, errors.New("not a regular file")
+	case err == nil:
+		if c.before, err = os.ReadFile(c.abs); err != nil {
+			return nil, err
+		}
+		c.mode = info.Mode().Perm()
+		if bytes.IndexByte(c.before[:min(len(c.before), binaryProbe)], 0) >= 0 {
+			return nil, errors.New("a binary file")
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	case edits[0].Search != "":
+		return nil, &schema.EditError{Index: 1, File: rel, Reason: "the file does not exist (an edit creating it has an empty search)"}
+	}
+	if c.after, err = schema.ApplyEdits(c.before, edits); err != nil {
+		return nil, err
+	}
+	c.deleted = c.before != nil && schema.DeletesFile(c.before, edits)
+	return c, nil
+}
+
+// write puts the new content in place atomically, or removes the file.
+func (c *fileChange) write() error {
+	if c.deleted {
+		return os.Remove(c.abs)
+	}
+	if err := os.MkdirAll(filepath.Dir(c.abs), 0o755); err != nil {
+		return err
+	}
+	return writeFile(c.abs, c.after, c.mode)
+}
+
+// writeFile writes a file of a patch (a test makes it fail).
+var writeFile = writeAtomic
+
+// restore puts the file back as it was (best effort: it runs after a
+// failure, and reports nothing more).
+func (c *fileChange) restore() {
+	if c.before == nil {
+		_ = os.Remove(c.abs)
+		return
+	}
+	_ = writeAtomic(c.abs, c.before, c.mode)
+}
+
+// writeAtomic writes data to a temporary file beside p and renames it over p.
+func writeAtomic(p string, data []byte, mode fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".cra-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+	}
+	return err
+}
