@@ -21,7 +21,9 @@ type PatchError struct {
 	Reason string
 }
 
-func (e *PatchError) Error() string { return fmt.Sprintf("edit %d of %s: %s", e.Index, e.File, e.Reason) }
+func (e *PatchError) Error() string {
+	return fmt.Sprintf("edit %d of %s: %s", e.Index, e.File, e.Reason)
+}
 
 // Applied is what a patch changed, paths sorted.
 type Applied struct {

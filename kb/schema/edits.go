@@ -12,7 +12,9 @@ type EditError struct {
 	Reason string
 }
 
-func (e *EditError) Error() string { return fmt.Sprintf("edit %d of %s: %s", e.Index, e.File, e.Reason) }
+func (e *EditError) Error() string {
+	return fmt.Sprintf("edit %d of %s: %s", e.Index, e.File, e.Reason)
+}
 
 // ApplyEdits applies one file's edits to its content, in order, each to
 // the result of the ones before — the one meaning of an Edit, for the
