@@ -14,17 +14,6 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// PatchError is an edit the applier refused, and why; nothing was written.
-type PatchError struct {
-	Index  int // 1-based, among the edits given
-	File   string
-	Reason string
-}
-
-func (e *PatchError) Error() string {
-	return fmt.Sprintf("edit %d of %s: %s", e.Index, e.File, e.Reason)
-}
-
 // Applied is what a patch changed, paths sorted.
 type Applied struct {
 	Modified, Created, Deleted []string
@@ -58,7 +47,7 @@ type fileChange struct {
 // whose edits replace all of it with nothing is deleted (schema.DeletesFile).
 // Files are then written atomically (a temporary file renamed over the
 // old one, its mode kept); if any write fails, every file of the patch is
-// put back as it was. A refused edit is a *PatchError.
+// put back as it was. A refused edit is a *schema.EditError.
 func Apply(root string, edits []schema.Edit) (Applied, error) {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -70,7 +59,7 @@ func Apply(root string, edits []schema.Edit) (Applied, error) {
 	for i, e := range edits {
 		rel, reason := cleanRel(e.File)
 		if reason != "" {
-			return Applied{}, &PatchError{i + 1, e.File, reason}
+			return Applied{}, &schema.EditError{Index: i + 1, File: e.File, Reason: reason}
 		}
 		if _, ok := byFile[rel]; !ok {
 			order = append(order, rel)
@@ -90,12 +79,12 @@ func Apply(root string, edits []schema.Edit) (Applied, error) {
 				for i, e := range edits {
 					if p, _ := cleanRel(e.File); p == rel {
 						if n++; n == ee.Index {
-							return Applied{}, &PatchError{i + 1, e.File, ee.Reason}
+							return Applied{}, &schema.EditError{Index: i + 1, File: e.File, Reason: ee.Reason}
 						}
 					}
 				}
 			}
-			return Applied{}, &PatchError{first[rel], rel, err.Error()}
+			return Applied{}, &schema.EditError{Index: first[rel], File: rel, Reason: err.Error()}
 		}
 		changes = append(changes, c)
 	}

@@ -148,7 +148,7 @@ func TestApplyPatchRefusals(t *testing.T) {
 			}
 			before := snapshot(t, root)
 			_, err := execute.Apply(root, []schema.Edit{valid, tc.edit})
-			var pe *execute.PatchError
+			var pe *schema.EditError
 			if !errors.As(err, &pe) || pe.Index != 2 || !strings.Contains(pe.Reason, tc.reason) {
 				t.Fatalf("got %v, want edit 2 refused: %s", err, tc.reason)
 			}

@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// EditError says which edit could not apply and why.
+// EditError says which edit could not apply and why (a patch refused
+// whole: nothing was written).
 type EditError struct {
 	Index  int // 1-based, among the edits given
 	File   string
