@@ -1,0 +1,150 @@
+package orchestrator
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Worktree is the git worktree a solve run works in, under the home: the
+// user's checkout is never touched. Each successful step is a commit on
+// its branch, cra/<task id>, which stays after the worktree is removed.
+type Worktree struct {
+	Repo   string // the user's repository
+	Dir    string // the worktree
+	Branch string
+	Base   string // the commit the run started from
+}
+
+// WorktreesDir is where solve runs' worktrees live in home dir.
+func WorktreesDir(home string) string { return filepath.Join(home, "worktrees") }
+
+// BranchFor is the branch of a run.
+func BranchFor(taskID string) string { return "cra/" + strings.ReplaceAll(taskID, ":", "-") }
+
+// AddWorktree creates the run's worktree of repo at rev, on a new branch.
+func AddWorktree(ctx context.Context, home, repo, rev, taskID string) (*Worktree, error) {
+	base, err := git(ctx, repo, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("%s is no commit of %s", rev, repo)
+	}
+	w := &Worktree{Repo: repo, Dir: filepath.Join(WorktreesDir(home), taskID), Branch: BranchFor(taskID), Base: base}
+	if err := os.MkdirAll(WorktreesDir(home), 0o755); err != nil {
+		return nil, err
+	}
+	if _, err := git(ctx, repo, "worktree", "add", "--quiet", "-b", w.Branch, w.Dir, base); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// OpenWorktree finds the worktree of a run being resumed, discarding what
+// an interrupted step left uncommitted.
+func OpenWorktree(ctx context.Context, home, repo, base, taskID string) (*Worktree, error) {
+	w := &Worktree{Repo: repo, Dir: filepath.Join(WorktreesDir(home), taskID), Branch: BranchFor(taskID), Base: base}
+	if _, err := os.Stat(w.Dir); err != nil {
+		return nil, fmt.Errorf("the worktree of %s is gone (%v): the run cannot resume", taskID, err)
+	}
+	return w, w.Reset(ctx)
+}
+
+// Reset discards uncommitted changes: the tree is the last step's commit.
+func (w *Worktree) Reset(ctx context.Context) error {
+	if _, err := git(ctx, w.Dir, "reset", "--quiet", "--hard", "HEAD"); err != nil {
+		return err
+	}
+	_, err := git(ctx, w.Dir, "clean", "-fdq")
+	return err
+}
+
+// Commit records the tree as a step's commit; false when nothing changed.
+func (w *Worktree) Commit(ctx context.Context, message string) (bool, error) {
+	if _, err := git(ctx, w.Dir, "add", "-A"); err != nil {
+		return false, err
+	}
+	if _, err := git(ctx, w.Dir, "diff", "--cached", "--quiet"); err == nil {
+		return false, nil
+	}
+	_, err := git(ctx, w.Dir, "-c", "user.name=cra", "-c", "user.email=cra@localhost", "-c", "commit.gpgsign=false",
+		"commit", "--quiet", "--no-verify", "-m", message)
+	return err == nil, err
+}
+
+// Diff is the change from the base to the tree as it stands, uncommitted
+// work included, as git diff prints it (binary files too).
+func (w *Worktree) Diff(ctx context.Context) (string, error) {
+	if _, err := git(ctx, w.Dir, "add", "-A", "--intent-to-add"); err != nil {
+		return "", err
+	}
+	return gitRaw(ctx, w.Dir, "diff", "--binary", w.Base)
+}
+
+// Remove deletes the worktree; the branch stays.
+func (w *Worktree) Remove(ctx context.Context) error {
+	_, err := git(ctx, w.Repo, "worktree", "remove", "--force", w.Dir)
+	return err
+}
+
+// ApplyError names the paths of the user's tree a diff does not apply to.
+type ApplyError struct {
+	Paths []string
+	Out   string
+}
+
+func (e *ApplyError) Error() string {
+	return fmt.Sprintf("the change does not apply cleanly to your working tree (conflicts in %s); it is on the branch, untouched", strings.Join(e.Paths, ", "))
+}
+
+var applyFailed = regexp.MustCompile(`(?m)^error: (?:patch failed: )?([^:\n]+):`)
+
+// ApplyTo applies diff to the user's working tree, or nothing of it: when
+// it does not apply cleanly the error is an *ApplyError naming the paths.
+func ApplyTo(ctx context.Context, repo, diff string) error {
+	if strings.TrimSpace(diff) == "" {
+		return nil
+	}
+	check := exec.CommandContext(ctx, "git", "-C", repo, "apply", "--check", "--binary", "-")
+	check.Stdin = strings.NewReader(diff)
+	if out, err := check.CombinedOutput(); err != nil {
+		var paths []string
+		for _, m := range applyFailed.FindAllStringSubmatch(string(out), -1) {
+			if p := strings.TrimSpace(m[1]); !slices.Contains(paths, p) {
+				paths = append(paths, p)
+			}
+		}
+		return &ApplyError{Paths: paths, Out: string(out)}
+	}
+	apply := exec.CommandContext(ctx, "git", "-C", repo, "apply", "--binary", "-")
+	apply.Stdin = strings.NewReader(diff)
+	if out, err := apply.CombinedOutput(); err != nil {
+		return fmt.Errorf("git apply: %v: %s", err, out)
+	}
+	return nil
+}
+
+// git runs git in dir and returns its trimmed output.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	out, err := gitRaw(ctx, dir, args...)
+	return strings.TrimSpace(out), err
+}
+
+func gitRaw(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 1 && len(args) > 0 && args[0] == "diff" {
+			return stdout.String(), err // diff --quiet: there are differences
+		}
+		return stdout.String(), fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}

@@ -1,0 +1,86 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/internal/gittest"
+)
+
+// The run works in its own worktree: commits go to its branch, the diff
+// is the whole change, the user's checkout is never touched, and --apply
+// brings the change in only when it applies cleanly.
+func TestWorktree(t *testing.T) {
+	ctx := context.Background()
+	r := gittest.New(t)
+	r.Write("a.py", "a = 1\n")
+	r.Write("b.py", "b = 1\n")
+	r.Commit("first")
+	home := t.TempDir()
+	w, err := AddWorktree(ctx, home, r.Dir, "HEAD", "solve-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.Dir, "a.py"), []byte("a = 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := w.Commit(ctx, "step s1"); !ok || err != nil {
+		t.Fatalf("commit: %v %v", ok, err)
+	}
+	if ok, err := w.Commit(ctx, "nothing"); ok || err != nil {
+		t.Fatalf("an empty commit: %v %v", ok, err)
+	}
+	if err := os.WriteFile(filepath.Join(w.Dir, "c.py"), []byte("c = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	diff, err := w.Diff(ctx)
+	if err != nil || !strings.Contains(diff, "-a = 1\n+a = 2\n") || !strings.Contains(diff, "+++ b/c.py") {
+		t.Fatalf("diff %q, %v", diff, err)
+	}
+	if st := r.Git("status", "--porcelain"); st != "" {
+		t.Fatalf("the user's checkout changed: %q", st)
+	}
+	// Resume: what was not committed goes.
+	if _, err := OpenWorktree(ctx, home, r.Dir, w.Base, "solve-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(w.Dir, "c.py")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the interrupted step's file survived the reset: %v", err)
+	}
+
+	// --apply: a conflicting user tree is refused, naming the path, and left alone.
+	r.Write("a.py", "a = 100\n")
+	err = ApplyTo(ctx, r.Dir, diff)
+	var ae *ApplyError
+	if !errors.As(err, &ae) || !slices.Equal(ae.Paths, []string{"a.py"}) {
+		t.Fatalf("conflict: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.Dir, "a.py")); string(b) != "a = 100\n" {
+		t.Errorf("a refused apply changed a.py: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, "c.py")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a refused apply created c.py")
+	}
+	r.Write("a.py", "a = 1\n")
+	if err := ApplyTo(ctx, r.Dir, diff); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.Dir, "c.py")); string(b) != "c = 1\n" {
+		t.Errorf("applied: c.py %q", b)
+	}
+
+	if err := w.Remove(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(w.Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the worktree is still there")
+	}
+	if got := r.Git("log", "--format=%s", w.Branch); got != "step s1\nfirst" {
+		t.Errorf("branch %s: %q", w.Branch, got)
+	}
+}
