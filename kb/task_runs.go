@@ -114,3 +114,19 @@ func AppendDecisions(w Writer, decisions []Decision) error {
 	}
 	return w.AppendAll("retrieval_decisions", decisionColumns, rows)
 }
+
+// AppendRunLog appends a run's decisions and model-less call rows to the
+// raw store in home dir, in one transaction.
+func AppendRunLog(ctx context.Context, dir, command string, decisions []Decision, calls []LLMCall) error {
+	if len(decisions) == 0 && len(calls) == 0 {
+		return nil
+	}
+	return WithWriter(ctx, dir, Raw, Options{Command: command, Wait: BatchWait}, func(w Writer) error {
+		return w.Tx(ctx, func() error {
+			if err := AppendDecisions(w, decisions); err != nil {
+				return err
+			}
+			return AppendLLMCalls(w, calls)
+		})
+	})
+}

@@ -53,9 +53,6 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	if opts.NewClient == nil {
-		opts.NewClient = func(cfg llm.ModelConfig) (llm.Client, error) { return llm.New(cfg) }
-	}
 	ready, err := retrieval.Preflight(ctx, opts.Dir, opts.Config, opts.Repo, llm.RoleReasoning)
 	if err != nil {
 		return nil, err
@@ -93,7 +90,9 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	}); err != nil {
 		return nil, err
 	}
-	clients := &stageClients{dir: opts.Dir, router: router, newClient: opts.NewClient, margin: opts.Config.Budget.SafetyMargin, byStage: map[string]*llm.Logged{}}
+	clients := llm.NewStageClients(router, opts.NewClient, opts.Config.Budget.SafetyMargin, func(ctx context.Context, calls []kb.LLMCall) error {
+		return kb.AppendRunLog(ctx, opts.Dir, "cra plan", nil, calls)
+	})
 	sess, err := kb.OpenSession(opts.Dir, run.TaskID)
 	if err != nil {
 		return nil, err
@@ -105,14 +104,15 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	lim := retrieval.DefaultLimits
 	lim.CoChangeMin = opts.Config.Bootstrap.CoChangeMinCount
 	pipe := &retrieval.Pipeline{KB: kb.NewKnowledgeBase(curated.DB), Repo: *ready.Repo, Graph: g, Limits: lim, Budget: budget,
-		MaxRefinements: opts.Config.Orchestrator.MaxRefinementLoops, Client: clients.get, Record: recordRaw(opts.Dir, "cra plan"),
+		MaxRefinements: opts.Config.Orchestrator.MaxRefinementLoops, Client: clients.Get,
+		Record: func(ctx context.Context, d []kb.Decision, c []kb.LLMCall) error { return kb.AppendRunLog(ctx, opts.Dir, "cra plan", d, c) },
 		Session: sess, Execute: schema.StagePlan, Log: opts.Log,
 		Render: func(p prompt.Package) prompt.Prompt {
 			return prompt.PlanPrompt(prompt.PlanAtomic, prompt.PlanInput{Task: opts.Task, Files: p.Files})
 		}}
 	runErr := run.stages(ctx, opts, pipe, clients)
-	closeErr := clients.close()
-	end := kb.TaskRunEnd{Success: runErr == nil, TotalTokens: clients.tokens(), TotalLatency: time.Since(start)}
+	closeErr := clients.Close()
+	end := kb.TaskRunEnd{Success: runErr == nil, TotalTokens: clients.Tokens(), TotalLatency: time.Since(start)}
 	if runErr == nil {
 		end.FinalPlan = run.Plan
 	}
@@ -127,7 +127,7 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 }
 
 // stages retrieves the task's context, then runs the plan pass on it.
-func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, pipe *retrieval.Pipeline, clients *stageClients) error {
+func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, pipe *retrieval.Pipeline, clients *llm.StageClients) error {
 	rc, err := pipe.Run(ctx, run.TaskID, opts.Task)
 	if rc != nil {
 		run.Candidates, run.Kept, run.Symbols = rc.Candidates, rc.KeptPaths(), rc.Symbols
@@ -135,7 +135,7 @@ func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, pipe *retrieva
 	if err != nil {
 		return err
 	}
-	c, err := clients.get(schema.StagePlan)
+	c, err := clients.Get(schema.StagePlan)
 	if err != nil {
 		return err
 	}
@@ -144,67 +144,6 @@ func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, pipe *retrieva
 	}
 	return errors.Join(pipe.Session.Put("plan_artifact", run.Plan), pipe.Session.Put(retrieval.KeyStageOutput+schema.StagePlan, run.Plan),
 		pipe.Session.Put(retrieval.KeyStageProgress, map[string][]string{"completed": append(slices.Clone(retrieval.Stages), schema.StagePlan), "remaining": {}}))
-}
-
-// recordRaw appends decisions and model-less call rows to the raw store
-// in one transaction.
-func recordRaw(dir, command string) func(context.Context, []kb.Decision, []kb.LLMCall) error {
-	return func(ctx context.Context, decisions []kb.Decision, calls []kb.LLMCall) error {
-		return kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: command, Wait: kb.BatchWait}, func(w kb.Writer) error {
-			return w.Tx(ctx, func() error {
-				return errors.Join(kb.AppendDecisions(w, decisions), kb.AppendLLMCalls(w, calls))
-			})
-		})
-	}
-}
-
-// stageClients are the run's model clients, one per stage (a stage may
-// have its own model: [models.overrides]), each logging its calls.
-type stageClients struct {
-	dir       string
-	router    *llm.Router
-	newClient func(llm.ModelConfig) (llm.Client, error)
-	margin    float64 // [budget] safety_margin, for the clients' hard gate
-	byStage   map[string]*llm.Logged
-}
-
-func (s *stageClients) get(stage string) (llm.Client, error) {
-	if c := s.byStage[stage]; c != nil {
-		return c, nil
-	}
-	cfg, err := s.router.Resolve(llm.StageRole(stage), stage)
-	if err != nil {
-		return nil, err
-	}
-	cfg.SafetyMargin = s.margin
-	inner, err := s.newClient(cfg)
-	if err != nil {
-		return nil, err
-	}
-	c := llm.NewLogged(inner, cfg, func(ctx context.Context, calls []kb.LLMCall) error {
-		return kb.WithWriter(ctx, s.dir, kb.Raw, kb.Options{Command: "cra plan", Wait: kb.BatchWait}, func(w kb.Writer) error {
-			return w.Tx(ctx, func() error { return kb.AppendLLMCalls(w, calls) })
-		})
-	})
-	s.byStage[stage] = c
-	return c, nil
-}
-
-// tokens sums the tokens the providers reported for the run's calls.
-func (s *stageClients) tokens() int64 {
-	var n int64
-	for _, c := range s.byStage {
-		n += c.Tokens()
-	}
-	return n
-}
-
-func (s *stageClients) close() error {
-	var errs []error
-	for _, c := range s.byStage {
-		errs = append(errs, c.Close())
-	}
-	return errors.Join(errs...)
 }
 
 // newTaskID is a fresh run id: the mode, the time and a random suffix.

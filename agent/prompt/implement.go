@@ -16,11 +16,18 @@ type File struct {
 }
 
 // ImplementInput is the implement stage's input: the task, the plan it
-// follows if any (rendered), and the files to edit.
+// follows if any (rendered), and the files to edit, whole. An orchestrated
+// pass also gets its step, the context package retrieval assembled (the
+// code around the change), the run's changes so far and, on a retry, why
+// the previous attempt failed.
 type ImplementInput struct {
-	Task  string
-	Plan  string
-	Files []File
+	Task         string
+	Plan         string
+	Step         *schema.PlanStep
+	Context      []ContextFile
+	Files        []File
+	PriorChanges string
+	Failure      string
 }
 
 const implementSystem = `You implement a code change as search/replace edits. For each edit write exactly:
@@ -39,12 +46,31 @@ func ImplementPrompt(in ImplementInput) Prompt {
 	if in.Plan != "" {
 		fmt.Fprintf(&b, "\nPlan:\n%s\n", strings.TrimSpace(in.Plan))
 	}
+	if s := in.Step; s != nil {
+		fmt.Fprintf(&b, "\nStep %s to implement now:\n%s\n", s.ID, strings.TrimSpace(s.Description))
+		if len(s.TargetFiles) > 0 {
+			fmt.Fprintf(&b, "Files: %s\n", strings.Join(s.TargetFiles, ", "))
+		}
+		if len(s.TargetSymbols) > 0 {
+			fmt.Fprintf(&b, "Symbols: %s\n", strings.Join(s.TargetSymbols, ", "))
+		}
+	}
+	if len(in.Context) > 0 {
+		b.WriteString("\nContext (read only):\n")
+		writeContext(&b, in.Context)
+	}
 	for _, f := range in.Files {
 		fmt.Fprintf(&b, "\nFile %s:\n```\n%s", f.Path, f.Content)
 		if f.Content != "" && !strings.HasSuffix(f.Content, "\n") {
 			b.WriteString("\n")
 		}
 		b.WriteString("```\n")
+	}
+	if in.PriorChanges != "" {
+		fmt.Fprintf(&b, "\n<prior_changes>\n%s\n</prior_changes>\n", strings.TrimSpace(in.PriorChanges))
+	}
+	if in.Failure != "" {
+		fmt.Fprintf(&b, "\n<previous_attempt_failed>\n%s\n</previous_attempt_failed>\nFix it: answer with edits to the files as they are above.\n", strings.TrimSpace(in.Failure))
 	}
 	return Prompt{System: implementSystem, User: b.String()}
 }

@@ -1,0 +1,80 @@
+package execute
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// Attempt is one implement attempt: the prompt, the coder's answer, the
+// edits it parsed to and what applying them did.
+type Attempt struct {
+	Prompt                         prompt.Prompt
+	Response                       string
+	Edits                          []schema.Edit
+	Applied                        Applied
+	PromptTokens, CompletionTokens *int
+	Latency                        time.Duration
+	// Err is why the answer changed nothing: it did not parse, or the
+	// patch was refused (nothing written); nil when the patch applied.
+	Err error
+}
+
+// PatchApplied reports whether the attempt's edits are in the tree.
+func (a Attempt) PatchApplied() bool { return a.Err == nil && len(a.Edits) > 0 }
+
+// Implement is the implement pass: the coder answers the implement prompt
+// (the prompt curate trains on) with search/replace edits, which are
+// applied to the tree at dir (Apply). An answer that does not parse, has
+// no edit, or whose patch is refused is a failed attempt (Attempt.Err),
+// not an error: the caller retries with the reason. The error is for a
+// call that could not be made.
+func Implement(ctx context.Context, client llm.Client, taskID string, in prompt.ImplementInput, dir string) (Attempt, error) {
+	a := Attempt{Prompt: prompt.ImplementPrompt(in)}
+	resp, err := client.Complete(ctx, llm.Request{System: a.Prompt.System, Prompt: a.Prompt.User, TaskID: taskID,
+		CallType: schema.StageImplement, StageName: schema.StageImplement})
+	if err != nil {
+		return a, err
+	}
+	a.Response, a.PromptTokens, a.CompletionTokens, a.Latency = resp.Text, resp.PromptTokens, resp.CompletionTokens, resp.Latency
+	if a.Edits, a.Err = prompt.ParseEdits(resp.Text); a.Err != nil {
+		return a, nil
+	}
+	if len(a.Edits) == 0 {
+		a.Err = errors.New("the answer has no edit")
+		return a, nil
+	}
+	a.Applied, a.Err = Apply(dir, a.Edits)
+	return a, nil
+}
+
+// FilesToEdit reads the files of paths that exist in the tree at dir, as
+// the implement prompt shows them (whole); paths that do not exist yet are
+// left out (the coder creates them).
+func FilesToEdit(dir string, paths []string) ([]prompt.File, error) {
+	var out []prompt.File
+	seen := map[string]bool{}
+	for _, p := range paths {
+		rel, reason := cleanRel(p)
+		if reason != "" || seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		out = append(out, prompt.File{Path: rel, Content: string(b)})
+	}
+	return out, nil
+}
