@@ -74,7 +74,7 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &PlanRun{TaskID: newTaskID("plan"), Enriched: ready.Enriched}
+	run := &PlanRun{TaskID: NewTaskID("plan"), Enriched: ready.Enriched}
 	stages := []string{schema.StageTaskAnalysis, schema.StageScope, schema.StagePrecision, schema.StagePlan}
 	router := llm.NewRouter(opts.Config.Models)
 	planModel, err := router.Resolve(llm.RoleReasoning, schema.StagePlan)
@@ -105,7 +105,9 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	lim.CoChangeMin = opts.Config.Bootstrap.CoChangeMinCount
 	pipe := &retrieval.Pipeline{KB: kb.NewKnowledgeBase(curated.DB), Repo: *ready.Repo, Graph: g, Limits: lim, Budget: budget,
 		MaxRefinements: opts.Config.Orchestrator.MaxRefinementLoops, Client: clients.Get,
-		Record: func(ctx context.Context, d []kb.Decision, c []kb.LLMCall) error { return kb.AppendRunLog(ctx, opts.Dir, "cra plan", d, c) },
+		Record: func(ctx context.Context, d []kb.Decision, c []kb.LLMCall) error {
+			return kb.AppendRunLog(ctx, opts.Dir, "cra plan", d, c)
+		},
 		Session: sess, Execute: schema.StagePlan, Log: opts.Log,
 		Render: func(p prompt.Package) prompt.Prompt {
 			return prompt.PlanPrompt(prompt.PlanAtomic, prompt.PlanInput{Task: opts.Task, Files: p.Files})
@@ -146,8 +148,8 @@ func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, pipe *retrieva
 		pipe.Session.Put(retrieval.KeyStageProgress, map[string][]string{"completed": append(slices.Clone(retrieval.Stages), schema.StagePlan), "remaining": {}}))
 }
 
-// newTaskID is a fresh run id: the mode, the time and a random suffix.
-func newTaskID(mode string) string {
+// NewTaskID is a fresh run id: the mode, the time and a random suffix.
+func NewTaskID(mode string) string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	return fmt.Sprintf("%s-%s-%s", mode, time.Now().UTC().Format("20060102T150405"), hex.EncodeToString(b))

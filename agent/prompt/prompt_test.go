@@ -42,9 +42,9 @@ func TestPromptsGolden(t *testing.T) {
 			{Path: "app/store.py", Content: "class Store:\n    def get(self, key):\n        return key"},
 		}}),
 		"implement_step": ImplementPrompt(ImplementInput{Task: task, Plan: "s1: give get a default\ns2: update the callers",
-			Step:    &schema.PlanStep{ID: "s1", Description: "Give Store.get a default parameter", TargetFiles: []string{"app/store.py"}, TargetSymbols: []string{"Store.get"}},
-			Context: []ContextFile{{Path: "app/api.py", Symbols: []ContextSymbol{{Tier: "supporting", Text: "def handler(request):"}}}},
-			Files:   []File{{Path: "app/store.py", Content: "class Store:\n    def get(self, key):\n        return key\n"}},
+			Step:         &schema.PlanStep{ID: "s1", Description: "Give Store.get a default parameter", TargetFiles: []string{"app/store.py"}, TargetSymbols: []string{"Store.get"}},
+			Context:      []ContextFile{{Path: "app/api.py", Symbols: []ContextSymbol{{Tier: "supporting", Text: "def handler(request):"}}}},
+			Files:        []File{{Path: "app/store.py", Content: "class Store:\n    def get(self, key):\n        return key\n"}},
 			PriorChanges: "--- a/app/util.py\n+++ b/app/util.py\n-x = 1\n+x = 2",
 			Failure:      "FAILED tests/test_store.py::test_default - TypeError: get() takes 2 positional arguments"}),
 	}
