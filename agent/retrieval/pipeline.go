@@ -40,7 +40,10 @@ type Pipeline struct {
 	// its prompt, which the package must fit.
 	Execute string
 	Render  func(prompt.Package) prompt.Prompt
-	Log     *slog.Logger
+	// Retry is the previous attempt's failure an implement prompt carries:
+	// the first thing assembly cuts.
+	Retry string
+	Log   *slog.Logger
 }
 
 // Context is what retrieval found for a task, as the session holds it.
@@ -273,7 +276,7 @@ func (p *Pipeline) assemble(ctx context.Context, taskID string, c *Context) erro
 		}
 		facts = append(facts, ff)
 	}
-	pkg, asmErr := Assemble(facts, "", p.Budget, p.Render)
+	pkg, asmErr := Assemble(facts, p.Retry, p.Budget, p.Render)
 	c.Package = pkg
 	if len(pkg.Cut) > 0 || asmErr != nil {
 		cut := strings.Join(pkg.Cut, "\n")

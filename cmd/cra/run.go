@@ -103,6 +103,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.modelsCommand(),
 			a.enrichCommand(),
 			a.planCommand(),
+			a.solveCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 			a.compactCommand(),

@@ -1,0 +1,326 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// solveScript answers each kind of call of a solve run. Implement answers
+// are taken in turn (the last one repeats); nil kinds get defaults.
+type solveScript struct {
+	meta, part string
+	implement  []string
+	adjust     []string
+	mu         sync.Mutex
+	calls      map[string]int
+	prompts    map[string][]string
+}
+
+func (s *solveScript) server(t *testing.T) *fakellm.Server {
+	srv := fakellm.New(t)
+	s.calls, s.prompts = map[string]int{}, map[string][]string{}
+	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		system := req.Messages[0].Content
+		user := req.Messages[len(req.Messages)-1].Content
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		take := func(kind string, answers []string, def string) fakellm.Reply {
+			n := s.calls[kind]
+			s.calls[kind]++
+			s.prompts[kind] = append(s.prompts[kind], user)
+			switch {
+			case len(answers) == 0:
+				return fakellm.Reply{Text: def}
+			case n < len(answers):
+				return fakellm.Reply{Text: answers[n]}
+			}
+			return fakellm.Reply{Text: answers[len(answers)-1]}
+		}
+		switch {
+		case strings.HasPrefix(system, "You read a coding task"):
+			return take("task_analysis", nil, `{"summary": "", "files": ["calc.py"], "symbols": ["add"], "keywords": []}`)
+		case strings.HasPrefix(system, "You select the files"):
+			return take("scope", nil, `{"relevant": ["calc.py", "util.py"]}`)
+		case strings.HasPrefix(system, "You decide how much"):
+			return take("precision", nil, `{"symbols": {"calc.py:add": "primary"}}`)
+		case strings.HasPrefix(system, "You split a large task"):
+			return take("meta_plan", nil, s.meta)
+		case strings.HasPrefix(system, "You plan one part"):
+			return take("part_plan", nil, s.part)
+		case strings.HasPrefix(system, "You implement a code change"):
+			return take("implement", s.implement, "")
+		case strings.HasPrefix(system, "You revise a plan"):
+			return take("adjustment", s.adjust, `{"revised_steps": [], "rationale": "nothing left", "changes_made": []}`)
+		}
+		t.Errorf("unexpected system prompt %.60q", system)
+		return fakellm.Reply{Status: 500}
+	})
+	return srv
+}
+
+func (s *solveScript) count(kind string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[kind]
+}
+
+const (
+	onePart   = `{"task_summary": "fix add", "parts": [{"id": "p1", "description": "Fix add in calc.py", "affected_files": ["calc.py"], "depends_on": []}], "rationale": "one place"}`
+	oneStep   = `{"part_id": "p1", "task_summary": "fix add", "steps": [{"id": "s1", "description": "Make add return the sum", "target_files": ["calc.py"], "target_symbols": ["add"], "depends_on": []}], "rationale": "small"}`
+	fixAdd    = "<edit file=\"calc.py\">\n<search>\n    return a - b\n</search>\n<replacement>\n    return a + b\n</replacement>\n</edit>"
+	breakAdd  = "<edit file=\"calc.py\">\n<search>\n    return a - b\n</search>\n<replacement>\n    return a * b\n</replacement>\n</edit>"
+	testCalc  = "python3 -m unittest discover -s tests -t ."
+	calcSrc   = "def add(a, b):\n    return a - b\n\n\ndef double(x):\n    return 2 * x\n"
+	calcTests = "import unittest\n\nfrom calc import add, double\n\n\nclass TestCalc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n\n    def test_double(self):\n        self.assertEqual(double(2), 4)\n"
+)
+
+// calcRepo is a small Python project whose add is wrong, with its tests.
+func calcRepo(t *testing.T) *gittest.Repo {
+	r := gittest.New(t)
+	r.Write("calc.py", calcSrc)
+	r.Write("util.py", "def helper():\n    return 1\n")
+	r.Write("tests/__init__.py", "")
+	r.Write("tests/test_calc.py", calcTests)
+	r.Commit("calc with a wrong add")
+	return r
+}
+
+// solveHome is an initialised, indexed home whose models are srv and whose
+// test command runs the repository's unittest suite.
+func solveHome(t *testing.T, srv *fakellm.Server, r *gittest.Repo, extra string) string {
+	home := newHome(t)
+	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg, _ := os.ReadFile(cfgPath)
+	cfg = []byte(strings.Replace(string(cfg), "[testing]\n", "[testing]\ntest_command = \""+testCalc+"\"\ntimeout_seconds = 60\n"+extra, 1))
+	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, home, "index", r.Dir)
+	return home
+}
+
+func sqlRows(t *testing.T, home, query string) string {
+	t.Helper()
+	return mustRun(t, home, "sql", "--format", "csv", query)
+}
+
+// One part, one step, right at the first try: complete, exit 0, a commit
+// on the run's branch, the user's checkout untouched, every row written.
+func TestSolveOneStep(t *testing.T) {
+	s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
+	srv := s.server(t)
+	r := calcRepo(t)
+	home := solveHome(t, srv, r, "")
+	res := cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
+	if res.code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	var out struct {
+		TaskID string   `json:"task_id"`
+		Status string   `json:"status"`
+		Branch string   `json:"branch"`
+		Diff   string   `json:"diff"`
+		Files  []string `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != "complete" || !strings.Contains(out.Diff, "+    return a + b") || strings.Join(out.Files, ",") != "calc.py" {
+		t.Errorf("outcome %+v", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.Dir, "calc.py")); string(b) != calcSrc || r.Git("status", "--porcelain") != "" {
+		t.Errorf("the user's checkout changed: %q", b)
+	}
+	if log := r.Git("log", "--format=%s", out.Branch); !strings.Contains(log, "p1/s1: Make add return the sum") {
+		t.Errorf("branch log %q", log)
+	}
+	if _, err := os.Stat(filepath.Join(home, "worktrees", out.TaskID)); !os.IsNotExist(err) {
+		t.Errorf("the worktree of the finished run is still there: %v", err)
+	}
+	passes := sqlRows(t, home, "select p.sequence_order, p.pass_type, coalesce(p.part_id, '') as part, coalesce(p.step_id, '') as step, t.task_id, t.success from raw.orchestrator_passes p join raw.task_runs t on t.id = p.task_run_id order by 1")
+	want := "sequence_order,pass_type,part,step,task_id,success\n" +
+		"1,meta_plan,,," + out.TaskID + ":meta_plan,true\n" +
+		"2,part_plan,p1,," + out.TaskID + ":part_plan:p1,true\n" +
+		"3,step_implement,p1,s1," + out.TaskID + ":impl:p1:s1,true\n" +
+		"4,adjustment,p1,s1," + out.TaskID + ":adjust:p1:after_s1,true\n"
+	if passes != want {
+		t.Errorf("passes:\n%s\nwant\n%s", passes, want)
+	}
+	if got := sqlRows(t, home, "select status, total_parts, total_steps, parts_completed, steps_completed, completed_at is not null from raw.orchestrator_runs"); got != "status,total_parts,total_steps,parts_completed,steps_completed,(completed_at IS NOT NULL)\ncomplete,1,1,1,1,true\n" {
+		t.Errorf("orchestrator_runs %q", got)
+	}
+	if got := sqlRows(t, home, "select mode, success, final_diff like '%return a + b%' from raw.task_runs where task_id = '"+out.TaskID+"'"); got != "mode,success,(final_diff ~~ '%return a + b%')\nsolve,true,true\n" {
+		t.Errorf("the run's task_runs row %q", got)
+	}
+	if got := sqlRows(t, home, "select a.attempt, a.patch_applied, v.success, len(v.failing_tests) from raw.run_attempts a join raw.validation_results v on v.attempt_id = a.id"); got != "attempt,patch_applied,success,len(v.failing_tests)\n1,true,true,0\n" {
+		t.Errorf("attempts %q", got)
+	}
+	// Every pass is a pipeline invocation: retrieval's calls under its id.
+	if got := sqlRows(t, home, "select count(distinct task_id) from raw.retrieval_llm_calls where call_type = 'scope'"); got != "count(DISTINCT task_id)\n4\n" {
+		t.Errorf("scope calls per pass %q", got)
+	}
+	// The trace view walks the run.
+	if got := sqlRows(t, home, "select count(*) filter (where kind = 'call'), count(*) filter (where kind = 'attempt') from raw.solve_trace where run_task_id = '"+out.TaskID+"'"); !strings.HasSuffix(got, ",1\n") || strings.HasPrefix(strings.Split(got, "\n")[1], "0,") {
+		t.Errorf("solve_trace %q", got)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(home, "sessions")); len(entries) != 0 {
+		t.Errorf("sessions left: %v", entries)
+	}
+	if got := sqlRows(t, home, "select count(*) from raw.session_archives where task_id = '"+out.TaskID+"'"); got != "count_star()\n1\n" {
+		t.Errorf("the run's session is not archived: %q", got)
+	}
+}
+
+// A failing test, then a retry that passes: the retry's prompt carries the
+// failure; then two steps where the first fails twice: partial, exit 1.
+func TestSolveRetryAndPartial(t *testing.T) {
+	s := &solveScript{meta: onePart, part: oneStep, implement: []string{breakAdd, fixAdd}}
+	srv := s.server(t)
+	r := calcRepo(t)
+	home := solveHome(t, srv, r, "")
+	if res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add"); res.code != exitOK || !strings.Contains(res.stdout, "ok   p1/s1 (2 attempt(s))") {
+		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	if len(s.prompts["implement"]) != 2 || !strings.Contains(s.prompts["implement"][1], "<previous_attempt_failed>") ||
+		!strings.Contains(s.prompts["implement"][1], "tests.test_calc.TestCalc.test_add") || !strings.Contains(s.prompts["implement"][1], "return a * b") {
+		t.Errorf("the retry's prompt:\n%s", s.prompts["implement"][len(s.prompts["implement"])-1])
+	}
+	if got := sqlRows(t, home, "select t.task_id like '%:retry_1' as retry, a.attempt, a.patch_applied, v.success, v.failing_tests from raw.run_attempts a join raw.validation_results v on v.attempt_id = a.id join raw.task_runs t on t.id = a.task_run_id order by a.id"); got != "retry,attempt,patch_applied,success,failing_tests\nfalse,1,true,false,\"[\"\"tests.test_calc.TestCalc.test_add\"\"]\"\ntrue,2,true,true,[]\n" {
+		t.Errorf("attempts:\n%s", got)
+	}
+
+	// Two steps: s1 passes, s2 fails twice (its edits break add again).
+	twoSteps := `{"part_id": "p1", "task_summary": "", "steps": [{"id": "s1", "description": "Make add return the sum", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}, {"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": ""}`
+	breakAgain := "<edit file=\"calc.py\">\n<search>\n    return a + b\n</search>\n<replacement>\n    return a * b\n</replacement>\n</edit>"
+	keep := `{"revised_steps": [{"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": "on to s2", "changes_made": []}`
+	s2 := &solveScript{meta: onePart, part: twoSteps, implement: []string{fixAdd, breakAgain, breakAgain}, adjust: []string{keep, `{"revised_steps": [], "rationale": "", "changes_made": []}`}}
+	srv2 := s2.server(t)
+	home2 := solveHome(t, srv2, r, "")
+	res := cra(t, home2, "", "solve", "--repo", r.Dir, "Fix add and document double")
+	if res.code != exitFailures || !strings.Contains(res.stdout, ": partial") || !strings.Contains(res.stdout, "FAIL p1/s2 (2 attempt(s))") || !strings.Contains(res.stdout, "ok   p1/s1") {
+		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	// The failed step left nothing behind: the branch holds s1 only.
+	if got := sqlRows(t, home2, "select final_diff like '%return a + b%' and final_diff not like '%a * b%' from raw.task_runs where mode = 'solve'"); !strings.HasSuffix(got, "\ntrue\n") {
+		t.Errorf("final diff %q", got)
+	}
+	if got := sqlRows(t, home2, "select status, steps_completed, total_steps from raw.orchestrator_runs"); got != "status,steps_completed,total_steps\npartial,1,2\n" {
+		t.Errorf("orchestrator_runs %q", got)
+	}
+	// The adjustment saw the failure.
+	if p := s2.prompts["adjustment"]; len(p) != 2 || !strings.Contains(p[1], "tests failed after 2 attempt(s)") {
+		t.Errorf("adjustment prompts %q", p)
+	}
+}
+
+// Parts run in dependency order; --meta-plan skips the meta-plan pass;
+// --plan runs one implement pass and no orchestrator rows; --apply brings
+// the change in, or refuses naming the conflicting path.
+func TestSolvePlansOrderAndApply(t *testing.T) {
+	twoParts := `{"task_summary": "", "parts": [{"id": "p2", "description": "Document double", "affected_files": ["calc.py"], "depends_on": ["p1"]}, {"id": "p1", "description": "Fix add", "affected_files": ["calc.py"], "depends_on": []}], "rationale": ""}`
+	s := &solveScript{meta: twoParts, part: oneStep, implement: []string{fixAdd, "<edit file=\"util.py\">\n<search>\n    return 1\n</search>\n<replacement>\n    return 2\n</replacement>\n</edit>"}}
+	srv := s.server(t)
+	r := calcRepo(t)
+	home := solveHome(t, srv, r, "")
+	if res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add, then the rest"); res.code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	if got := sqlRows(t, home, "select string_agg(coalesce(part_id, '-') || ':' || pass_type, ' ' order by sequence_order) from raw.orchestrator_passes"); !strings.Contains(got, "-:meta_plan p1:part_plan p1:step_implement p1:adjustment p2:part_plan") {
+		t.Errorf("pass order %q", got)
+	}
+
+	// --meta-plan: no meta_plan pass.
+	metaFile := filepath.Join(t.TempDir(), "meta.json")
+	if err := os.WriteFile(metaFile, []byte(onePart), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2 := &solveScript{meta: "never asked", part: oneStep, implement: []string{fixAdd}}
+	home2 := solveHome(t, s2.server(t), r, "")
+	if res := cra(t, home2, "", "solve", "--repo", r.Dir, "--meta-plan", metaFile, "Fix add"); res.code != exitOK || s2.count("meta_plan") != 0 {
+		t.Fatalf("--meta-plan: exit %d, %d meta calls: %s", res.code, s2.count("meta_plan"), res.stderr)
+	}
+	if res := cra(t, home2, "", "solve", "--repo", r.Dir, "--meta-plan", metaFile, "--plan", metaFile, "x"); res.code != exitUsage {
+		t.Errorf("--plan with --meta-plan: exit %d", res.code)
+	}
+
+	// --plan: one implement pass, no orchestrator rows, no plan passes; --apply.
+	plan := schema.PlanArtifact{TaskSummary: "fix add", AffectedFiles: []schema.PlanFile{{Path: "calc.py", Role: "modify",
+		Changes: []schema.PlanChange{{Symbol: "add", Action: "modify", Description: "return the sum"}}}}, ExecutionOrder: []string{"calc.py"}, Rationale: "r"}
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(planFile, []byte(prompt.RenderPlan(plan)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s3 := &solveScript{implement: []string{fixAdd}}
+	home3 := solveHome(t, s3.server(t), r, "")
+	r.Write("calc.py", "def add(a, b):\n    return a - b  # mine\n\n\ndef double(x):\n    return 2 * x\n")
+	res := cra(t, home3, "", "solve", "--repo", r.Dir, "--plan", planFile, "--apply", "Fix add")
+	if res.code != exitFailures || !strings.Contains(res.stderr, "conflicts in calc.py") {
+		t.Fatalf("--apply on a conflicting tree: exit %d: %s", res.code, res.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.Dir, "calc.py")); !strings.Contains(string(b), "# mine") {
+		t.Errorf("the refused apply changed calc.py: %q", b)
+	}
+	r.Write("calc.py", calcSrc)
+	if res := cra(t, home3, "", "solve", "--repo", r.Dir, "--plan", planFile, "--apply", "Fix add"); res.code != exitOK || !strings.Contains(res.stdout, "applied to your working tree") {
+		t.Fatalf("--apply: exit %d: %s", res.code, res.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.Dir, "calc.py")); !strings.Contains(string(b), "return a + b") {
+		t.Errorf("not applied: %q", b)
+	}
+	if s3.count("meta_plan")+s3.count("part_plan")+s3.count("adjustment") != 0 {
+		t.Errorf("--plan made plan passes: %v", s3.calls)
+	}
+	if got := sqlRows(t, home3, "select (select count(*) from raw.orchestrator_runs), (select count(*) from raw.orchestrator_passes), (select count(*) from raw.task_runs where mode = 'implement')"); !strings.HasSuffix(got, "\n0,0,") && !strings.Contains(got, "\n0,0,") {
+		t.Errorf("--plan rows %q", got)
+	}
+}
+
+// Malformed answers and edits outside the worktree are failed attempts,
+// recorded with their answers; nothing outside the worktree is written.
+func TestSolveRefusesBadEdits(t *testing.T) {
+	escape := "<edit file=\"../outside.py\">\n<search>\n</search>\n<replacement>\nx = 1\n</replacement>\n</edit>"
+	s := &solveScript{meta: onePart, part: oneStep, implement: []string{"I would change add.", escape}}
+	srv := s.server(t)
+	r := calcRepo(t)
+	home := solveHome(t, srv, r, "")
+	res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add")
+	if res.code != exitFailures || !strings.Contains(res.stdout, ": failed") {
+		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(r.Dir), "outside.py")); !os.IsNotExist(err) {
+		t.Errorf("an edit escaped the worktree: %v", err)
+	}
+	if got := sqlRows(t, home, "select attempt, patch_applied, raw_response like 'I would%' or raw_response like '%../outside.py%' from raw.run_attempts order by id"); got != "attempt,patch_applied,((raw_response ~~ 'I would%') OR (raw_response ~~ '%../outside.py%'))\n1,false,true\n2,false,true\n" {
+		t.Errorf("attempts %q", got)
+	}
+	if p := s.prompts["implement"]; len(p) != 2 || !strings.Contains(p[1], "escapes the worktree") && !strings.Contains(p[1], "no <edit") {
+		t.Errorf("the retry prompt does not say why: %q", p)
+	}
+}
+
+// Without a test command, cra solve refuses to start (exit 2).
+func TestSolveNeedsATestCommand(t *testing.T) {
+	s := &solveScript{}
+	srv := s.server(t)
+	home := newHome(t)
+	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	r := calcRepo(t)
+	mustRun(t, home, "index", r.Dir)
+	res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add")
+	if res.code != exitUsage || !strings.Contains(res.stderr, "cra solve needs a test command: add [testing] test_command to config.toml or a per-repository one") {
+		t.Errorf("exit %d: %s", res.code, res.stderr)
+	}
+	if res := cra(t, home, "", "solve", "--resume", "solve-nope"); res.code != exitUsage || !strings.Contains(res.stderr, "no unfinished run") {
+		t.Errorf("--resume of nothing: exit %d: %s", res.code, res.stderr)
+	}
+}
