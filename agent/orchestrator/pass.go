@@ -93,7 +93,9 @@ func (r *runner) pass(ctx context.Context, spec passSpec, v any, fn func(ctx con
 	lim.CoChangeMin = r.opts.Config.Bootstrap.CoChangeMinCount
 	p.pipe = &retrieval.Pipeline{KB: kb.NewKnowledgeBase(r.curated.DB), Repo: r.repo, Graph: r.graph, Limits: lim, Budget: r.budget,
 		MaxRefinements: r.opts.Config.Orchestrator.MaxRefinementLoops, Client: r.clients.Get, Session: sess, Execute: stage, Log: r.opts.Log,
-		Record: func(ctx context.Context, d []kb.Decision, c []kb.LLMCall) error { return kb.AppendRunLog(ctx, r.opts.Home, "cra solve", d, c) }}
+		Record: func(ctx context.Context, d []kb.Decision, c []kb.LLMCall) error {
+			return kb.AppendRunLog(ctx, r.opts.Home, "cra solve", d, c)
+		}}
 	runErr := fn(ctx, p)
 	if runErr != nil && ctx.Err() == nil && passFailure(runErr) {
 		runErr = &errPassFailed{runErr}
@@ -316,4 +318,3 @@ func sessionIDs(home string) []string {
 	}
 	return out
 }
-

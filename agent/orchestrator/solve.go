@@ -211,7 +211,9 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 		return nil, err
 	}
 	r.clients = llm.NewStageClients(llm.NewRouter(opts.Config.Models), opts.NewClient, opts.Config.Budget.SafetyMargin,
-		func(ctx context.Context, calls []kb.LLMCall) error { return kb.AppendRunLog(ctx, opts.Home, "cra solve", nil, calls) })
+		func(ctx context.Context, calls []kb.LLMCall) error {
+			return kb.AppendRunLog(ctx, opts.Home, "cra solve", nil, calls)
+		})
 	ok = true
 	return r, nil
 }
