@@ -43,6 +43,8 @@ type Logged struct {
 	qmu    sync.RWMutex
 	closed bool
 	tokens atomic.Int64 // prompt and completion tokens the provider reported
+	// flushes asks the writer to write what is queued now.
+	flushes chan chan error
 }
 
 // Tokens is the sum of the prompt and completion tokens the provider
@@ -51,7 +53,7 @@ func (l *Logged) Tokens() int64 { return l.tokens.Load() }
 
 // NewLogged wraps inner (built from cfg) so that its calls are logged.
 func NewLogged(inner Client, cfg ModelConfig, log CallLog) *Logged {
-	l := &Logged{inner: inner, cfg: cfg, log: log, queue: make(chan kb.LLMCall, logQueue), done: make(chan struct{})}
+	l := &Logged{inner: inner, cfg: cfg, log: log, queue: make(chan kb.LLMCall, logQueue), done: make(chan struct{}), flushes: make(chan chan error)}
 	if cfg.APIKeyEnv != "" {
 		l.secret = os.Getenv(cfg.APIKeyEnv)
 	}
@@ -175,7 +177,40 @@ func (l *Logged) writer() {
 			}
 		case <-tick.C:
 			flush()
+		case ack := <-l.flushes:
+			// Every call that has returned has queued its row: take them all.
+		drain:
+			for {
+				select {
+				case row, ok := <-l.queue:
+					if !ok {
+						break drain
+					}
+					batch = append(batch, row)
+				default:
+					break drain
+				}
+			}
+			flush()
+			l.mu.Lock()
+			ack <- l.err
+			l.mu.Unlock()
 		}
+	}
+}
+
+// Flush writes the rows of every call that has returned, before it
+// returns: a caller that marks work done after Flush knows its calls are
+// stored (a kill -9 later loses none of them).
+func (l *Logged) Flush() error {
+	ack := make(chan error, 1)
+	select {
+	case l.flushes <- ack:
+		return <-ack
+	case <-l.done:
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.err
 	}
 }
 

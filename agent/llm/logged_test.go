@@ -200,3 +200,30 @@ func TestLoggedClientRefusesPromptsOverTheWindow(t *testing.T) {
 		t.Errorf("rows %q", rows)
 	}
 }
+
+// Flush stores the rows of the calls made so far, before Close.
+func TestLoggedClientFlush(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Reply{Text: "a"}, fakellm.Reply{Text: "b"})
+	db, log := callStore(t)
+	cfg := llm.ModelConfig{Provider: llm.ProviderOllama, BaseURL: srv.OllamaURL(), Model: "m:1b"}
+	inner, _ := newClient(t, cfg)
+	c := llm.NewLogged(inner, cfg, log)
+	for range 2 {
+		if _, err := c.Complete(context.Background(), llm.Request{System: "s", Prompt: "p", TaskID: "t1", CallType: "scope"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM retrieval_llm_calls`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("after Flush: %d rows (%v), want 2", n, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(); err != nil {
+		t.Errorf("Flush after Close: %v", err)
+	}
+}

@@ -57,6 +57,17 @@ func (s *StageClients) Tokens() int64 {
 	return n
 }
 
+// Flush writes the rows of every call made so far.
+func (s *StageClients) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, c := range s.byStage {
+		errs = append(errs, c.Flush())
+	}
+	return errors.Join(errs...)
+}
+
 // Close closes every client, writing the calls still queued.
 func (s *StageClients) Close() error {
 	s.mu.Lock()

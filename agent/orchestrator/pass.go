@@ -103,6 +103,9 @@ func (r *runner) pass(ctx context.Context, spec passSpec, v any, fn func(ctx con
 	if runErr != nil && !isPassFailure(runErr) {
 		return runErr // interrupted or broken: the pass is redone on resume
 	}
+	if err := r.clients.Flush(); err != nil {
+		return err // the pass's calls must be stored before it counts as done
+	}
 	end := kb.TaskRunEnd{Success: runErr == nil, TotalTokens: r.clients.Tokens() - tokens, TotalLatency: time.Since(start)}
 	if err := r.write(ctx, func(w kb.Writer) error {
 		if err := kb.FinishTaskRun(ctx, w.Conn, spec.taskID, end); err != nil {
