@@ -236,20 +236,33 @@ func (r *runner) begin(ctx context.Context) error {
 	if err := errors.Join(r.sess.Put(keyTaskQuery, r.q), r.sess.Put(keyProgress, r.prog)); err != nil {
 		return err
 	}
+	return r.rows(ctx)
+}
+
+// rows writes the run's own rows unless they are there: its task_runs row
+// and, orchestrated, its orchestrator_runs row.
+func (r *runner) rows(ctx context.Context) error {
 	mode := "solve"
 	if r.q.Plan != nil {
 		mode = schema.StageImplement
 	}
 	return r.write(ctx, func(w kb.Writer) error {
-		coder, _ := llm.NewRouter(r.opts.Config.Models).Resolve(llm.RoleCoding, schema.StageImplement)
-		if _, err := kb.BeginTaskRun(ctx, w.Conn, kb.TaskRun{TaskID: r.out.TaskID, RepoPath: r.repo.Path, Mode: mode,
-			ExecuteModel: coder.Model, ContextWindow: r.opts.Config.Models.ContextWindow, ReservedTokens: r.opts.Config.Budget.ReservedTokens,
-			Stages: []string{"meta_plan", "part_plan", schema.StageImplement, "adjustment"}, Started: time.Now().UTC()}); err != nil {
+		var n int
+		if err := w.Conn.QueryRowContext(ctx, `SELECT count(*) FROM task_runs WHERE task_id = ?`, r.out.TaskID).Scan(&n); err != nil {
 			return err
+		}
+		if n == 0 {
+			coder, _ := llm.NewRouter(r.opts.Config.Models).Resolve(llm.RoleCoding, schema.StageImplement)
+			if _, err := kb.BeginTaskRun(ctx, w.Conn, kb.TaskRun{TaskID: r.out.TaskID, RepoPath: r.repo.Path, Mode: mode,
+				ExecuteModel: coder.Model, ContextWindow: r.opts.Config.Models.ContextWindow, ReservedTokens: r.opts.Config.Budget.ReservedTokens,
+				Stages: []string{"meta_plan", "part_plan", schema.StageImplement, "adjustment"}, Started: time.Now().UTC()}); err != nil {
+				return err
+			}
 		}
 		if r.q.Plan != nil {
 			return nil // --plan: no orchestrator rows
 		}
+		var err error
 		r.runID, err = kb.BeginOrchestratorRun(ctx, w.Conn, kb.OrchestratorRun{TaskID: r.out.TaskID, RepoPath: r.repo.Path,
 			Task: r.q.Task, Started: time.Now().UTC()})
 		return err
@@ -278,16 +291,10 @@ func (r *runner) resume(ctx context.Context) error {
 	if _, err := git(ctx, r.wt.Dir, "reset", "--quiet", "--hard", r.prog.Head); err != nil {
 		return err
 	}
-	return r.write(ctx, func(w kb.Writer) error {
-		if err := kb.ForgetUnfinishedPasses(ctx, w.Conn, r.out.TaskID, r.prog.Done); err != nil {
-			return err
-		}
-		if r.q.Plan != nil {
-			return nil
-		}
-		r.runID, err = kb.BeginOrchestratorRun(ctx, w.Conn, kb.OrchestratorRun{TaskID: r.out.TaskID})
+	if err := r.write(ctx, func(w kb.Writer) error { return kb.ForgetUnfinishedPasses(ctx, w.Conn, r.out.TaskID, r.prog.Done) }); err != nil {
 		return err
-	})
+	}
+	return r.rows(ctx)
 }
 
 // run is the orchestrator's loop; a pass failure it records and goes on
@@ -628,8 +635,15 @@ func (r *runner) finish(ctx context.Context) error {
 		return err
 	}
 	if err := kb.WithWriter(ctx, r.opts.Home, kb.Raw, kb.Options{Command: "cra solve", Wait: kb.BatchWait}, func(w kb.Writer) error {
+		// The run's tokens are its passes' (a resumed run's process made
+		// only some of the calls).
+		var tokens int64
+		if err := w.Conn.QueryRowContext(ctx, `SELECT coalesce(sum(total_tokens), 0) FROM task_runs WHERE starts_with(task_id, ? || ':')`,
+			r.out.TaskID).Scan(&tokens); err != nil {
+			return err
+		}
 		if err := kb.FinishTaskRun(ctx, w.Conn, r.out.TaskID, kb.TaskRunEnd{Success: r.out.Status == StatusComplete,
-			TotalTokens: r.clients.Tokens(), FinalDiff: r.out.Diff}); err != nil {
+			TotalTokens: tokens, FinalDiff: r.out.Diff}); err != nil {
 			return err
 		}
 		return r.sess.Archive(ctx, w) // the run is over: a resume has nothing left to do

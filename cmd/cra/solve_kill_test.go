@@ -1,0 +1,168 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/storetest"
+)
+
+// resumableServer answers by what each prompt holds, never by call count,
+// so a run killed and resumed meets the answers a clean run meets: s1
+// passes at once; s2 fails its first attempt and passes its retry; the
+// adjustment after s1 keeps s2.
+func resumableServer(t *testing.T) *fakellm.Server {
+	twoSteps := `{"part_id": "p1", "task_summary": "", "steps": [{"id": "s1", "description": "Make add return the sum", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}, {"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": ""}`
+	keep := `{"revised_steps": [{"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": "on to s2", "changes_made": []}`
+	doc := "<edit file=\"calc.py\">\n<search>\ndef double(x):\n</search>\n<replacement>\ndef double(x):\n    \"\"\"Twice x.\"\"\"\n</replacement>\n</edit>"
+	breakAgain := "<edit file=\"calc.py\">\n<search>\n    return a + b\n</search>\n<replacement>\n    return a * b\n</replacement>\n</edit>"
+	srv := fakellm.New(t)
+	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		system, user := req.Messages[0].Content, req.Messages[len(req.Messages)-1].Content
+		switch {
+		case strings.HasPrefix(system, "You read a coding task"):
+			return fakellm.Reply{Text: `{"summary": "", "files": ["calc.py"], "symbols": ["add"], "keywords": []}`}
+		case strings.HasPrefix(system, "You select the files"):
+			return fakellm.Reply{Text: `{"relevant": ["calc.py"]}`}
+		case strings.HasPrefix(system, "You decide how much"):
+			return fakellm.Reply{Text: `{"symbols": {"calc.py:add": "primary"}}`}
+		case strings.HasPrefix(system, "You split a large task"):
+			return fakellm.Reply{Text: onePart}
+		case strings.HasPrefix(system, "You plan one part"):
+			return fakellm.Reply{Text: twoSteps}
+		case strings.HasPrefix(system, "You implement a code change"):
+			switch {
+			case strings.Contains(user, "Step s1 "):
+				return fakellm.Reply{Text: fixAdd}
+			case strings.Contains(user, "<previous_attempt_failed>"):
+				return fakellm.Reply{Text: doc}
+			}
+			return fakellm.Reply{Text: breakAgain}
+		case strings.HasPrefix(system, "You revise a plan"):
+			if strings.Contains(user, "Completed steps:\n- s1: Make add return the sum\n- s2") {
+				return fakellm.Reply{Text: `{"revised_steps": [], "rationale": "done", "changes_made": []}`}
+			}
+			return fakellm.Reply{Text: keep}
+		}
+		t.Errorf("unexpected system prompt %.60q", system)
+		return fakellm.Reply{Status: 500}
+	})
+	return srv
+}
+
+// solveRows are a home's rows of its one solve run, the run's id
+// replaced, in a stable order: what a resumed run must end with.
+func solveRows(t *testing.T, home string) string {
+	t.Helper()
+	run := strings.TrimSpace(strings.Split(sqlRows(t, home, "select task_id from raw.orchestrator_runs"), "\n")[1])
+	var b strings.Builder
+	for _, q := range []string{
+		"select task_id, mode, success, total_tokens, final_diff from raw.task_runs order by 1",
+		"select p.sequence_order, p.pass_type, p.part_id, p.step_id, t.task_id from raw.orchestrator_passes p join raw.task_runs t on t.id = p.task_run_id order by 1",
+		"select t.task_id, a.attempt, a.patch_applied, a.raw_response, v.success, v.failing_tests from raw.run_attempts a join raw.task_runs t on t.id = a.task_run_id join raw.validation_results v on v.attempt_id = a.id order by 1, 2",
+		"select task_id, call_type, prompt, response, count(*) from raw.retrieval_llm_calls group by all order by all",
+		"select task_id, stage, tier, rank, detail_level, included, reason, count(*) from raw.retrieval_decisions group by all order by all",
+		"select task_id, count(*) from raw.session_archives group by all order by all",
+		"select status, total_parts, total_steps, parts_completed, steps_completed from raw.orchestrator_runs",
+	} {
+		b.WriteString(sqlRows(t, home, q))
+	}
+	out := strings.ReplaceAll(strings.ReplaceAll(b.String(), run, "RUN"), home, "HOME")
+	return testTiming.ReplaceAllString(out, "in TIME")
+}
+
+// testTiming is the one thing a test run prints that changes by itself.
+var testTiming = regexp.MustCompile(`in [0-9.]+s\b`)
+
+// A cra solve process killed -9 at several points, then resumed with
+// --resume, ends with the rows of a run never interrupted: no pass,
+// attempt, call or decision twice, none missing.
+func TestSolveKilledResumesToTheSameRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs cra solve several times")
+	}
+	srv := resumableServer(t)
+	r := calcRepo(t)
+	// Index every home before any run adds branches to the repository.
+	slow := "sleep 0.4; " + testCalc
+	homes := make([]string, 4)
+	for i := range homes {
+		homes[i] = solveHome(t, srv, r, "")
+		cfgPath := filepath.Join(homes[i], "config.toml")
+		cfg, _ := os.ReadFile(cfgPath)
+		if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), testCalc, slow, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	if res := cra(t, homes[0], "", "solve", "--repo", r.Dir, "Fix add and document double"); res.code != exitOK {
+		t.Fatalf("clean run: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	took := time.Since(start)
+	want := solveRows(t, homes[0])
+	killed := 0
+	for i, frac := range []float64{0.3, 0.55, 0.8} {
+		home := homes[i+1]
+		t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
+			args, _ := json.Marshal([]string{"--home", home, "solve", "--repo", r.Dir, "Fix add and document double"})
+			// The child starts slower than the in-process run: count that in.
+			if storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, 300*time.Millisecond+time.Duration(frac*float64(took))) {
+				killed++
+			}
+			var runID string
+			entries, _ := os.ReadDir(filepath.Join(home, "sessions"))
+			for _, e := range entries {
+				if name := strings.TrimSuffix(e.Name(), ".json"); !strings.Contains(name, ":") {
+					runID = name
+				}
+			}
+			if runID == "" {
+				t.Fatalf("no session of the killed run: %v", entries)
+			}
+			t.Logf("killed after %d passes", strings.Count(sqlRows(t, home, "select task_id from raw.task_runs where success is not null"), ":"))
+			if res := cra(t, home, "", "solve", "--resume", runID); res.code != exitOK {
+				t.Fatalf("resume: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+			}
+			if got := solveRows(t, home); got != want {
+				t.Errorf("rows after the resume differ from a clean run's:\n%s", lineDiff(want, got))
+			}
+			if entries, _ := os.ReadDir(filepath.Join(home, "sessions")); len(entries) != 0 {
+				t.Errorf("sessions left after the resume: %v", entries)
+			}
+		})
+	}
+	if killed == 0 {
+		t.Error("no child was killed mid-run: the test proved nothing")
+	}
+}
+
+// lineDiff lists the lines only one side has.
+func lineDiff(want, got string) string {
+	count := func(s string) map[string]int {
+		m := map[string]int{}
+		for _, l := range strings.Split(s, "\n") {
+			m[l]++
+		}
+		return m
+	}
+	w, g := count(want), count(got)
+	var b strings.Builder
+	for l, n := range w {
+		if g[l] < n {
+			fmt.Fprintf(&b, "- %.300s\n", l)
+		}
+	}
+	for l, n := range g {
+		if w[l] < n {
+			fmt.Fprintf(&b, "+ %.300s\n", l)
+		}
+	}
+	return b.String()
+}
