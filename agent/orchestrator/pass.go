@@ -264,22 +264,23 @@ var fileInOutput = regexp.MustCompile(`[\w./-]+\.(?:py|go|js|jsx|ts|tsx|rs|java|
 
 // refinementFor is the request for more context a failed attempt makes
 // when its failure names files of the repository that were not in the
-// context, or tests; nil when it names nothing new.
-func refinementFor(g *retrieval.KnowledgeGraph, kept []string, a execute.Attempt, rep Report) *schema.RefinementRequest {
+// context (a test file in a traceback, a module in an import error), with
+// the failing tests; nil when it names no such file.
+func refinementFor(g *retrieval.KnowledgeGraph, dir string, kept []string, a execute.Attempt, rep Report) *schema.RefinementRequest {
 	if rep.Passed() && a.Err == nil {
 		return nil
 	}
 	req := schema.RefinementRequest{Reason: "the attempt failed: its output names code the context did not hold", MissingTests: rep.Test.FailingTests}
 	for _, m := range fileInOutput.FindAllString(rep.Test.Output, -1) {
-		m = strings.TrimPrefix(m, "./")
+		m = strings.TrimPrefix(strings.TrimPrefix(m, dir+"/"), "./") // tracebacks name files by absolute path
 		for _, p := range g.FilesNamed(m) {
 			if !slices.Contains(kept, p) && !slices.Contains(req.MissingFiles, p) && len(req.MissingFiles) < 5 {
 				req.MissingFiles = append(req.MissingFiles, p)
 			}
 		}
 	}
-	if len(req.MissingFiles) == 0 && len(req.MissingTests) == 0 {
-		return nil
+	if len(req.MissingFiles) == 0 {
+		return nil // nothing outside the context: the retry's failure details say the rest
 	}
 	if len(req.MissingTests) > 5 {
 		req.MissingTests = req.MissingTests[:5]

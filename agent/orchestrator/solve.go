@@ -547,7 +547,7 @@ func (r *runner) attempt(ctx context.Context, p *passRun, part schema.MetaPart, 
 		return a, err
 	}
 	a.Failure = failure(att, rep)
-	a.Refinement = refinementFor(r.graph, p.kept, att, rep)
+	a.Refinement = refinementFor(r.graph, r.wt.Dir, p.kept, att, rep)
 	return a, r.wt.Reset(ctx)
 }
 

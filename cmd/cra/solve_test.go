@@ -195,6 +195,17 @@ func TestSolveRetryAndPartial(t *testing.T) {
 		!strings.Contains(s.prompts["implement"][1], "tests.test_calc.TestCalc.test_add") || !strings.Contains(s.prompts["implement"][1], "return a * b") {
 		t.Errorf("the retry's prompt:\n%s", s.prompts["implement"][len(s.prompts["implement"])-1])
 	}
+	// The traceback named tests/test_calc.py, outside the context: the
+	// retry re-entered retrieval with it, and its prompt shows the test.
+	if got := sqlRows(t, home, "select task_id like '%:retry_1' as retry, response from raw.retrieval_llm_calls where call_type = 'refinement_merge'"); !strings.Contains(got, "true,\"added:\ntests/test_calc.py (refinement: names tests/test_calc.py)") {
+		t.Errorf("refinement rows %q", got)
+	}
+	if p := s.prompts["implement"]; !strings.Contains(p[1], "Context (read only):") || !strings.Contains(p[1], "\ntests/test_calc.py\n") {
+		t.Errorf("the retry's context lacks the failing test's file:\n%s", p[1])
+	}
+	if r.Git("status", "--porcelain") != "" {
+		t.Error("the user's checkout changed")
+	}
 	if got := sqlRows(t, home, "select t.task_id like '%:retry_1' as retry, a.attempt, a.patch_applied, v.success, v.failing_tests from raw.run_attempts a join raw.validation_results v on v.attempt_id = a.id join raw.task_runs t on t.id = a.task_run_id order by a.id"); got != "retry,attempt,patch_applied,success,failing_tests\nfalse,1,true,false,\"[\"\"tests.test_calc.TestCalc.test_add\"\"]\"\ntrue,2,true,true,[]\n" {
 		t.Errorf("attempts:\n%s", got)
 	}
