@@ -9,7 +9,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-datasets demo clean
+.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-datasets demo clean
 
 # -buildvcs=auto stamps the git revision `cra version` prints, even where
 # GOFLAGS turns it off.
@@ -51,6 +51,12 @@ bench-bootstrap:
 bench-retrieval:
 	CRA_BENCH_REPO=$(BENCH_REPO) $(GO) test -run '^$$' -bench 'BenchmarkRetrieval' -benchmem -count $(COUNT) -benchtime 5x ./agent/retrieval/ | tee bench-retrieval.txt
 
+# cra solve's own time per step (an instant in-process model, `true` as the
+# test command): a generated 150-file repository, or REPO=path (indexed
+# first); the ratio is to the git add + commit a step needs anyway.
+bench-solve:
+	CRA_BENCH_REPO=$(BENCH_REPO) $(GO) test -run '^$$' -bench 'BenchmarkSolveStep' -benchmem -count $(COUNT) -benchtime 3x ./agent/orchestrator/ | tee bench-solve.txt
+
 # curate-data on 100,000 synthetic targets (targets/s) and the Parquet
 # export of 1,000,000 rows (rows/s, peak heap).
 bench-datasets:
@@ -73,4 +79,4 @@ demo: build
 		"select file_path, qualified_name, called_by from code_index order by len(called_by) desc limit 5"
 
 clean:
-	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-retrieval.txt bench-datasets.txt
+	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-retrieval.txt bench-solve.txt bench-datasets.txt

@@ -111,15 +111,18 @@ func migrate(ctx context.Context, db *sql.DB, kind Kind, store string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := db.ExecContext(ctx, createMigrationsTable); err != nil {
-		return fmt.Errorf("migrate %s: %w", store, err)
-	}
 	current, err := schemaVersion(ctx, db, "")
 	if err != nil {
 		return fmt.Errorf("migrate %s: %w", store, err)
 	}
 	if current > len(ms) {
 		return &NewerStoreError{Store: store, Version: current, Know: len(ms)}
+	}
+	if current == len(ms) {
+		return nil // up to date: no write at all, so a short write's close has less to checkpoint
+	}
+	if _, err := db.ExecContext(ctx, createMigrationsTable); err != nil {
+		return fmt.Errorf("migrate %s: %w", store, err)
 	}
 	for _, m := range ms[current:] {
 		tx, err := db.BeginTx(ctx, nil)

@@ -89,22 +89,36 @@ func (s *Session) Keys() []string {
 // Archive stores the session's file in raw.session_archives through w (in
 // its own transaction) and removes it: the run is over.
 func (s *Session) Archive(ctx context.Context, w Writer) error {
+	if err := w.Tx(ctx, func() error { return s.ArchiveRow(ctx, w.Conn) }); err != nil {
+		return err
+	}
+	return s.Remove()
+}
+
+// ArchiveRow inserts the session's archive row through q, inside the
+// caller's transaction (a pass's rows and its session's archive commit
+// together); Remove deletes the file once that transaction committed.
+func (s *Session) ArchiveRow(ctx context.Context, q Execer) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, err := os.ReadFile(s.path)
 	if errors.Is(err, os.ErrNotExist) {
 		b, err = json.Marshal(s.keys) // nothing was ever put
 	}
-	if err != nil {
-		return err
-	}
-	if err := w.Tx(ctx, func() error {
-		_, err := w.Conn.ExecContext(ctx, `INSERT INTO session_archives (task_id, session_blob, archived_at) VALUES (?, ?, ?)`,
+	if err == nil {
+		_, err = q.ExecContext(ctx, `INSERT INTO session_archives (task_id, session_blob, archived_at) VALUES (?, ?, ?)`,
 			s.taskID, b, time.Now().UTC())
-		return err
-	}); err != nil {
+	}
+	if err != nil {
 		return fmt.Errorf("archive session %s: %w", s.taskID, err)
 	}
+	return nil
+}
+
+// Remove deletes the session's file.
+func (s *Session) Remove() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := os.Remove(s.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

@@ -27,11 +27,10 @@ type passSpec struct {
 // passRun is a pass in progress: its task_runs row, its retrieval
 // pipeline (with its own session) and what retrieval kept.
 type passRun struct {
-	r         *runner
-	spec      passSpec
-	taskRunID int64
-	pipe      *retrieval.Pipeline
-	kept      []string
+	r    *runner
+	spec passSpec
+	pipe *retrieval.Pipeline
+	kept []string
 }
 
 // errPassFailed wraps what made a pass fail without breaking the run: an
@@ -77,14 +76,6 @@ func (r *runner) pass(ctx context.Context, spec passSpec, v any, fn func(ctx con
 	p := &passRun{r: r, spec: spec}
 	start := time.Now()
 	tokens := r.clients.Tokens()
-	if err := r.write(ctx, func(w kb.Writer) error {
-		p.taskRunID, err = kb.BeginTaskRun(ctx, w.Conn, kb.TaskRun{TaskID: spec.taskID, RepoPath: r.repo.Path, Mode: mode,
-			ExecuteModel: model.Model, ContextWindow: r.opts.Config.Models.ContextWindow, ReservedTokens: r.opts.Config.Budget.ReservedTokens,
-			Stages: append(slices.Clone(retrieval.Stages), stage), Started: start.UTC()})
-		return err
-	}); err != nil {
-		return err
-	}
 	sess, err := kb.OpenSession(r.opts.Home, spec.taskID)
 	if err != nil {
 		return err
@@ -93,9 +84,7 @@ func (r *runner) pass(ctx context.Context, spec passSpec, v any, fn func(ctx con
 	lim.CoChangeMin = r.opts.Config.Bootstrap.CoChangeMinCount
 	p.pipe = &retrieval.Pipeline{KB: kb.NewKnowledgeBase(r.curated.DB), Repo: r.repo, Graph: r.graph, Limits: lim, Budget: r.budget,
 		MaxRefinements: r.opts.Config.Orchestrator.MaxRefinementLoops, Client: r.clients.Get, Session: sess, Execute: stage, Log: r.opts.Log,
-		Record: func(ctx context.Context, d []kb.Decision, c []kb.LLMCall) error {
-			return kb.AppendRunLog(ctx, r.opts.Home, "cra solve", d, c)
-		}}
+		Record: r.held.record}
 	runErr := fn(ctx, p)
 	if runErr != nil && ctx.Err() == nil && passFailure(runErr) {
 		runErr = &errPassFailed{runErr}
@@ -104,26 +93,34 @@ func (r *runner) pass(ctx context.Context, spec passSpec, v any, fn func(ctx con
 		return runErr // interrupted or broken: the pass is redone on resume
 	}
 	if err := r.clients.Flush(); err != nil {
-		return err // the pass's calls must be stored before it counts as done
+		return err // every call of the pass is held before its rows are written
 	}
+	decisions, calls, attempts := r.held.take()
 	end := kb.TaskRunEnd{Success: runErr == nil, TotalTokens: r.clients.Tokens() - tokens, TotalLatency: time.Since(start)}
 	if err := r.write(ctx, func(w kb.Writer) error {
+		taskRunID, err := kb.BeginTaskRun(ctx, w.Conn, kb.TaskRun{TaskID: spec.taskID, RepoPath: r.repo.Path, Mode: mode,
+			ExecuteModel: model.Model, ContextWindow: r.opts.Config.Models.ContextWindow, ReservedTokens: r.opts.Config.Budget.ReservedTokens,
+			Stages: append(slices.Clone(retrieval.Stages), stage), Started: start.UTC()})
+		if err != nil {
+			return err
+		}
 		if err := kb.FinishTaskRun(ctx, w.Conn, spec.taskID, end); err != nil {
 			return err
 		}
+		if err := writeHeld(ctx, w, taskRunID, decisions, calls, attempts); err != nil {
+			return err
+		}
 		if r.runID != 0 {
-			if err := kb.AppendOrchestratorPass(ctx, w.Conn, kb.OrchestratorPass{RunID: r.runID, TaskRunID: p.taskRunID,
+			if err := kb.AppendOrchestratorPass(ctx, w.Conn, kb.OrchestratorPass{RunID: r.runID, TaskRunID: taskRunID,
 				PassType: spec.passType, PartID: spec.partID, StepID: spec.stepID, Sequence: len(r.prog.Done) + 1, At: start.UTC()}); err != nil {
 				return err
 			}
 		}
-		return nil
+		return sess.ArchiveRow(ctx, w.Conn)
 	}); err != nil {
 		return err
 	}
-	if err := kb.WithWriter(ctx, r.opts.Home, kb.Raw, kb.Options{Command: "cra solve", Wait: kb.BatchWait}, func(w kb.Writer) error {
-		return sess.Archive(ctx, w)
-	}); err != nil {
+	if err := sess.Remove(); err != nil {
 		return err
 	}
 	// The commit point of the pass: its result and the progress.

@@ -150,6 +150,7 @@ type runner struct {
 	runID   int64 // orchestrator_runs.id; 0 with --plan
 	prog    progress
 	diff    string
+	held    passRows // the current pass's rows, written when it ends
 }
 
 // start opens or resumes a run: preflight, the stores, the worktree, the
@@ -211,9 +212,7 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 		return nil, err
 	}
 	r.clients = llm.NewStageClients(llm.NewRouter(opts.Config.Models), opts.NewClient, opts.Config.Budget.SafetyMargin,
-		func(ctx context.Context, calls []kb.LLMCall) error {
-			return kb.AppendRunLog(ctx, opts.Home, "cra solve", nil, calls)
-		})
+		func(ctx context.Context, calls []kb.LLMCall) error { return r.held.record(ctx, nil, calls) })
 	ok = true
 	return r, nil
 }
@@ -530,14 +529,8 @@ func (r *runner) attempt(ctx context.Context, p *passRun, part schema.MetaPart, 
 	if rep.TypeCheck != nil {
 		v.TypeCheckOut = rep.TypeCheck.Output
 	}
-	if err := r.write(ctx, func(w kb.Writer) error {
-		_, err := kb.RecordAttempt(ctx, w.Conn, kb.RunAttempt{TaskRunID: p.taskRunID, Attempt: n, PromptTokens: att.PromptTokens,
-			CompletionTokens: att.CompletionTokens, Latency: att.Latency, RawResponse: att.Response, PatchApplied: att.PatchApplied(),
-			At: time.Now().UTC()}, v)
-		return err
-	}); err != nil {
-		return a, err
-	}
+	r.held.attempt(kb.RunAttempt{Attempt: n, PromptTokens: att.PromptTokens, CompletionTokens: att.CompletionTokens,
+		Latency: att.Latency, RawResponse: att.Response, PatchApplied: att.PatchApplied(), At: time.Now().UTC()}, v)
 	if a.Passed {
 		if _, err := r.wt.Commit(ctx, fmt.Sprintf("cra %s: %s/%s: %s", r.out.TaskID, part.ID, step.ID, firstLine(step.Description))); err != nil {
 			return a, err
@@ -695,7 +688,13 @@ func (r *runner) write(ctx context.Context, fn func(w kb.Writer) error) error {
 
 func (r *runner) close() {
 	if r.clients != nil {
-		if err := r.clients.Close(); err != nil {
+		err := r.clients.Close()
+		// Calls of a pass that broke off: kept, as every call is (a resume
+		// forgets them with the rest of the pass).
+		if _, calls, _ := r.held.take(); err == nil && len(calls) > 0 {
+			err = kb.AppendRunLog(context.Background(), r.opts.Home, "cra solve", nil, calls)
+		}
+		if err != nil {
 			r.opts.Log.Warn("model call log", "error", err)
 		}
 	}

@@ -1,0 +1,23 @@
+package kb_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/kb"
+)
+
+// The cost of a short write: the raw store opened, one row, closed.
+func BenchmarkShortWrite(b *testing.B) {
+	ctx := context.Background()
+	home := storetest.Home(b)
+	for range b.N {
+		if err := kb.WithWriter(ctx, home, kb.Raw, kb.Options{Command: "bench"}, func(w kb.Writer) error {
+			_, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_commit_tests VALUES ('r', 'c', 't', true, '', now())`)
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
