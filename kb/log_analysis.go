@@ -1,0 +1,326 @@
+package kb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// LogAnalysis is the read API over the run logs (spec section 7's
+// LogAnalysisAPI) that `cra train-plan` analyses: evaluations scored
+// against ground truth, logged solve runs, and what training data exists.
+// It reads an Attached session (raw, and curated for the paths behind
+// retrieval decisions' file ids) and never writes.
+type LogAnalysis struct{ q Querier }
+
+// NewLogAnalysis reads through q, a connection of an Attached session.
+func NewLogAnalysis(q Querier) *LogAnalysis { return &LogAnalysis{q: q} }
+
+// LogFilter narrows what LogAnalysis reads. Zero values select everything.
+type LogFilter struct {
+	Since time.Time // runs started at or after it
+	Repos []string  // only these repositories (as stored)
+	Evals []string  // only eval runs of these names (solve runs are not named)
+}
+
+func (f LogFilter) since() time.Time {
+	if f.Since.IsZero() {
+		return time.Unix(0, 0).UTC()
+	}
+	return f.Since
+}
+
+func (f LogFilter) repos() []string { return nonNil(f.Repos) }
+func (f LogFilter) evals() []string { return nonNil(f.Evals) }
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+// EvalRunInfo is one eval run (raw.eval_runs) with the number of tasks it
+// scored.
+type EvalRunInfo struct {
+	ID        int64
+	Name      string
+	Oracle    []string // stages replaced by ground truth; empty for a plain run
+	Split     string
+	Status    string
+	StartedAt time.Time
+	Scored    int
+}
+
+// evalRunWhere selects eval runs r by the filter; its arguments follow.
+const evalRunWhere = `r.started_at >= ? AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], r.name))`
+
+func (f LogFilter) evalRunArgs() []any { return []any{f.since(), f.evals(), f.evals()} }
+
+// EvalRuns lists the eval runs the filter selects, oldest first.
+func (l *LogAnalysis) EvalRuns(ctx context.Context, f LogFilter) ([]EvalRunInfo, error) {
+	rows, err := l.q.QueryContext(ctx, `SELECT r.id, r.name, array_to_string(r.oracle, ','), r.split, r.status, r.started_at,
+			(SELECT count(*) FROM eval_tasks t WHERE t.eval_run_id = r.id AND t.status = 'scored'
+				AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], t.repo_path)))
+		FROM eval_runs r WHERE `+evalRunWhere+` ORDER BY r.started_at, r.id`,
+		append([]any{f.repos(), f.repos()}, f.evalRunArgs()...)...)
+	if err != nil {
+		return nil, fmt.Errorf("read eval runs: %w", err)
+	}
+	defer rows.Close()
+	var out []EvalRunInfo
+	for rows.Next() {
+		var r EvalRunInfo
+		var oracle string
+		if err := rows.Scan(&r.ID, &r.Name, &oracle, &r.Split, &r.Status, &r.StartedAt, &r.Scored); err != nil {
+			return nil, fmt.Errorf("read eval runs: %w", err)
+		}
+		r.Oracle = splitNonEmpty(oracle, ",")
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// EvalNames lists the names of every eval run, to tell a user who named
+// one that does not exist which ones do.
+func (l *LogAnalysis) EvalNames(ctx context.Context) ([]string, error) {
+	return l.strings(ctx, `SELECT DISTINCT name FROM eval_runs ORDER BY 1`)
+}
+
+// KnownRepos lists the repositories eval tasks or solve runs were on.
+func (l *LogAnalysis) KnownRepos(ctx context.Context) ([]string, error) {
+	return l.strings(ctx, `SELECT repo_path FROM eval_tasks UNION SELECT repo_path FROM orchestrator_runs ORDER BY 1`)
+}
+
+// EvalOutcome is one task of one eval run, scored: every stage's metrics
+// (end_to_end included) by stage and metric name.
+type EvalOutcome struct {
+	EvalRunID int64
+	TaskID    string
+	RepoPath  string
+	Scores    map[string]map[string]float64 // stage → metric → value
+}
+
+// Score is a stage's metric and whether the task has it.
+func (o EvalOutcome) Score(stage, metric string) (float64, bool) {
+	v, ok := o.Scores[stage][metric]
+	return v, ok
+}
+
+// EvalOutcomes reads the scored tasks of the eval runs the filter selects
+// (tasks that failed to run for the infrastructure's sake are left out),
+// ordered by run and task.
+func (l *LogAnalysis) EvalOutcomes(ctx context.Context, f LogFilter) ([]EvalOutcome, error) {
+	rows, err := l.q.QueryContext(ctx, `SELECT t.eval_run_id, t.task_id, t.repo_path, e.stage, e.metric, e.value
+		FROM eval_runs r
+		JOIN eval_tasks t ON t.eval_run_id = r.id
+		JOIN eval_results e ON e.eval_run_id = t.eval_run_id AND e.task_id = t.task_id
+		WHERE t.status = 'scored' AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], t.repo_path)) AND `+evalRunWhere+`
+		ORDER BY t.eval_run_id, t.task_id, e.stage, e.metric`, append([]any{f.repos(), f.repos()}, f.evalRunArgs()...)...)
+	if err != nil {
+		return nil, fmt.Errorf("read eval results: %w", err)
+	}
+	defer rows.Close()
+	var out []EvalOutcome
+	for rows.Next() {
+		var run int64
+		var task, repo, stage, metric string
+		var v float64
+		if err := rows.Scan(&run, &task, &repo, &stage, &metric, &v); err != nil {
+			return nil, fmt.Errorf("read eval results: %w", err)
+		}
+		if n := len(out); n == 0 || out[n-1].EvalRunID != run || out[n-1].TaskID != task {
+			out = append(out, EvalOutcome{EvalRunID: run, TaskID: task, RepoPath: repo, Scores: map[string]map[string]float64{}})
+		}
+		o := &out[len(out)-1]
+		if o.Scores[stage] == nil {
+			o.Scores[stage] = map[string]float64{}
+		}
+		o.Scores[stage][metric] = v
+	}
+	return out, rows.Err()
+}
+
+// SolvePass is one pass of a solve run.
+type SolvePass struct {
+	Type     string // meta_plan, part_plan, step_implement, adjustment
+	Success  bool
+	Attempts int // implement attempts (run_attempts) of the pass
+}
+
+// SolveRun is a finished `cra solve` run as the logs tell it, without
+// ground truth: its outcome, the files its final diff touched, the files
+// scope left out, and its passes.
+type SolveRun struct {
+	TaskID    string
+	RepoPath  string
+	Status    string // complete, partial, failed
+	Success   bool   // status complete
+	StartedAt time.Time
+	Touched   []string // paths of the final diff
+	Dropped   []string // paths scope left out in a pass (kept by none of that pass's decisions)
+	Passes    []SolvePass
+}
+
+const solveWhere = `o.status <> 'running' AND o.timestamp >= ? AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], o.repo_path))`
+
+func (f LogFilter) solveArgs() []any { return []any{f.since(), f.repos(), f.repos()} }
+
+// SolveRuns reads the finished solve runs the filter selects (its Evals do
+// not apply), oldest first.
+func (l *LogAnalysis) SolveRuns(ctx context.Context, f LogFilter) ([]SolveRun, error) {
+	rows, err := l.q.QueryContext(ctx, `SELECT o.task_id, o.repo_path, o.status, o.timestamp,
+			array_to_string(regexp_extract_all(coalesce(t.final_diff, ''), '(?m)^diff --git a/(\S+) b/', 1), chr(10))
+		FROM orchestrator_runs o LEFT JOIN task_runs t ON t.task_id = o.task_id
+		WHERE `+solveWhere+` ORDER BY o.timestamp, o.task_id`, f.solveArgs()...)
+	if err != nil {
+		return nil, fmt.Errorf("read solve runs: %w", err)
+	}
+	var out []SolveRun
+	at := map[string]int{}
+	for rows.Next() {
+		var r SolveRun
+		var touched string
+		if err := rows.Scan(&r.TaskID, &r.RepoPath, &r.Status, &r.StartedAt, &touched); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read solve runs: %w", err)
+		}
+		r.Success = r.Status == "complete"
+		r.Touched = splitNonEmpty(touched, "\n")
+		at[r.TaskID] = len(out)
+		out = append(out, r)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	err = l.each(ctx, `SELECT o.task_id, p.pass_type, coalesce(t.success, false),
+			(SELECT count(*) FROM run_attempts a WHERE a.task_run_id = t.id)
+		FROM orchestrator_runs o JOIN orchestrator_passes p ON p.orchestrator_run_id = o.id
+		JOIN task_runs t ON t.id = p.task_run_id
+		WHERE `+solveWhere+` ORDER BY o.task_id, p.sequence_order`, f.solveArgs(), func(rows *sql.Rows) error {
+		var run string
+		var p SolvePass
+		if err := rows.Scan(&run, &p.Type, &p.Success, &p.Attempts); err != nil {
+			return err
+		}
+		if i, ok := at[run]; ok {
+			out[i].Passes = append(out[i].Passes, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read solve passes: %w", err)
+	}
+	// Decisions name curated file ids; the path is the knowledge base's.
+	err = l.each(ctx, `SELECT DISTINCT run, path FROM (
+			SELECT o.task_id AS run, d.task_id AS pass, f.path
+			FROM orchestrator_runs o
+			JOIN retrieval_decisions d ON starts_with(d.task_id, o.task_id || ':')
+			JOIN curated.files f ON f.id = d.file_id
+			WHERE d.stage = 'scope' AND `+solveWhere+`
+			GROUP BY ALL HAVING NOT bool_or(d.included))
+		ORDER BY run, path`, f.solveArgs(), func(rows *sql.Rows) error {
+		var run, path string
+		if err := rows.Scan(&run, &path); err != nil {
+			return err
+		}
+		if i, ok := at[run]; ok {
+			out[i].Dropped = append(out[i].Dropped, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read scope decisions of solve runs: %w", err)
+	}
+	return out, nil
+}
+
+// StageData counts the training examples each source could give a stage.
+type StageData struct {
+	Synthetic      int // synthetic_targets of the stage
+	Logged         int // answered model calls of the stage, outside evaluations
+	LoggedPositive int // ... of runs that succeeded
+	Distilled      int // distinct distilled targets in training_examples
+}
+
+// DataAvailable counts, per stage, the examples each source holds for the
+// filter's repositories.
+func (l *LogAnalysis) DataAvailable(ctx context.Context, f LogFilter) (map[string]StageData, error) {
+	out := map[string]StageData{}
+	add := func(q string, set func(d *StageData, n, m int)) error {
+		return l.each(ctx, q, []any{f.repos(), f.repos()}, func(rows *sql.Rows) error {
+			var stage string
+			var n, m int
+			if err := rows.Scan(&stage, &n, &m); err != nil {
+				return err
+			}
+			d := out[stage]
+			set(&d, n, m)
+			out[stage] = d
+			return nil
+		})
+	}
+	const repoIn = `(len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], repo_path))`
+	if err := add(`SELECT stage, count(*), 0 FROM synthetic_targets WHERE `+repoIn+` GROUP BY 1`,
+		func(d *StageData, n, _ int) { d.Synthetic = n }); err != nil {
+		return nil, fmt.Errorf("count synthetic targets: %w", err)
+	}
+	// A call belongs to the run named by its task id's first segment;
+	// calls of evaluated runs are held out, never training data.
+	if err := add(`SELECT c.call_type, count(*), count(*) FILTER (WHERE t.success) FROM retrieval_llm_calls c
+			JOIN (SELECT id, task_id, success, repo_path, mode FROM task_runs) t ON t.task_id = split_part(c.task_id, ':', 1)
+			WHERE c.error IS NULL AND c.response IS NOT NULL AND t.mode NOT IN ('eval', 'train_plan')
+				AND t.id NOT IN (SELECT task_run_id FROM eval_tasks WHERE task_run_id IS NOT NULL) AND `+repoIn+`
+			GROUP BY 1`,
+		func(d *StageData, n, m int) { d.Logged, d.LoggedPositive = n, m }); err != nil {
+		return nil, fmt.Errorf("count logged calls: %w", err)
+	}
+	if err := add(`SELECT stage, count(DISTINCT target_id), 0 FROM training_examples WHERE source = 'distilled' AND `+repoIn+` GROUP BY 1`,
+		func(d *StageData, n, _ int) { d.Distilled = n }); err != nil {
+		return nil, fmt.Errorf("count distilled examples: %w", err)
+	}
+	return out, nil
+}
+
+func (l *LogAnalysis) each(ctx context.Context, q string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := l.q.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (l *LogAnalysis) strings(ctx context.Context, q string) ([]string, error) {
+	var out []string
+	err := l.each(ctx, q, nil, func(rows *sql.Rows) error {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		out = append(out, s)
+		return nil
+	})
+	return out, err
+}
+
+func splitNonEmpty(s, sep string) []string {
+	var out []string
+	for _, p := range strings.Split(s, sep) {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
