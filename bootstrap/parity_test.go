@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -179,4 +180,44 @@ func TestGroundTruthPlansPassThePlanPassChecks(t *testing.T) {
 			t.Errorf("parent %.8s: %v", parent, err)
 		}
 	}
+}
+
+// Every task gets meta_plan and part_plan targets that validate and cover
+// its plan's files; tasks mined before bootstrap stored them get them on
+// the next run, equal to what a fresh mine stores, without a replay.
+func TestDecomposedTargetsAndTheirBackfill(t *testing.T) {
+	r, _ := project(t)
+	home := newHome(t)
+	mine(t, home, testOptions(), r.Dir)
+	want := dump(t, home)
+	rows := rawRows(t, home, `SELECT p.target::VARCHAR, m.target::VARCHAR, s.target::VARCHAR FROM synthetic_targets p
+		JOIN synthetic_targets m ON m.task_id = p.task_id AND m.stage = 'meta_plan'
+		JOIN synthetic_targets s ON s.task_id = p.task_id AND s.stage = 'part_plan' WHERE p.stage = 'plan'`)
+	if n := len(rawRows(t, home, "SELECT id FROM synthetic_tasks")); len(rows) != n || n < 3 {
+		t.Fatalf("%d tasks with plan, meta_plan and part_plan targets of %d", len(rows), n)
+	}
+	for _, row := range rows {
+		parts := strings.Split(row, "\t")
+		var plan schema.PlanArtifact
+		var meta schema.MetaPlan
+		var part schema.PartPlan
+		for i, v := range []any{&plan, &meta, &part} {
+			if err := json.Unmarshal([]byte(parts[i]), v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := errors.Join(meta.Validate(), part.Validate()); err != nil {
+			t.Error(err)
+		}
+		var files []string
+		for _, s := range part.Steps {
+			files = append(files, s.TargetFiles...)
+		}
+		if !slices.Equal(files, meta.Parts[0].AffectedFiles) || len(files) != len(plan.AffectedFiles) {
+			t.Errorf("steps cover %q, the part %q, the plan %d files", files, meta.Parts[0].AffectedFiles, len(plan.AffectedFiles))
+		}
+	}
+	storetest.Exec(t, home, kb.Raw, "DELETE FROM synthetic_targets WHERE stage IN ('meta_plan', 'part_plan')")
+	mine(t, home, testOptions(), r.Dir)
+	sameRows(t, dump(t, home), want)
 }

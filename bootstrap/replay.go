@@ -57,6 +57,11 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	var prev, front []string
 	var known map[string]knownCommit
 	err = r.withStore(ctx, func(s *rawStore) error {
+		if n, err := s.backfillDecomposed(ctx, path); err != nil {
+			return err
+		} else if n > 0 {
+			r.opts.Log.Info("bootstrap added the meta_plan and part_plan targets of tasks mined before", "repo", path, "targets", n)
+		}
 		if prev, err = s.watermark(ctx, path); err != nil {
 			return err
 		}
@@ -312,13 +317,17 @@ func (r *runner) groundTruth(w *worker, co *coHistory, repoPath string, cm commi
 	}
 	task := CleanMessage(cm.Message)
 	summary, rationale, _ := strings.Cut(task, "\n")
+	plan := buildPlan(changes, snap, strings.TrimSpace(summary), strings.TrimSpace(rationale))
+	meta, part := schema.Decompose(task, plan)
 	res.targets = map[string]any{
 		schema.StageScope: buildScope(scopeInput{
 			snap: snap, task: task, touched: touched, created: created,
 			co: co, at: cm.CommitTime, minCount: r.opts.Filter.CoChangeMinCount,
 		}),
 		schema.StagePrecision: buildPrecision(changes, snap.repo.GoModules),
-		schema.StagePlan:      buildPlan(changes, snap, strings.TrimSpace(summary), strings.TrimSpace(rationale)),
+		schema.StagePlan:      plan,
+		schema.StageMetaPlan:  meta,
+		schema.StagePartPlan:  part,
 		schema.StageImplement: implement,
 	}
 	res.task = &kb.SyntheticTask{

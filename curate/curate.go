@@ -276,7 +276,7 @@ func scanTask(t *task, opts Options, mh *minHasher, holdout map[string]bool) []r
 		}
 		targetID := t.TargetIDs[stage]
 		r := record{task: t.ID, stage: stage, targetID: targetID, repo: t.Repo, commit: t.Commit,
-			id: exampleID(opts.Name, targetID), split: splitOf(t.Repo, t.Commit, opts.Curate.ValidationFraction, holdout)}
+			id: exampleID(opts.Name, targetID), split: kb.SplitOf(t.Repo, t.Commit, opts.Curate.ValidationFraction, holdout)}
 		ex, err := fit(t, stage, opts.Budget)
 		switch {
 		case err != nil:
@@ -343,6 +343,11 @@ func emptiness(t *task, stage string) string {
 		if len(p.AffectedFiles) == 0 {
 			return DropEmpty
 		}
+	case schema.StageMetaPlan, schema.StagePartPlan:
+		p, _ := decodeTarget[schema.PartPlan](t, schema.StagePartPlan)
+		if len(p.Steps) == 0 {
+			return DropEmpty
+		}
 	case schema.StageImplement:
 		im, _ := decodeTarget[schema.ImplementTarget](t, stage)
 		if len(im.Edits) == 0 {
@@ -396,7 +401,7 @@ func decide(recs []record, opts Options) {
 			if len(g) <= opts.Curate.PerRepoCap {
 				continue
 			}
-			sort.Slice(g, func(a, b int) bool { return unitHash(recs[g[a]].id) < unitHash(recs[g[b]].id) })
+			sort.Slice(g, func(a, b int) bool { return kb.UnitHash(recs[g[a]].id) < kb.UnitHash(recs[g[b]].id) })
 			for _, i := range g[opts.Curate.PerRepoCap:] {
 				recs[i].drop = DropPerRepoCap
 			}

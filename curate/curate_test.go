@@ -152,7 +152,7 @@ func TestCurateSplitsByCommitAndIsDeterministic(t *testing.T) {
 	if v1 := examples(t, f.home, "ds", 1); !reflect.DeepEqual(v1, first) {
 		t.Errorf("the re-run changed version 1: %d rows, then %d", len(first), len(v1))
 	}
-	if n := storetest.Rows(t, f.home, kb.Raw, `SELECT version, count(*) FROM training_datasets WHERE name = 'ds' GROUP BY 1 ORDER BY 1`); !reflect.DeepEqual(n, []string{"1\t4", "2\t4"}) {
+	if n := storetest.Rows(t, f.home, kb.Raw, `SELECT version, count(*) FROM training_datasets WHERE name = 'ds' GROUP BY 1 ORDER BY 1`); !reflect.DeepEqual(n, []string{"1\t6", "2\t6"}) {
 		t.Errorf("training_datasets rows per version after two runs: %v, want one per stage each", n)
 	}
 	if n := storetest.Rows(t, f.home, kb.Raw, `SELECT task_id FROM training_plans WHERE task_id LIKE 'curate:ds%' ORDER BY 1`); !reflect.DeepEqual(n, []string{"curate:ds@1", "curate:ds@2"}) {

@@ -35,6 +35,8 @@ var renderers = map[string]renderer{
 	schema.StageScope:     renderScope,
 	schema.StagePrecision: renderPrecision,
 	schema.StagePlan:      renderPlan,
+	schema.StageMetaPlan:  renderMetaPlan,
+	schema.StagePartPlan:  renderPartPlan,
 	schema.StageImplement: renderImplement,
 }
 
@@ -104,9 +106,61 @@ func renderPlan(t *task, trim int) (rendered, bool, error) {
 	if err != nil {
 		return rendered{}, false, err
 	}
-	pt, err := decodeTarget[schema.PrecisionTarget](t, schema.StagePrecision)
+	files, ok, err := planContext(t, trim)
+	if err != nil || !ok {
+		return rendered{}, ok, err
+	}
+	p := prompt.PlanPrompt(prompt.PlanAtomic, prompt.PlanInput{Task: t.Task, Files: files})
+	return rendered{p.System, p.User, prompt.RenderPlan(plan), trim}, true, nil
+}
+
+// renderMetaPlan: cra solve's first pass over the same context package as
+// the plan stage; the answer is the task in parts (one for a commit).
+func renderMetaPlan(t *task, trim int) (rendered, bool, error) {
+	meta, err := decodeTarget[schema.MetaPlan](t, schema.StageMetaPlan)
 	if err != nil {
 		return rendered{}, false, err
+	}
+	files, ok, err := planContext(t, trim)
+	if err != nil || !ok {
+		return rendered{}, ok, err
+	}
+	p := prompt.PlanPrompt(prompt.PlanMeta, prompt.PlanInput{Task: t.Task, Files: files})
+	return rendered{p.System, p.User, prompt.RenderMetaPlan(meta), trim}, true, nil
+}
+
+// renderPartPlan: the part plan of the meta plan's first part, over the
+// same context package; the answer is its steps.
+func renderPartPlan(t *task, trim int) (rendered, bool, error) {
+	meta, err := decodeTarget[schema.MetaPlan](t, schema.StageMetaPlan)
+	if err != nil {
+		return rendered{}, false, err
+	}
+	part, err := decodeTarget[schema.PartPlan](t, schema.StagePartPlan)
+	if err != nil {
+		return rendered{}, false, err
+	}
+	if len(meta.Parts) == 0 {
+		return rendered{}, false, fmt.Errorf("task %s: a meta plan without parts", t.ID)
+	}
+	files, ok, err := planContext(t, trim)
+	if err != nil || !ok {
+		return rendered{}, ok, err
+	}
+	p := prompt.PlanPrompt(prompt.PlanPart, prompt.PlanInput{Task: t.Task, Files: files, Part: &meta.Parts[0]})
+	return rendered{p.System, p.User, prompt.RenderPartPlan(part), trim}, true, nil
+}
+
+// planContext is the context package of the touched files as cra plan
+// assembles it (prompt.BuildContext over the precision target's tiers and
+// the files' parent text: primary symbols in full, supporting ones as
+// signatures, type definitions), the files in the order expansion
+// proposed them (files it did not reach last, by path), trim items cut in
+// the order assembly cuts them (prompt.CutOrder).
+func planContext(t *task, trim int) ([]prompt.ContextFile, bool, error) {
+	pt, err := decodeTarget[schema.PrecisionTarget](t, schema.StagePrecision)
+	if err != nil {
+		return nil, false, err
 	}
 	content := map[string]string{}
 	if im, err := decodeTarget[schema.ImplementTarget](t, schema.StageImplement); err == nil {
@@ -129,11 +183,7 @@ func renderPlan(t *task, trim int) (rendered, bool, error) {
 	before := scopeOrder(t)
 	sort.SliceStable(facts, func(i, j int) bool { return before(facts[i].Path, facts[j].Path) })
 	pkg, ok := prompt.BuildContext(facts, "", trim)
-	if !ok {
-		return rendered{}, false, nil
-	}
-	p := prompt.PlanPrompt(prompt.PlanAtomic, prompt.PlanInput{Task: t.Task, Files: pkg.Files})
-	return rendered{p.System, p.User, prompt.RenderPlan(plan), trim}, true, nil
+	return pkg.Files, ok, nil
 }
 
 // scopeOrder orders files as inference keeps them: in the order expansion

@@ -35,6 +35,15 @@ type Options struct {
 	Resume string
 	// Apply brings the final diff into the user's working tree.
 	Apply        bool
+	// KnowledgeHome is the home whose curated store holds the repository
+	// at Rev ("": Home). cra eval points it at a knowledge base of each
+	// task's parent revision; the raw store is always Home's.
+	KnowledgeHome string
+	// Judge replaces the test command as a step's verdict. Only cra eval
+	// sets it, for a repository with no test command: its runs are judged
+	// afterwards against the commit they replay, and the verdict it returns
+	// says so in validation_results. cra solve always runs the tests.
+	Judge        func(ctx context.Context, dir string) (Report, error)
 	GraphOptions retrieval.GraphOptions
 	NewClient    func(llm.ModelConfig) (llm.Client, error)
 	Log          *slog.Logger
@@ -177,13 +186,16 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 		opts.Repo = r.q.Repo
 		r.opts.Repo = r.q.Repo
 	}
-	ready, err := retrieval.Preflight(ctx, opts.Home, opts.Config, opts.Repo, llm.RoleReasoning, llm.RoleCoding)
+	if r.opts.KnowledgeHome == "" {
+		r.opts.KnowledgeHome = opts.Home
+	}
+	ready, err := retrieval.PreflightIn(ctx, r.opts.KnowledgeHome, opts.Home, opts.Config, opts.Repo, llm.RoleReasoning, llm.RoleCoding)
 	if err != nil {
 		return nil, err
 	}
 	r.repo = *ready.Repo
 	r.testing = opts.Config.Testing.For(r.repo.Path)
-	if strings.TrimSpace(r.testing.TestCommand) == "" {
+	if strings.TrimSpace(r.testing.TestCommand) == "" && opts.Judge == nil {
 		return nil, &retrieval.PreflightError{Problem: "no test command for " + r.repo.Path, Fix: ErrNoTestCommand.Error()}
 	}
 	if r.budget, err = llm.NewBudget(opts.Config); err != nil {
@@ -205,7 +217,7 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 	} else if err := r.begin(ctx); err != nil {
 		return nil, err
 	}
-	if r.curated, err = kb.Open(ctx, opts.Home, kb.Curated, kb.Options{Command: "cra solve", Wait: kb.BatchWait}); err != nil {
+	if r.curated, err = kb.Open(ctx, r.opts.KnowledgeHome, kb.Curated, kb.Options{Command: "cra solve", Wait: kb.BatchWait}); err != nil {
 		return nil, err
 	}
 	if r.graph, err = retrieval.LoadKnowledgeGraph(ctx, r.curated.DB, r.repo.ID, opts.GraphOptions); err != nil {
@@ -517,7 +529,7 @@ func (r *runner) attempt(ctx context.Context, p *passRun, part schema.MetaPart, 
 		return attemptResult{}, err
 	}
 	// The tests run after every attempt, whatever the patch did.
-	rep, verr := Validate(ctx, r.wt.Dir, r.testing)
+	rep, verr := r.validate(ctx)
 	if verr != nil {
 		return attemptResult{}, verr
 	}
@@ -677,6 +689,15 @@ func (r *runner) problem(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	r.out.Problems = append(r.out.Problems, msg)
 	r.opts.Log.Warn(msg, "task_id", r.out.TaskID)
+}
+
+// validate is a step's verdict: the repository's tests, or the judge
+// cra eval gave.
+func (r *runner) validate(ctx context.Context) (Report, error) {
+	if r.opts.Judge != nil && strings.TrimSpace(r.testing.TestCommand) == "" {
+		return r.opts.Judge(ctx, r.wt.Dir)
+	}
+	return Validate(ctx, r.wt.Dir, r.testing)
 }
 
 // write runs fn with the raw store's writer.

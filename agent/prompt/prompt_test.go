@@ -3,6 +3,7 @@ package prompt
 import (
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/golden"
@@ -160,3 +161,45 @@ func TestPlanPassesRoundTripAndValidate(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// An oracle reads back what the renderers wrote: the stage of each system
+// prompt, the task, an implement step's files, an adjustment's steps left.
+func TestReadingPromptsBack(t *testing.T) {
+	step := schema.PlanStep{ID: "s2", Description: "Make add return the sum\n\nfor real", TargetFiles: []string{"calc.py", "pkg/util.py"}}
+	cases := []struct {
+		name  string
+		p     Prompt
+		stage string
+	}{
+		{"task analysis", TaskAnalysisPrompt("Fix add"), schema.StageTaskAnalysis},
+		{"scope", ScopePrompt(ScopeInput{Task: "Fix add"}), schema.StageScope},
+		{"precision", PrecisionPrompt(PrecisionInput{Task: "Fix add"}), schema.StagePrecision},
+		{"plan", PlanPrompt(PlanAtomic, PlanInput{Task: "Fix add"}), PlanAtomic},
+		{"meta plan", PlanPrompt(PlanMeta, PlanInput{Task: "Fix add"}), PlanMeta},
+		{"part plan", PlanPrompt(PlanPart, PlanInput{Task: "Fix add", Part: &schema.MetaPart{ID: "p1"}}), PlanPart},
+		{"adjustment", PlanPrompt(PlanAdjustment, PlanInput{Task: "Fix add", Remaining: []schema.PlanStep{{ID: "s3"}, {ID: "s4"}}}), PlanAdjustment},
+		{"implement", ImplementPrompt(ImplementInput{Task: "Fix add", Step: &step, Files: []File{{Path: "calc.py", Content: "x\n"}}}), schema.StageImplement},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := StageOf(c.p.System); got != c.stage {
+				t.Errorf("StageOf = %q, want %q", got, c.stage)
+			}
+			if got := TaskOf(c.p.User); got != "Fix add" {
+				t.Errorf("TaskOf = %q", got)
+			}
+		})
+	}
+	if got := StageOf("You are a helpful assistant."); got != "" {
+		t.Errorf("an unknown system prompt is %q", got)
+	}
+	if got := StepFiles(cases[7].p.User); strings.Join(got, ",") != "calc.py,pkg/util.py" {
+		t.Errorf("StepFiles = %q", got)
+	}
+	if got := StepFiles(cases[3].p.User); got != nil {
+		t.Errorf("StepFiles of a plan prompt = %q", got)
+	}
+	if got := RemainingSteps(cases[6].p.User); strings.Join(got, ",") != "s3,s4" {
+		t.Errorf("RemainingSteps = %q", got)
+	}
+}

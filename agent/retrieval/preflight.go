@@ -34,6 +34,14 @@ type Readiness struct {
 // files, and a raw store that can be written. Missing enrichment is not an
 // error (Readiness says so).
 func Preflight(ctx context.Context, dir string, cfg config.Config, repoPath string, roles ...llm.Role) (*Readiness, error) {
+	return PreflightIn(ctx, dir, dir, cfg, repoPath, roles...)
+}
+
+// PreflightIn is Preflight with the knowledge base in curatedDir's store
+// and the run logs in rawDir's (cra eval's knowledge bases of past
+// revisions log into the home's raw store).
+func PreflightIn(ctx context.Context, curatedDir, rawDir string, cfg config.Config, repoPath string, roles ...llm.Role) (*Readiness, error) {
+	dir := curatedDir
 	router := llm.NewRouter(cfg.Models)
 	for _, role := range roles {
 		if _, err := router.Resolve(role, ""); err != nil {
@@ -68,7 +76,7 @@ func Preflight(ctx context.Context, dir string, cfg config.Config, repoPath stri
 	}
 	r.Enriched = described > 0
 	// The raw store must take the run's logs: open it for writing once.
-	raw, err := kb.Open(ctx, dir, kb.Raw, kb.Options{Write: true, Command: "cra preflight", Wait: kb.BatchWait})
+	raw, err := kb.Open(ctx, rawDir, kb.Raw, kb.Options{Write: true, Command: "cra preflight", Wait: kb.BatchWait})
 	if err != nil {
 		return nil, &PreflightError{Problem: "the raw store cannot be written (" + err.Error() + ")", Fix: "free it, or run `cra init` to create it"}
 	}

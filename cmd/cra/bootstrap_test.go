@@ -69,7 +69,7 @@ func TestBootstrapCommand(t *testing.T) {
 	}
 	got := mustRun(t, home, "sql", "--format", "csv",
 		"SELECT stage, json_extract_string(target, '$.edits[0].file') FROM raw.synthetic_targets ORDER BY stage")
-	if !strings.Contains(got, "implement,app/store.py") || strings.Count(got, "\n") != 5 {
+	if !strings.Contains(got, "implement,app/store.py") || strings.Count(got, "\n") != 7 {
 		t.Errorf("synthetic_targets:\n%s", got)
 	}
 

@@ -52,7 +52,7 @@ func (a *app) curateCommand() *cli.Command {
 			&cli.StringFlag{Name: "source", Value: "synthetic", Usage: "where examples come from: synthetic (bootstrap's ground truth)"},
 			&cli.StringFlag{Name: "stages", Value: strings.Join(schema.SyntheticStages, ","), Usage: "comma-separated stages"},
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these repositories (paths; repeat or comma-separate)"},
-			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "put these repositories in the validation split whole"},
+			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "put these repositories in the validation split whole (default: [curate] holdout_repos)"},
 			&cli.StringFlag{Name: "name", Value: "synthetic", Usage: "the dataset's name (a re-run adds a version)"},
 			&cli.StringFlag{Name: "training-plan", Usage: "a training plan (JSON) the dataset follows; recorded with it"},
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for another run building the same dataset name; by default exit 1 at once, naming it"},
@@ -93,6 +93,11 @@ func (a *app) runCurate(ctx context.Context, opts curateOptions) error {
 	budget, err := llm.NewBudget(cfg)
 	if err != nil {
 		return err
+	}
+	if opts.holdoutRepos == nil {
+		for _, r := range cfg.Curate.HoldoutRepos {
+			opts.holdoutRepos = append(opts.holdoutRepos, kb.CanonicalPath(r))
+		}
 	}
 	copts := curate.Options{Name: opts.name, Stages: opts.stages, Repos: opts.repos, HoldoutRepos: opts.holdoutRepos,
 		Curate: cfg.Curate, Budget: budget, Log: a.log, Wait: opts.wait}

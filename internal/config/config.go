@@ -141,13 +141,14 @@ type Bootstrap struct {
 
 // Curate configures dataset curation.
 type Curate struct {
-	NearDupThreshold   float64 `toml:"near_dup_threshold" doc:"MinHash Jaccard threshold for near-duplicates (word 5-grams of task + completion)."`
-	MinHashBands       int     `toml:"minhash_bands" doc:"LSH bands; bands x rows hashes in all."`
-	MinHashRows        int     `toml:"minhash_rows" doc:"Rows per LSH band."`
-	Secrets            string  `toml:"secrets" doc:"What to do with examples containing credentials: redact or drop. Never exported as found."`
-	ValidationFraction float64 `toml:"validation_fraction" doc:"Share of commits (by hash of repo + commit) put in the validation split."`
-	PerRepoCap         int     `toml:"per_repo_cap" doc:"Most examples per repository and stage; 0 means no cap."`
-	ShardMaxMB         int     `toml:"shard_max_mb" doc:"Uncompressed size at which an export starts a new shard."`
+	NearDupThreshold   float64  `toml:"near_dup_threshold" doc:"MinHash Jaccard threshold for near-duplicates (word 5-grams of task + completion)."`
+	MinHashBands       int      `toml:"minhash_bands" doc:"LSH bands; bands x rows hashes in all."`
+	MinHashRows        int      `toml:"minhash_rows" doc:"Rows per LSH band."`
+	Secrets            string   `toml:"secrets" doc:"What to do with examples containing credentials: redact or drop. Never exported as found."`
+	ValidationFraction float64  `toml:"validation_fraction" doc:"Share of commits (by hash of repo + commit) put in the validation split."`
+	HoldoutRepos       []string `toml:"holdout_repos" doc:"Repositories held out whole: their tasks go to validation in curate-data (unless --holdout-repos says otherwise) and are cra eval's --split holdout."`
+	PerRepoCap         int      `toml:"per_repo_cap" doc:"Most examples per repository and stage; 0 means no cap."`
+	ShardMaxMB         int      `toml:"shard_max_mb" doc:"Uncompressed size at which an export starts a new shard."`
 }
 
 // Teacher configures the remote model used for distillation.
@@ -211,7 +212,7 @@ func Default() Config {
 		},
 		Curate: Curate{
 			NearDupThreshold: 0.8, MinHashBands: 16, MinHashRows: 8,
-			Secrets: "redact", ValidationFraction: 0.1, PerRepoCap: 5000, ShardMaxMB: 256,
+			Secrets: "redact", ValidationFraction: 0.1, HoldoutRepos: []string{}, PerRepoCap: 5000, ShardMaxMB: 256,
 		},
 		Teacher: Teacher{
 			Provider: "remote_api", APIKeyEnv: "CRA_TEACHER_API_KEY",

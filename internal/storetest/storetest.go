@@ -41,6 +41,17 @@ func Rows(t testing.TB, home string, kind kb.Kind, q string, args ...any) []stri
 	return RowsOf(t, s.DB, q, args...)
 }
 
+// Exec runs statements on one store of home, opened for writing.
+func Exec(t testing.TB, home string, kind kb.Kind, q string, args ...any) {
+	t.Helper()
+	if err := kb.WithWriter(context.Background(), home, kind, kb.Options{Command: "test"}, func(w kb.Writer) error {
+		_, err := w.Conn.ExecContext(context.Background(), q, args...)
+		return err
+	}); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
 // RowsOf returns a query's rows as tab-separated lines (fmt.Sprint of each
 // value).
 func RowsOf(t testing.TB, db *sql.DB, q string, args ...any) []string {

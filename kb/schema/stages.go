@@ -16,9 +16,11 @@ const (
 	StageScope        = "scope"
 	StagePrecision    = "precision"
 	StagePlan         = "plan"
+	StageMetaPlan     = "meta_plan" // cra solve's first pass: the task in parts
+	StagePartPlan     = "part_plan" // a part in steps
 	StageImplement    = "implement"
 )
 
 // SyntheticStages lists the stages bootstrap mines ground truth for, in
 // pipeline order.
-var SyntheticStages = []string{StageScope, StagePrecision, StagePlan, StageImplement}
+var SyntheticStages = []string{StageScope, StagePrecision, StagePlan, StageMetaPlan, StagePartPlan, StageImplement}
