@@ -34,7 +34,7 @@ type Options struct {
 	// Resume continues the run of this task id from its session.
 	Resume string
 	// Apply brings the final diff into the user's working tree.
-	Apply        bool
+	Apply bool
 	// KnowledgeHome is the home whose curated store holds the repository
 	// at Rev ("": Home). cra eval points it at a knowledge base of each
 	// task's parent revision; the raw store is always Home's.
