@@ -33,6 +33,9 @@ type Options struct {
 	MetaPlan *schema.MetaPlan
 	// Resume continues the run of this task id from its session.
 	Resume string
+	// TaskID names a new run ("": a fresh id); whatever an earlier run of
+	// that id left in the repository (worktree, branch) is discarded.
+	TaskID string
 	// Apply brings the final diff into the user's working tree.
 	Apply bool
 	// KnowledgeHome is the home whose curated store holds the repository
@@ -167,7 +170,11 @@ type runner struct {
 func start(ctx context.Context, opts Options) (*runner, error) {
 	r := &runner{opts: opts}
 	taskID := opts.Resume
-	if taskID == "" {
+	switch {
+	case taskID == "" && opts.TaskID != "":
+		taskID = opts.TaskID
+		DiscardWorktree(ctx, opts.Home, opts.Repo, taskID)
+	case taskID == "":
 		taskID = execute.NewTaskID("solve")
 	}
 	r.out = &Outcome{TaskID: taskID, Branch: BranchFor(taskID)}

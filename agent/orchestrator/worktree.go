@@ -45,6 +45,18 @@ func AddWorktree(ctx context.Context, home, repo, rev, taskID string) (*Worktree
 	return w, nil
 }
 
+// DiscardWorktree removes what a run of taskID left in repo, its
+// worktree and its branch, if anything: cra eval's runs are scored from
+// the store, and a run that starts again under the same id (an eval
+// resumed after a kill) starts clean.
+func DiscardWorktree(ctx context.Context, home, repo, taskID string) {
+	dir := filepath.Join(WorktreesDir(home), taskID)
+	_, _ = git(ctx, repo, "worktree", "remove", "--force", dir)
+	_ = os.RemoveAll(dir)
+	_, _ = git(ctx, repo, "worktree", "prune")
+	_, _ = git(ctx, repo, "branch", "-D", BranchFor(taskID))
+}
+
 // OpenWorktree finds the worktree of a run being resumed, discarding what
 // an interrupted step left uncommitted.
 func OpenWorktree(ctx context.Context, home, repo, base, taskID string) (*Worktree, error) {

@@ -81,3 +81,25 @@ func RemainingSteps(user string) []string {
 	}
 	return ids
 }
+
+// ContextPaths are the files of a plan prompt's context package, in the
+// order it shows them: what a model answering it was shown.
+func ContextPaths(user string) []string {
+	_, rest, ok := strings.Cut(user, "\n\nFiles:\n")
+	if !ok {
+		return nil
+	}
+	var paths []string
+	for _, line := range strings.Split(rest, "\n") {
+		if line == "" || strings.HasPrefix(line, " ") {
+			continue // a symbol's text (which may have blank lines), a note
+		}
+		for _, next := range []string{"Part ", "Completed steps:", "Remaining steps:", "<test_results>", "<prior_changes>"} {
+			if strings.HasPrefix(line, next) {
+				return paths // the next section of PlanPrompt
+			}
+		}
+		paths = append(paths, line)
+	}
+	return paths
+}

@@ -199,6 +199,12 @@ func TestReadingPromptsBack(t *testing.T) {
 	if got := StepFiles(cases[3].p.User); got != nil {
 		t.Errorf("StepFiles of a plan prompt = %q", got)
 	}
+	withFiles := PlanPrompt(PlanMeta, PlanInput{Task: "Fix add", Files: []ContextFile{
+		{Path: "calc.py", Symbols: []ContextSymbol{{Tier: "primary", Text: "def add(a, b):\n\n    return a - b\n"}}, Notes: []string{"changes with util.py"}},
+		{Path: "util.py"}}, Remaining: []schema.PlanStep{{ID: "s3"}}})
+	if got := ContextPaths(withFiles.User); strings.Join(got, ",") != "calc.py,util.py" {
+		t.Errorf("ContextPaths = %q", got)
+	}
 	if got := RemainingSteps(cases[6].p.User); strings.Join(got, ",") != "s3,s4" {
 		t.Errorf("RemainingSteps = %q", got)
 	}

@@ -1,0 +1,309 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/agent/orchestrator"
+	"github.com/cra-dev/cra/agent/retrieval"
+	"github.com/cra-dev/cra/ingest"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/kb"
+)
+
+// Options configure one cra eval.
+type Options struct {
+	Home   string
+	Config config.Config
+	// Name and Oracle identify the eval: a re-run of the same pair resumes
+	// it. Name defaults to the selection ("validation-n20-seed1").
+	Name      string
+	Oracle    []string
+	Selection Selection
+	// Stages are the stages reported ("" : all); every stage is scored.
+	Stages []string
+	Jobs   int
+	// Compare names an earlier eval to report paired differences against.
+	Compare      string
+	GraphOptions retrieval.GraphOptions
+	NewClient    func(llm.ModelConfig) (llm.Client, error)
+	Log          *slog.Logger
+	// Progress counts tasks done; nil for none.
+	Progress interface {
+		Phase(name string, total int64)
+		Add(n int64)
+	}
+}
+
+// DefaultName is the name an eval of sel gets without --name.
+func DefaultName(sel Selection) string {
+	n := "all"
+	if sel.Sample > 0 {
+		n = fmt.Sprint(sel.Sample)
+	}
+	return fmt.Sprintf("%s-n%s-seed%d", sel.Split, n, sel.Seed)
+}
+
+// Run runs an eval: the held-out tasks of the selection not done yet, in
+// units of consecutive tasks of one repository (each with its scratch
+// knowledge base, moved forward from parent to parent), --jobs units at a
+// time; each task a logged cra solve run scored against its ground truth
+// and written with its scores in one transaction. Then the scoreboard.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Jobs <= 0 {
+		opts.Jobs = 1
+	}
+	opts.Oracle = sortedCopy(opts.Oracle)
+	for _, s := range opts.Oracle {
+		if !slices.Contains(OracleStages, s) {
+			return nil, &UsageError{fmt.Sprintf("--oracle %s: stages with ground truth are %s", s, strings.Join(OracleStages, ","))}
+		}
+	}
+	if opts.Name == "" {
+		opts.Name = DefaultName(opts.Selection)
+	}
+	var tasks []Task
+	var run runRow
+	err := withRaw(ctx, opts.Home, func(w kb.Writer) error {
+		var err error
+		if tasks, err = Select(ctx, w.DB, opts.Selection); err != nil {
+			return err
+		}
+		if len(tasks) == 0 {
+			return &UsageError{fmt.Sprintf("no held-out task in the %s split of the selected repositories: widen --split or --repos, or mine more history", opts.Selection.Split)}
+		}
+		run, err = beginRun(ctx, w, runRow{Name: opts.Name, Oracle: opts.Oracle, Split: opts.Selection.Split, Repos: nonNil(opts.Selection.Repos),
+			Stages: ScoredStages, Sample: opts.Selection.Sample, Seed: opts.Selection.Seed, Models: models(opts), Started: time.Now().UTC()})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var done map[string]bool
+	if err := withRaw(ctx, opts.Home, func(w kb.Writer) error {
+		done, err = doneTasks(ctx, w.Conn, run.ID)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	var todo []Task
+	for _, t := range tasks {
+		if !done[t.ID] {
+			todo = append(todo, t)
+		}
+	}
+	opts.Log.Info("eval", "name", run.Name, "oracle", run.Oracle, "tasks", len(tasks), "to_run", len(todo))
+	if opts.Progress != nil {
+		opts.Progress.Phase("tasks", int64(len(todo)))
+	}
+	scratch := filepath.Join(KnowledgeDir(opts.Home), fmt.Sprint(run.ID))
+	var failed atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Jobs)
+	for i, unit := range units(todo, opts.Jobs) {
+		k := &knowledge{dir: filepath.Join(scratch, fmt.Sprint(i)), repo: unit[0].Repo,
+			opts: ingest.Options{Jobs: 1, MaxFileBytes: opts.Config.Index.MaxFileBytes, CoChangeMaxFiles: opts.Config.Index.CoChangeMaxFiles, Wait: kb.BatchWait}}
+		g.Go(func() error {
+			for _, t := range unit {
+				if gctx.Err() != nil {
+					return gctx.Err()
+				}
+				row := runTask(gctx, opts, run, k, t)
+				if row.Status == TaskError {
+					if gctx.Err() != nil {
+						return gctx.Err() // interrupted: not a result
+					}
+					failed.Add(1)
+					opts.Log.Error("eval task failed to run", "task", t.ID, "commit", t.Commit, "error", row.Error)
+				}
+				if err := withRaw(gctx, opts.Home, func(w kb.Writer) error { return writeTask(gctx, w, run.ID, row) }); err != nil {
+					return err
+				}
+				orchestrator.DiscardWorktree(context.WithoutCancel(gctx), opts.Home, t.Repo, solveID(run.ID, t.ID))
+				if opts.Progress != nil {
+					opts.Progress.Add(1)
+				}
+			}
+			return nil
+		})
+	}
+	runErr := g.Wait()
+	status := "complete"
+	switch {
+	case ctx.Err() != nil:
+		status = kb.StatusInterrupted
+	case runErr != nil:
+		status = kb.StatusFailed
+	case failed.Load() > 0:
+		status = "partial"
+	}
+	bg := context.WithoutCancel(ctx)
+	if err := withRaw(bg, opts.Home, func(w kb.Writer) error { return finishRun(bg, w, run.ID, status) }); err != nil {
+		return nil, errors.Join(runErr, err)
+	}
+	if runErr != nil {
+		return nil, runErr
+	}
+	_ = os.RemoveAll(scratch)
+	return board(ctx, opts, run)
+}
+
+// runTask runs and scores one task. A run that could not execute
+// (indexing, git, the store) is an error row, not a score: the model is
+// judged only on runs that happened.
+func runTask(ctx context.Context, opts Options, run runRow, k *knowledge, t Task) taskRow {
+	start := time.Now()
+	row := taskRow{Task: t, Status: TaskScored}
+	fail := func(err error) taskRow {
+		row.Status, row.Error, row.Elapsed = TaskError, err.Error(), time.Since(start)
+		return row
+	}
+	tc := opts.Config.Testing.For(t.Repo)
+	tv := testVerdict{Command: strings.TrimSpace(tc.TestCommand) != ""}
+	if tv.Command {
+		var err error
+		if tv.ChildPassed, err = childTests(ctx, opts.Home, t, tc); err != nil {
+			return fail(fmt.Errorf("the commit's own tests: %w", err))
+		}
+	}
+	id := solveID(run.ID, t.ID)
+	s, ok, err := finished(ctx, opts.Home, id)
+	if err != nil {
+		return fail(err)
+	}
+	if !ok {
+		if err := k.at(ctx, t.Parent); err != nil {
+			return fail(err)
+		}
+		so := orchestrator.Options{Home: opts.Home, KnowledgeHome: k.dir, Repo: t.Repo, Rev: t.Parent, Task: t.Text,
+			Config: opts.Config, GraphOptions: opts.GraphOptions, Log: opts.Log, NewClient: oracleClients(opts, t)}
+		if !tv.Command {
+			so.Judge = judgeByReproduction
+		}
+		if live(opts.Home, id) {
+			so.Resume = id
+		} else {
+			so.TaskID = id
+		}
+		if _, err := orchestrator.Solve(ctx, so); err != nil {
+			var pre *retrieval.PreflightError
+			if errors.As(err, &pre) || ctx.Err() != nil {
+				return fail(err)
+			}
+			return fail(fmt.Errorf("solve %s: %w", id, err))
+		}
+		if s, ok, err = finished(ctx, opts.Home, id); err != nil || !ok {
+			return fail(errors.Join(err, fmt.Errorf("solve %s left no finished run", id)))
+		}
+	}
+	var v runView
+	if err := withRaw(ctx, opts.Home, func(w kb.Writer) error {
+		var err error
+		v, err = readView(ctx, w.Conn, t.Repo, id, s, t)
+		return err
+	}); err != nil {
+		return fail(err)
+	}
+	row.TaskRunID, row.ModelMS = &s.taskRunID, s.modelMS
+	row.Scores = score(t, v, tv)
+	row.Elapsed = time.Since(start)
+	return row
+}
+
+func finished(ctx context.Context, home, id string) (s solved, ok bool, err error) {
+	err = withRaw(ctx, home, func(w kb.Writer) error {
+		s, ok, err = finishedRun(ctx, w.Conn, id)
+		return err
+	})
+	return s, ok, err
+}
+
+// live reports whether a solve run of id has a session to resume.
+func live(home, id string) bool {
+	_, err := os.Stat(filepath.Join(kb.SessionsDir(home), id+".json"))
+	return err == nil
+}
+
+// solveID is the task id of an eval's run of a task: the same on resume,
+// so a killed run continues rather than starting again.
+func solveID(runID int64, taskID string) string {
+	return fmt.Sprintf("eval%d-%s", runID, taskID[:16])
+}
+
+// oracleClients are the run's model clients: the configured models, with
+// the oracle stages answered from the task's ground truth.
+func oracleClients(opts Options, t Task) func(llm.ModelConfig) (llm.Client, error) {
+	return func(cfg llm.ModelConfig) (llm.Client, error) {
+		var inner llm.Client
+		var err error
+		if opts.NewClient != nil {
+			inner, err = opts.NewClient(cfg)
+		} else {
+			inner, err = llm.New(cfg)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(opts.Oracle) == 0 {
+			return inner, nil
+		}
+		return &oracleClient{inner: inner, truth: t.Truth, stages: opts.Oracle}, nil
+	}
+}
+
+// units splits the tasks (by repository, in commit order) into runs of
+// consecutive tasks of one repository: as many per repository as its
+// share of jobs, so --jobs spreads over repositories and within them.
+func units(tasks []Task, jobs int) [][]Task {
+	byRepo := map[string][]Task{}
+	var repos []string
+	for _, t := range tasks {
+		if _, ok := byRepo[t.Repo]; !ok {
+			repos = append(repos, t.Repo)
+		}
+		byRepo[t.Repo] = append(byRepo[t.Repo], t)
+	}
+	sort.Strings(repos)
+	var out [][]Task
+	for _, r := range repos {
+		ts := byRepo[r]
+		k := max(1, min(len(ts), (jobs*len(ts)+len(tasks)-1)/len(tasks)))
+		size := (len(ts) + k - 1) / k
+		for i := 0; i < len(ts); i += size {
+			out = append(out, ts[i:min(len(ts), i+size)])
+		}
+	}
+	return out
+}
+
+// models names the model of each scored stage (the oracle's where it
+// stands in).
+func models(opts Options) map[string]string {
+	out := map[string]string{}
+	router := llm.NewRouter(opts.Config.Models)
+	for _, s := range append(slices.Clone(ScoredStages), "adjustment") {
+		if slices.Contains(opts.Oracle, s) {
+			out[s] = OracleModel
+			continue
+		}
+		if m, err := router.Resolve(llm.StageRole(s), s); err == nil {
+			out[s] = m.Model
+		}
+	}
+	return out
+}

@@ -1,0 +1,376 @@
+package eval
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/cra-dev/cra/agent/retrieval"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// Stages an eval scores, in pipeline order, and the end-to-end outcome.
+var (
+	ScoredStages = []string{schema.StageTaskAnalysis, schema.StageScope, schema.StagePrecision,
+		schema.StageMetaPlan, schema.StagePartPlan, schema.StageImplement}
+	StageEndToEnd = "end_to_end"
+)
+
+// Metric names. Every scored stage has MetricCorrect: 1 when its output is
+// right by the stage's rule (see README), which failure attribution reads.
+const (
+	MetricCorrect    = "correct"
+	MetricRecall     = "recall"
+	MetricPrecision  = "precision"
+	MetricF1         = "f1"
+	MetricReach      = "reach"
+	MetricAccuracy   = "accuracy"
+	MetricMacroF1    = "macro_f1"
+	MetricOrder      = "order"
+	MetricParts      = "parts"
+	MetricApply      = "edits_apply"
+	MetricReproduce  = "reproduce"
+	MetricSimilarity = "similarity"
+	MetricTests      = "tests"
+	MetricSuccess    = "success"
+)
+
+// Score is one metric of one stage for one task.
+type Score struct {
+	Stage, Metric string
+	Value         float64
+}
+
+// runView is what a finished run did, read back from its rows, sessions
+// and branch.
+type runView struct {
+	Seeds   []retrieval.Mention // the meta-plan pass's task analysis merged with the mentions
+	Context *retrieval.Context  // the meta-plan pass's retrieval
+	Meta    *schema.MetaPlan
+	Parts   []schema.PartPlan // in the order the run planned them
+	Applied []bool            // per implement attempt, whether its patch applied
+	Status  string            // the orchestrator's: complete, partial, failed
+	// Final is each file the run or the commit changed, as the run left it
+	// (nil: absent); Changed the paths the run changed.
+	Final   map[string]*string
+	Changed []string
+}
+
+// testVerdict is how end-to-end success is judged: by the tests when the
+// repository has a test command and the commit's own tests pass, else by
+// reproducing the commit.
+type testVerdict struct {
+	Command     bool
+	ChildPassed bool
+}
+
+func (v testVerdict) byTests() bool { return v.Command && v.ChildPassed }
+
+// score scores a run against the task's ground truth, stage by stage.
+// A stage the run never reached gets 0 on each of its metrics.
+func score(t Task, v runView, tv testVerdict) []Score {
+	var out []Score
+	add := func(stage, metric string, x float64) { out = append(out, Score{stage, metric, x}) }
+	flag := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	touched := t.Truth.touched()
+
+	// Task analysis: did its seeds find the files the commit touched?
+	if len(touched) > 0 {
+		var seeds []string
+		for _, s := range v.Seeds {
+			seeds = append(seeds, s.Files...)
+		}
+		r := recall(seeds, touched)
+		add(schema.StageTaskAnalysis, MetricRecall, r)
+		add(schema.StageTaskAnalysis, MetricCorrect, flag(r == 1))
+	}
+
+	// Scope: the files kept against the files touched.
+	if len(touched) > 0 {
+		var kept, cands []string
+		if v.Context != nil {
+			kept = v.Context.KeptPaths()
+			for _, c := range v.Context.Candidates {
+				cands = append(cands, c.Path)
+			}
+		}
+		r, p := recall(kept, touched), recall(touched, kept)
+		add(schema.StageScope, MetricRecall, r)
+		add(schema.StageScope, MetricPrecision, p)
+		add(schema.StageScope, MetricF1, f1(p, r))
+		add(schema.StageScope, MetricReach, flag(recall(cands, touched) == 1))
+		add(schema.StageScope, MetricCorrect, flag(r == 1))
+	}
+
+	// Precision: the tiers of the touched files' symbols.
+	if syms := t.Truth.Precision.Symbols; len(syms) > 0 {
+		got := map[string]string{}
+		if v.Context != nil {
+			got = v.Context.Symbols
+		}
+		var truth, pred []string
+		primaryRight := true
+		for _, s := range syms {
+			tier, ok := got[s.File+":"+s.QualifiedName]
+			if !ok {
+				tier = schema.DetailExcluded
+			}
+			truth, pred = append(truth, s.Tier), append(pred, tier)
+			if s.Tier == schema.DetailPrimary && tier != schema.DetailPrimary {
+				primaryRight = false
+			}
+		}
+		acc, mf1 := accuracyAndMacroF1(truth, pred)
+		add(schema.StagePrecision, MetricAccuracy, acc)
+		add(schema.StagePrecision, MetricMacroF1, mf1)
+		add(schema.StagePrecision, MetricCorrect, flag(primaryRight))
+	}
+
+	// The plan passes: the files the meta plan's parts and the part plans'
+	// steps name, and the order the steps take them in.
+	want := t.Truth.MetaPlan.Parts
+	if len(want) > 0 {
+		var wantFiles, metaFiles []string
+		for _, p := range want {
+			wantFiles = append(wantFiles, p.AffectedFiles...)
+		}
+		if v.Meta != nil {
+			for _, p := range v.Meta.Parts {
+				metaFiles = appendNew(metaFiles, p.AffectedFiles...)
+			}
+			add(schema.StageMetaPlan, MetricParts, flag(len(v.Meta.Parts) == len(want)))
+		} else {
+			add(schema.StageMetaPlan, MetricParts, 0)
+		}
+		mf := f1(recall(wantFiles, metaFiles), recall(metaFiles, wantFiles))
+		add(schema.StageMetaPlan, MetricF1, mf)
+		add(schema.StageMetaPlan, MetricCorrect, flag(mf == 1))
+
+		var stepFiles, order []string
+		for _, p := range v.Parts {
+			for _, s := range p.Steps {
+				stepFiles = appendNew(stepFiles, s.TargetFiles...)
+			}
+		}
+		for _, p := range t.Truth.PartPlan.Steps {
+			order = appendNew(order, p.TargetFiles...)
+		}
+		pf := f1(recall(order, stepFiles), recall(stepFiles, order))
+		ord := orderAgreement(stepFiles, order)
+		add(schema.StagePartPlan, MetricF1, pf)
+		add(schema.StagePartPlan, MetricOrder, ord)
+		add(schema.StagePartPlan, MetricCorrect, flag(pf == 1 && ord == 1))
+	}
+
+	// Implement: the edits applied, the files reproduce the commit, the
+	// change is like the commit's, the tests pass.
+	applied := 0
+	for _, a := range v.Applied {
+		if a {
+			applied++
+		}
+	}
+	if len(v.Applied) > 0 {
+		add(schema.StageImplement, MetricApply, float64(applied)/float64(len(v.Applied)))
+	} else {
+		add(schema.StageImplement, MetricApply, 0)
+	}
+	exact, sim := reproduction(t.Truth.Implement, v)
+	add(schema.StageImplement, MetricReproduce, flag(exact))
+	add(schema.StageImplement, MetricSimilarity, sim)
+	success := exact
+	if tv.byTests() {
+		success = v.Status == "complete"
+		add(schema.StageImplement, MetricTests, flag(success))
+	}
+	add(schema.StageImplement, MetricCorrect, flag(success))
+	add(StageEndToEnd, MetricSuccess, flag(success))
+	return out
+}
+
+// reproduction says whether the run left exactly the commit's files, and
+// how alike its change is to the commit's: the Dice coefficient of the
+// changed lines (whitespace-normalised, per file, added and removed
+// apart), 1 when both changed nothing.
+func reproduction(im schema.ImplementTarget, v runView) (bool, float64) {
+	child := map[string]*string{}
+	parent := map[string]string{}
+	byFile := map[string][]schema.Edit{}
+	for _, e := range im.Edits {
+		byFile[e.File] = append(byFile[e.File], e)
+	}
+	exact := true
+	for _, f := range im.Files {
+		parent[f.Path] = f.Content
+		after, err := schema.ApplyEdits([]byte(f.Content), byFile[f.Path])
+		switch {
+		case err != nil:
+			return false, 0 // ground truth that does not apply: never stored, but never trusted
+		case schema.DeletesFile([]byte(f.Content), byFile[f.Path]):
+			child[f.Path] = nil
+		default:
+			s := string(after)
+			child[f.Path] = &s
+		}
+		if got, want := v.Final[f.Path], child[f.Path]; (got == nil) != (want == nil) || got != nil && *got != *want {
+			exact = false
+		}
+	}
+	for _, p := range v.Changed {
+		if _, ok := child[p]; !ok {
+			exact = false // a file the commit did not change
+		}
+	}
+	var real, run []string
+	for p, after := range child {
+		real = append(real, changedLines(p, parent[p], after)...)
+	}
+	for p, after := range v.Final {
+		base, ok := parent[p]
+		if !ok && !slices.Contains(v.Changed, p) {
+			continue
+		}
+		run = append(run, changedLines(p, base, after)...)
+	}
+	return exact, dice(real, run)
+}
+
+// changedLines are the lines removed from before and added in after, as
+// "path -line" and "path +line", whitespace-normalised (a multiset
+// difference: moved lines do not count).
+func changedLines(path, before string, after *string) []string {
+	count := map[string]int{}
+	for _, l := range strings.Split(before, "\n") {
+		count[norm(l)]--
+	}
+	if after != nil {
+		for _, l := range strings.Split(*after, "\n") {
+			count[norm(l)]++
+		}
+	}
+	var out []string
+	for l, n := range count {
+		sign := "+"
+		if n < 0 {
+			sign, n = "-", -n
+		}
+		for range n {
+			out = append(out, path+" "+sign+l)
+		}
+	}
+	return out
+}
+
+func norm(line string) string { return strings.Join(strings.Fields(line), " ") }
+
+// dice is 2|A∩B|/(|A|+|B|) over multisets; 1 for two empty ones.
+func dice(a, b []string) float64 {
+	if len(a)+len(b) == 0 {
+		return 1
+	}
+	count := map[string]int{}
+	for _, x := range a {
+		count[x]++
+	}
+	common := 0
+	for _, x := range b {
+		if count[x] > 0 {
+			count[x]--
+			common++
+		}
+	}
+	return 2 * float64(common) / float64(len(a)+len(b))
+}
+
+// recall is the share of want found in got (1 when want is empty).
+func recall(got, want []string) float64 {
+	if len(want) == 0 {
+		return 1
+	}
+	n := 0
+	for _, w := range want {
+		if slices.Contains(got, w) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(want))
+}
+
+func f1(p, r float64) float64 {
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+// orderAgreement is the share of pairs of files both orders hold that
+// they put the same way round (1 with fewer than two in common).
+func orderAgreement(got, want []string) float64 {
+	var common []string
+	for _, w := range want {
+		if slices.Contains(got, w) {
+			common = append(common, w)
+		}
+	}
+	pairs, same := 0, 0
+	for i := range common {
+		for j := i + 1; j < len(common); j++ {
+			pairs++
+			if slices.Index(got, common[i]) < slices.Index(got, common[j]) {
+				same++
+			}
+		}
+	}
+	if pairs == 0 {
+		return 1
+	}
+	return float64(same) / float64(pairs)
+}
+
+// accuracyAndMacroF1 compares predicted labels with true ones: the share
+// right, and the mean F1 over the labels that occur in either.
+func accuracyAndMacroF1(truth, pred []string) (float64, float64) {
+	if len(truth) == 0 {
+		return 1, 1
+	}
+	right := 0
+	var labels []string
+	for i := range truth {
+		if truth[i] == pred[i] {
+			right++
+		}
+		labels = appendNew(labels, truth[i], pred[i])
+	}
+	var sum float64
+	for _, l := range labels {
+		tp, fp, fn := 0, 0, 0
+		for i := range truth {
+			switch {
+			case truth[i] == l && pred[i] == l:
+				tp++
+			case pred[i] == l:
+				fp++
+			case truth[i] == l:
+				fn++
+			}
+		}
+		if tp > 0 {
+			p, r := float64(tp)/float64(tp+fp), float64(tp)/float64(tp+fn)
+			sum += f1(p, r)
+		}
+	}
+	return float64(right) / float64(len(truth)), sum / float64(len(labels))
+}
+
+func appendNew(dst []string, xs ...string) []string {
+	for _, x := range xs {
+		if !slices.Contains(dst, x) {
+			dst = append(dst, x)
+		}
+	}
+	return dst
+}

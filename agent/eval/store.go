@@ -1,0 +1,184 @@
+package eval
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cra-dev/cra/internal/version"
+	"github.com/cra-dev/cra/kb"
+)
+
+// runRow is an eval_runs row: an eval's name, oracle set and selection.
+type runRow struct {
+	ID       int64
+	Name     string
+	Oracle   []string
+	Split    string
+	Repos    []string
+	Stages   []string
+	Sample   int
+	Seed     int64
+	Models   map[string]string
+	Status   string
+	Started  time.Time
+	Finished *time.Time
+}
+
+// SelectionError is a resumed eval asked to run another selection.
+type SelectionError struct{ Name, Was, Now string }
+
+func (e *SelectionError) Error() string {
+	return fmt.Sprintf("eval %q ran %s; this asks for %s: give the same selection to resume it, or another --name", e.Name, e.Was, e.Now)
+}
+
+func (r runRow) selection() string {
+	return fmt.Sprintf("--split %s --sample %d --seed %d --repos %v", r.Split, r.Sample, r.Seed, r.Repos)
+}
+
+// beginRun finds the eval of (name, oracle) or starts it: a re-run with
+// the same name and oracle set resumes it, with the selection it began
+// with.
+func beginRun(ctx context.Context, w kb.Writer, want runRow) (runRow, error) {
+	got, err := findRun(ctx, w.Conn, want.Name, want.Oracle)
+	switch {
+	case err == nil:
+		if got.selection() != want.selection() {
+			return got, &SelectionError{Name: want.Name, Was: got.selection(), Now: want.selection()}
+		}
+		_, err = w.Conn.ExecContext(ctx, `UPDATE eval_runs SET status = 'running', finished_at = NULL WHERE id = ?`, got.ID)
+		got.Status = "running"
+		return got, err
+	case !errors.Is(err, sql.ErrNoRows):
+		return got, err
+	}
+	models, _ := json.Marshal(want.Models)
+	var sample any
+	if want.Sample > 0 {
+		sample = want.Sample
+	}
+	err = w.Conn.QueryRowContext(ctx, `INSERT INTO eval_runs (name, oracle, split, repos, stages, sample, seed, models, cra_version, started_at, status)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running') RETURNING id`, want.Name, nonNil(want.Oracle), want.Split, nonNil(want.Repos),
+		nonNil(want.Stages), sample, want.Seed, string(models), craVersion(), want.Started).Scan(&want.ID)
+	want.Status = "running"
+	return want, err
+}
+
+// findRun is the eval_runs row of (name, oracle).
+func findRun(ctx context.Context, q kb.Querier, name string, oracle []string) (runRow, error) {
+	var r runRow
+	var oracleV, repos, stages []any
+	var sample sql.NullInt64
+	var models string
+	err := q.QueryRowContext(ctx, `SELECT id, name, oracle, split, repos, stages, sample, seed, models::VARCHAR, status, started_at
+		FROM eval_runs WHERE name = ? AND oracle = ?::VARCHAR[] ORDER BY id LIMIT 1`, name, nonNil(oracle)).
+		Scan(&r.ID, &r.Name, &oracleV, &r.Split, &repos, &stages, &sample, &r.Seed, &models, &r.Status, &r.Started)
+	if err != nil {
+		return r, err
+	}
+	r.Oracle, r.Repos, r.Stages = strs(oracleV), strs(repos), strs(stages)
+	r.Sample = int(sample.Int64)
+	_ = json.Unmarshal([]byte(models), &r.Models)
+	return r, nil
+}
+
+// doneTasks are the tasks an eval has a row for (scored or failed to
+// run): a resumed eval does not run them again.
+func doneTasks(ctx context.Context, q kb.Querier, runID int64) (map[string]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT task_id FROM eval_tasks WHERE eval_run_id = ?`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	done := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		done[id] = true
+	}
+	return done, rows.Err()
+}
+
+// taskRow is what an eval writes of one task, in one transaction.
+type taskRow struct {
+	Task      Task
+	TaskRunID *int64
+	Status    string // scored, error
+	Error     string
+	ModelMS   int64
+	Elapsed   time.Duration
+	Scores    []Score
+}
+
+// Task statuses.
+const (
+	TaskScored = "scored"
+	TaskError  = "error"
+)
+
+var resultColumns = []string{"eval_run_id", "task_id", "task_run_id", "stage", "metric", "value"}
+
+// writeTask records a task and its scores together, unless a racing
+// process did already.
+func writeTask(ctx context.Context, w kb.Writer, runID int64, t taskRow) error {
+	return w.Tx(ctx, func() error {
+		var n int
+		if err := w.Conn.QueryRowContext(ctx, `SELECT count(*) FROM eval_tasks WHERE eval_run_id = ? AND task_id = ?`, runID, t.Task.ID).Scan(&n); err != nil || n > 0 {
+			return err
+		}
+		var errText any
+		if t.Error != "" {
+			errText = t.Error
+		}
+		if _, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_tasks (eval_run_id, task_id, repo_path, task_run_id, status, error, model_ms, elapsed_ms, finished_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, runID, t.Task.ID, t.Task.Repo, t.TaskRunID, t.Status, errText, t.ModelMS,
+			t.Elapsed.Milliseconds(), time.Now().UTC()); err != nil {
+			return err
+		}
+		rows := make([][]driver.Value, len(t.Scores))
+		for i, s := range t.Scores {
+			var trID driver.Value
+			if t.TaskRunID != nil {
+				trID = *t.TaskRunID
+			}
+			rows[i] = []driver.Value{runID, t.Task.ID, trID, s.Stage, s.Metric, s.Value}
+		}
+		return w.AppendAll("eval_results", resultColumns, rows)
+	})
+}
+
+// finishRun sets an eval's status.
+func finishRun(ctx context.Context, w kb.Writer, runID int64, status string) error {
+	_, err := w.Conn.ExecContext(ctx, `UPDATE eval_runs SET status = ?, finished_at = ? WHERE id = ?`, status, time.Now().UTC(), runID)
+	return err
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func strs(v []any) []string {
+	out := make([]string, 0, len(v))
+	for _, x := range v {
+		out = append(out, fmt.Sprint(x))
+	}
+	return out
+}
+
+func sortedCopy(s []string) []string {
+	out := slices.Clone(nonNil(s))
+	slices.Sort(out)
+	return out
+}
+
+func craVersion() string { return version.String() }

@@ -1,0 +1,184 @@
+package eval
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// Splits an eval draws from: all of them held out from training.
+const (
+	SplitValidation = "validation"   // the validation split of repositories that are not held out
+	SplitHoldout    = "holdout"      // every task of the held-out repositories
+	SplitAll        = "all-held-out" // both
+)
+
+// Task is one synthetic task with its ground truth.
+type Task struct {
+	ID, Repo, Commit, Parent, Text string
+	CommittedAt                    time.Time
+	Truth                          Truth
+}
+
+// Truth is a task's ground truth, stage by stage.
+type Truth struct {
+	Scope     schema.ScopeTarget     `json:"scope"`
+	Precision schema.PrecisionTarget `json:"precision"`
+	Plan      schema.PlanArtifact    `json:"plan"`
+	MetaPlan  schema.MetaPlan        `json:"meta_plan"`
+	PartPlan  schema.PartPlan        `json:"part_plan"`
+	Implement schema.ImplementTarget `json:"implement"`
+}
+
+// Selection says which held-out tasks an eval runs.
+type Selection struct {
+	Repos      []string // canonical paths; nil for every mined repository
+	Split      string
+	Holdout    map[string]bool // [curate] holdout_repos
+	Validation float64         // [curate] validation_fraction
+	Sample     int             // 0: every task
+	Seed       int64
+}
+
+// UsageError is a selection that names nothing to run.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Select reads the held-out tasks of sel from the raw store, with their
+// ground truth: a train-split task is never among them. A sample is drawn
+// per repository in proportion to its held-out tasks (largest remainder),
+// each repository's tasks ordered by a hash of the seed and the task id,
+// so the same seed draws the same tasks. Tasks come back by repository
+// and commit time, the order their knowledge bases move forward in.
+func Select(ctx context.Context, raw *sql.DB, sel Selection) ([]Task, error) {
+	switch sel.Split {
+	case SplitValidation, SplitHoldout, SplitAll:
+	default:
+		return nil, &UsageError{fmt.Sprintf("--split %q: use validation, holdout or all-held-out", sel.Split)}
+	}
+	mined, err := minedRepos(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(mined) == 0 {
+		return nil, &UsageError{"no synthetic tasks in this home: run `cra bootstrap <repo>` first"}
+	}
+	for _, r := range sel.Repos {
+		if !slices.Contains(mined, r) {
+			return nil, &UsageError{fmt.Sprintf("--repos %s: not a mined repository (mined: %v)", r, mined)}
+		}
+	}
+	rows, err := raw.QueryContext(ctx, `SELECT k.id, k.repo_path, k.commit, k.parent, k.task, k.committed_at,
+		json_group_object(t.stage, t.target)::VARCHAR
+		FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
+		GROUP BY ALL ORDER BY k.repo_path, k.committed_at, k.id`)
+	if err != nil {
+		return nil, fmt.Errorf("select eval tasks: %w", err)
+	}
+	defer rows.Close()
+	byRepo := map[string][]Task{}
+	var repos []string
+	for rows.Next() {
+		var t Task
+		var targets string
+		if err := rows.Scan(&t.ID, &t.Repo, &t.Commit, &t.Parent, &t.Text, &t.CommittedAt, &targets); err != nil {
+			return nil, err
+		}
+		if sel.Repos != nil && !slices.Contains(sel.Repos, t.Repo) || !heldOut(t, sel) {
+			continue
+		}
+		if err := json.Unmarshal([]byte(targets), &t.Truth); err != nil {
+			return nil, fmt.Errorf("task %s: ground truth: %w", t.ID, err)
+		}
+		if _, ok := byRepo[t.Repo]; !ok {
+			repos = append(repos, t.Repo)
+		}
+		byRepo[t.Repo] = append(byRepo[t.Repo], t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return sample(repos, byRepo, sel), nil
+}
+
+// heldOut applies the split rule curate-data splits by.
+func heldOut(t Task, sel Selection) bool {
+	holdout := sel.Holdout[t.Repo]
+	switch sel.Split {
+	case SplitHoldout:
+		return holdout
+	case SplitValidation:
+		return !holdout && kb.SplitOf(t.Repo, t.Commit, sel.Validation, nil) == kb.SplitValidation
+	}
+	return kb.SplitOf(t.Repo, t.Commit, sel.Validation, sel.Holdout) == kb.SplitValidation
+}
+
+// sample draws sel.Sample tasks stratified by repository.
+func sample(repos []string, byRepo map[string][]Task, sel Selection) []Task {
+	total := 0
+	for _, r := range repos {
+		total += len(byRepo[r])
+	}
+	take := map[string]int{}
+	if sel.Sample <= 0 || sel.Sample >= total {
+		for _, r := range repos {
+			take[r] = len(byRepo[r])
+		}
+	} else {
+		type rem struct {
+			repo string
+			frac float64
+		}
+		var rems []rem
+		given := 0
+		for _, r := range repos {
+			exact := float64(sel.Sample) * float64(len(byRepo[r])) / float64(total)
+			take[r] = int(math.Floor(exact))
+			given += take[r]
+			rems = append(rems, rem{r, exact - math.Floor(exact)})
+		}
+		sort.SliceStable(rems, func(i, j int) bool { return rems[i].frac > rems[j].frac })
+		for i := 0; given < sel.Sample; i++ {
+			take[rems[i%len(rems)].repo]++
+			given++
+		}
+	}
+	seed := fmt.Sprint(sel.Seed)
+	var out []Task
+	for _, r := range repos {
+		ts := slices.Clone(byRepo[r])
+		if take[r] < len(ts) {
+			sort.SliceStable(ts, func(i, j int) bool { return kb.UnitHash(seed, ts[i].ID) < kb.UnitHash(seed, ts[j].ID) })
+			ts = ts[:take[r]]
+			sort.SliceStable(ts, func(i, j int) bool { return ts[i].CommittedAt.Before(ts[j].CommittedAt) })
+		}
+		out = append(out, ts...)
+	}
+	return out
+}
+
+func minedRepos(ctx context.Context, raw *sql.DB) ([]string, error) {
+	rows, err := raw.QueryContext(ctx, `SELECT DISTINCT repo_path FROM synthetic_tasks ORDER BY 1`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
