@@ -219,6 +219,11 @@ func runTask(ctx context.Context, opts Options, run runRow, k *knowledge, t Task
 	}); err != nil {
 		return fail(err)
 	}
+	if tv.byTests() {
+		if tv.RunPassed, err = testsPassWithCommitTests(ctx, opts.Home, t, tc, orchestrator.BranchFor(id)); err != nil {
+			return fail(fmt.Errorf("the run's tests: %w", err))
+		}
+	}
 	row.TaskRunID, row.ModelMS = &s.taskRunID, s.modelMS
 	row.Scores = score(t, v, tv)
 	row.Elapsed = time.Since(start)

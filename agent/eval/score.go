@@ -55,12 +55,15 @@ type runView struct {
 	Changed []string
 }
 
-// testVerdict is how end-to-end success is judged: by the tests when the
-// repository has a test command and the commit's own tests pass, else by
-// reproducing the commit.
+// testVerdict is how end-to-end success is judged: by the tests (with the
+// commit's own test files) when the repository has a test command and the
+// commit's tests pass, else by reproducing the commit.
 type testVerdict struct {
 	Command     bool
 	ChildPassed bool
+	// RunPassed: the tests passed on the run's result with the commit's
+	// own test files laid over it.
+	RunPassed bool
 }
 
 func (v testVerdict) byTests() bool { return v.Command && v.ChildPassed }
@@ -184,7 +187,7 @@ func score(t Task, v runView, tv testVerdict) []Score {
 	add(schema.StageImplement, MetricSimilarity, sim)
 	success := exact
 	if tv.byTests() {
-		success = v.Status == "complete"
+		success = tv.RunPassed
 		add(schema.StageImplement, MetricTests, flag(success))
 	}
 	add(schema.StageImplement, MetricCorrect, flag(success))

@@ -45,19 +45,37 @@ func TaskOf(user string) string {
 // StepFiles are the files an implement prompt's step targets, as
 // ImplementPrompt wrote them; nil when the prompt has no step.
 func StepFiles(user string) []string {
-	_, step, ok := strings.Cut(user, " to implement now:\n")
+	return filesOf(user, " to implement now:\n", "\nContext (read only):\n", "\nFile ", "\n<prior_changes>", "\n<previous_attempt_failed>")
+}
+
+// PartFiles are the files a part plan prompt's part affects, as
+// PlanPrompt wrote them; nil when the prompt has no part.
+func PartFiles(user string) []string {
+	_, part, ok := strings.Cut(user, "\nPart ")
 	if !ok {
 		return nil
 	}
-	// The step ends where the prompt's next section starts; its Files line
-	// is the last one in it (a description may have blank lines).
-	for _, next := range []string{"\nContext (read only):\n", "\nFile ", "\n<prior_changes>", "\n<previous_attempt_failed>"} {
-		step, _, _ = strings.Cut(step, next)
+	return filesOf(part, " to plan:\n", "\nCompleted steps:", "\nRemaining steps:", "\n<test_results>", "\n<prior_changes>")
+}
+
+// filesOf reads the "Files: " line of the section of user that starts
+// at marker and ends where one of the next sections starts: the last such
+// line in it (a description may hold blank lines).
+func filesOf(user, marker string, next ...string) []string {
+	_, section, ok := strings.Cut(user, marker)
+	if !ok {
+		return nil
+	}
+	for _, n := range next {
+		section, _, _ = strings.Cut(section, n)
 	}
 	var files []string
-	for _, line := range strings.Split(step, "\n") {
+	for _, line := range strings.Split(section, "\n") {
 		if f, ok := strings.CutPrefix(line, "Files: "); ok {
-			files = strings.Split(f, ", ")
+			files = []string{}
+			if f != "" {
+				files = strings.Split(f, ", ")
+			}
 		}
 	}
 	return files

@@ -196,6 +196,11 @@ func TestReadingPromptsBack(t *testing.T) {
 	if got := StepFiles(cases[7].p.User); strings.Join(got, ",") != "calc.py,pkg/util.py" {
 		t.Errorf("StepFiles = %q", got)
 	}
+	part := PlanPrompt(PlanPart, PlanInput{Task: "Fix add", Part: &schema.MetaPart{ID: "p1", Description: "Fix add", AffectedFiles: []string{"calc.py", "b.py"}},
+		Remaining: []schema.PlanStep{{ID: "s1"}}})
+	if got := PartFiles(part.User); strings.Join(got, ",") != "calc.py,b.py" {
+		t.Errorf("PartFiles = %q", got)
+	}
 	if got := StepFiles(cases[3].p.User); got != nil {
 		t.Errorf("StepFiles of a plan prompt = %q", got)
 	}

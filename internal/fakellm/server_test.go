@@ -268,3 +268,52 @@ func TestUnusedRepliesFailTheTest(t *testing.T) {
 		}
 	}
 }
+
+// The oracle answers right or wrong at the planted rate, the same way for
+// the same prompt, and falls back for what it cannot place.
+func TestOracleMode(t *testing.T) {
+	srv := fakellm.New(t)
+	stats := srv.SetOracle(fakellm.Oracle{
+		Answer: func(req fakellm.Request) (string, string, string, bool) {
+			stage := req.Messages[0].Content
+			return stage, "right", "wrong", stage != "unknown"
+		},
+		ErrorRate: map[string]float64{"scope": 0.4},
+		Fallback:  fakellm.Fixed("fallback"),
+	})
+	c := &http.Client{}
+	ask := func(system, user string) string {
+		body := fmt.Sprintf(`{"model": "m", "messages": [{"role": "system", "content": %q}, {"role": "user", "content": %q}]}`, system, user)
+		resp, err := c.Post(srv.OpenAIURL()+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Choices []struct {
+				Message fakellm.Message `json:"message"`
+			} `json:"choices"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || len(out.Choices) == 0 {
+			t.Fatalf("%v %+v", err, out)
+		}
+		return out.Choices[0].Message.Content
+	}
+	for i := range 200 {
+		user := fmt.Sprint(i)
+		first := ask("scope", user)
+		if again := ask("scope", user); again != first {
+			t.Fatalf("prompt %d answered %q then %q", i, first, again)
+		}
+		if got := ask("precision", user); got != "right" {
+			t.Fatalf("precision has no error rate, answered %q", got)
+		}
+	}
+	right, wrong := stats.Counts()
+	if share := float64(wrong["scope"]) / float64(wrong["scope"]+right["scope"]); share < 0.3 || share > 0.5 {
+		t.Errorf("scope answered wrong %.2f of the time, planted 0.4", share)
+	}
+	if got := ask("unknown", "x"); got != "fallback" {
+		t.Errorf("an unknown request got %q", got)
+	}
+}

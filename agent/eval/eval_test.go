@@ -1,0 +1,219 @@
+package eval_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/agent/eval"
+	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/agent/retrieval"
+	"github.com/cra-dev/cra/bootstrap"
+	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/ingest/walk"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/kb"
+)
+
+// ops are the calculator's operations, one commit each: the function in
+// calc.py and its test in tests/test_calc.py.
+var ops = []struct{ name, body, test string }{
+	{"subtract", "return a - b", "self.assertEqual(calc.subtract(5, 3), 2)"},
+	{"multiply", "return a * b", "self.assertEqual(calc.multiply(4, 3), 12)"},
+	{"maximum", "return a if a > b else b", "self.assertEqual(calc.maximum(4, 9), 9)"},
+	{"minimum", "return a if a < b else b", "self.assertEqual(calc.minimum(4, 9), 4)"},
+}
+
+const testCommand = "python3 -m unittest discover -s tests -t ."
+
+// calcHistory is a Python project whose every commit after the first adds
+// an operation and its test: a history whose commits all pass their tests.
+func calcHistory(t *testing.T) *gittest.Repo {
+	r := gittest.New(t)
+	src := "def add(a, b):\n    return a + b\n"
+	tests := "import unittest\n\nimport calc\n\n\nclass TestCalc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(1, 2), 3)\n"
+	r.Write("calc.py", src)
+	r.Write("tests/__init__.py", "")
+	r.Write("tests/test_calc.py", tests)
+	r.Write("README.md", "# calc\n")
+	r.Commit("Create the calculator with its tests")
+	for _, op := range ops {
+		src += fmt.Sprintf("\n\ndef %s(a, b):\n    %s\n", op.name, op.body)
+		tests += fmt.Sprintf("\n    def test_%s(self):\n        %s\n", op.name, op.test)
+		r.Write("calc.py", src)
+		r.Write("tests/test_calc.py", tests)
+		r.Commit(fmt.Sprintf("Add the %s operation to calc.py with a test", op.name))
+	}
+	return r
+}
+
+// fixture is a mined home whose every task is held out, and a fake model
+// that knows their ground truth.
+type fixture struct {
+	home  string
+	repo  *gittest.Repo
+	cfg   config.Config
+	tasks []eval.Task
+	srv   *fakellm.Server
+}
+
+func newFixture(t *testing.T) *fixture {
+	f := &fixture{home: storetest.Home(t), repo: calcHistory(t), cfg: config.Default()}
+	f.cfg.Curate.ValidationFraction = 1 // every commit in validation: every task held out
+	if _, err := bootstrap.Run(context.Background(), f.home, []string{f.repo.Dir}, bootstrap.Options{Jobs: 1, Filter: f.cfg.Bootstrap}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := kb.Open(context.Background(), f.home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.tasks, err = eval.Select(context.Background(), s.DB, f.selection())
+	s.Close()
+	if err != nil || len(f.tasks) != len(ops) {
+		t.Fatalf("%d held-out tasks (%v), want %d", len(f.tasks), err, len(ops))
+	}
+	f.srv = fakellm.New(t)
+	f.srv.AllowUnused()
+	f.cfg.Models.Provider, f.cfg.Models.BaseURL = "ollama", f.srv.OllamaURL()
+	f.cfg.Models.Coding, f.cfg.Models.Reasoning = "c:1b", "r:1b"
+	f.cfg.Testing.TestCommand, f.cfg.Testing.TimeoutSeconds = testCommand, 60
+	return f
+}
+
+func (f *fixture) selection() eval.Selection {
+	return eval.Selection{Split: eval.SplitAll, Validation: f.cfg.Curate.ValidationFraction, Seed: 1}
+}
+
+// plant makes the fake model answer from ground truth, with errors at
+// these rates per stage.
+func (f *fixture) plant(rates map[string]float64) *fakellm.OracleStats {
+	return f.srv.SetOracle(fakellm.Oracle{Answer: evaltest.Answer(f.tasks), ErrorRate: rates})
+}
+
+func (f *fixture) run(t *testing.T, name string, oracle ...string) *eval.Report {
+	t.Helper()
+	rep, err := eval.Run(context.Background(), f.options(name, oracle...))
+	if err != nil {
+		t.Fatalf("eval %s %v: %v", name, oracle, err)
+	}
+	return rep
+}
+
+func (f *fixture) options(name string, oracle ...string) eval.Options {
+	return eval.Options{Home: f.home, Config: f.cfg, Name: name, Oracle: oracle, Selection: f.selection(), Jobs: 2,
+		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
+			Source: func(p string) bool { return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p) }}}
+}
+
+func score(rep *eval.Report, stage, metric string) float64 {
+	for _, s := range rep.Scores {
+		if s.Stage == stage && s.Metric == metric {
+			return s.Mean
+		}
+	}
+	return -1
+}
+
+func diff(c *eval.Comparison, stage, metric string) (eval.Diff, bool) {
+	if c == nil {
+		return eval.Diff{}, false
+	}
+	for _, d := range c.Rows {
+		if d.Stage == stage && d.Metric == metric {
+			return d, true
+		}
+	}
+	return eval.Diff{}, false
+}
+
+// A model that answers every stage right scores 1 on every stage and
+// passes every task; one whose scope loses a touched file scores lower on
+// scope and end to end; --oracle scope gives the success back (a lift
+// whose interval excludes zero), --oracle precision does not; --compare
+// reports the planted difference.
+func TestEvalScoresStagesAndFindsThePlantedWeakStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the agent on every task four times")
+	}
+	f := newFixture(t)
+	f.plant(nil)
+	good := f.run(t, "good")
+	if good.Tasks != len(ops) || good.Scored != len(ops) || good.Errors != 0 {
+		t.Fatalf("report %+v", good)
+	}
+	for _, s := range good.Scores {
+		if s.Mean != 1 && s.Metric != eval.MetricPrecision {
+			t.Errorf("a right model scores %s %s %.3f, want 1", s.Stage, s.Metric, s.Mean)
+		}
+	}
+	for _, stage := range append(eval.ScoredStages, eval.StageEndToEnd) {
+		m := eval.MetricCorrect
+		if stage == eval.StageEndToEnd {
+			m = eval.MetricSuccess
+		}
+		if got := score(good, stage, m); got != 1 {
+			t.Errorf("%s %s = %.3f, want 1", stage, m, got)
+		}
+	}
+	if got := score(good, "implement", eval.MetricTests); got != 1 {
+		t.Errorf("implement tests = %.3f: the runs pass the commits' own tests", got)
+	}
+
+	f.plant(map[string]float64{"scope": 1})
+	weak := f.run(t, "weak")
+	if got := score(weak, "scope", eval.MetricCorrect); got != 0 {
+		t.Errorf("scope correct = %.3f with every scope answer wrong", got)
+	}
+	if got := score(weak, eval.StageEndToEnd, eval.MetricSuccess); got != 0 {
+		t.Errorf("end-to-end success = %.3f when scope loses calc.py every time", got)
+	}
+	if got := score(weak, "precision", eval.MetricCorrect); got != 1 {
+		t.Errorf("precision correct = %.3f: its answers were right", got)
+	}
+
+	scopeOracle := f.run(t, "weak", "scope")
+	d, ok := diff(scopeOracle.Lift, eval.StageEndToEnd, eval.MetricSuccess)
+	if !ok || d.Diff != 1 || d.Interval.Lo <= 0 {
+		t.Errorf("--oracle scope: lift %+v, want +1 with an interval above zero", d)
+	}
+	precisionOracle := f.run(t, "weak", "precision")
+	if d, ok := diff(precisionOracle.Lift, eval.StageEndToEnd, eval.MetricSuccess); !ok || d.Diff != 0 || !(d.Interval.Lo < 0 && d.Interval.Hi > 0) {
+		t.Errorf("--oracle precision: lift %+v, want none", d)
+	}
+
+	opts := f.options("weak")
+	opts.Compare = "good"
+	again, err := eval.Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := diff(again.Compare, eval.StageEndToEnd, eval.MetricSuccess); !ok || d.Diff != -1 || d.Interval.Hi >= 0 || d.N != len(ops) {
+		t.Errorf("--compare good: %+v, want -1 on %d tasks with an interval below zero", d, len(ops))
+	}
+	// The re-run resumed a finished eval: nothing ran again.
+	rows := storetest.Rows(t, f.home, kb.Raw, `SELECT r.name, list_sort(r.oracle)::VARCHAR, count(t.task_id) FROM eval_runs r
+		LEFT JOIN eval_tasks t ON t.eval_run_id = r.id GROUP BY ALL ORDER BY 1, 2`)
+	want := []string{"good\t[]\t4", "weak\t[]\t4", "weak\t[precision]\t4", "weak\t[scope]\t4"}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("eval rows:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	// Every run is a logged solve run, its oracle calls under model "oracle".
+	if n := storetest.Rows(t, f.home, kb.Raw, `SELECT count(*) FROM retrieval_llm_calls WHERE model = 'oracle' AND call_type = 'scope'`); n[0] == "0" {
+		t.Error("no scope call was answered by the oracle")
+	}
+	if n := storetest.Rows(t, f.home, kb.Raw, `SELECT count(*) FROM eval_tasks t LEFT JOIN task_runs r ON r.id = t.task_run_id WHERE r.mode IS DISTINCT FROM 'solve'`); n[0] != "0" {
+		t.Errorf("%s eval tasks without their solve run", n[0])
+	}
+	// Nothing is left behind: no scratch knowledge base, no branch.
+	if b := f.repo.Git("branch", "--list", "cra/*"); b != "" {
+		t.Errorf("branches left in the repository: %s", b)
+	}
+	if m, _ := filepath.Glob(filepath.Join(eval.KnowledgeDir(f.home), "*")); len(m) != 0 {
+		t.Errorf("scratch knowledge bases left: %v", m)
+	}
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/cra-dev/cra/agent/eval"
+	"github.com/cra-dev/cra/agent/retrieval"
+	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/ingest/walk"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/kb"
+)
+
+// evalOptions is `cra eval` parsed.
+type evalOptions struct {
+	repos, holdoutRepos []string
+	split               string
+	sample              int
+	seed                int64
+	stages, oracle      []string
+	jobs                int
+	name, compare       string
+}
+
+func (a *app) evalCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "eval",
+		Usage: "replay the agent on held-out history and score it stage by stage",
+		Description: "Runs cra solve on bootstrap's synthetic tasks that curate-data never trains on (the\n" +
+			"validation split of [curate] validation_fraction, and the repositories of [curate]\n" +
+			"holdout_repos): each in a worktree at the commit's parent, over a knowledge base of that\n" +
+			"parent revision, with the cleaned commit message as the task, and scores every stage\n" +
+			"against the commit's ground truth: task analysis (recall of the touched files in its\n" +
+			"seeds), scope (recall, precision, F1, reach), precision (accuracy and macro-F1 of symbol\n" +
+			"tiers), meta_plan and part_plan (F1 of files, order), implement (edits apply, the commit\n" +
+			"reproduced byte for byte, similarity of the change) and end to end: the repository's\n" +
+			"tests pass with the commit's own test files laid over the result (when it has a test\n" +
+			"command and the commit's tests pass), else exact reproduction. Each stage also gets\n" +
+			"`correct` (0/1), which train-plan reads. Every run is a logged solve run; scores are in\n" +
+			"raw.eval_results (notebooks/eval_scoreboard.sql). --oracle replaces the named stages'\n" +
+			"answers by their ground truth: run the same --name with and without it and the report\n" +
+			"shows that stage's lift on end-to-end success. --compare NAME prints paired differences\n" +
+			"against an earlier eval. A re-run of the same --name and --oracle resumes (tasks done\n" +
+			"are not run again). Exit 0 when every task ran, 1 when some could not run, 2 on usage\n" +
+			"or configuration errors.",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "repos", Usage: "only these mined repositories (paths; repeat or comma-separate)"},
+			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "held-out repositories (default: [curate] holdout_repos)"},
+			&cli.StringFlag{Name: "split", Value: eval.SplitAll, Usage: "validation, holdout or all-held-out"},
+			&cli.IntFlag{Name: "sample", Usage: "draw `N` tasks, stratified by repository (0: every held-out task)"},
+			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "the sample's seed"},
+			&cli.StringFlag{Name: "stages", Usage: "stages to report (default: all)"},
+			&cli.StringFlag{Name: "oracle", Usage: "stages answered by their ground truth: " + strings.Join(eval.OracleStages, ",")},
+			&cli.IntFlag{Name: "jobs", Value: 1, Usage: "tasks run at once (bounded by what the model server takes)"},
+			&cli.StringFlag{Name: "name", Usage: "the eval's name (default: from the selection, e.g. all-held-out-n20-seed1)"},
+			&cli.StringFlag{Name: "compare", Usage: "print paired differences against the eval `NAME`"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			opts, err := parseEval(cmd)
+			if err != nil {
+				return err
+			}
+			return a.runEval(ctx, opts)
+		},
+	}
+}
+
+func parseEval(cmd *cli.Command) (evalOptions, error) {
+	if cmd.Args().Len() > 0 {
+		return evalOptions{}, usagef("eval takes no arguments (see `cra eval --help`)")
+	}
+	opts := evalOptions{split: cmd.String("split"), sample: int(cmd.Int("sample")), seed: cmd.Int64("seed"),
+		stages: splitList(cmd.String("stages")), oracle: splitList(cmd.String("oracle")), jobs: int(cmd.Int("jobs")),
+		name: cmd.String("name"), compare: cmd.String("compare")}
+	if err := checkCounts(map[string]int{"sample": opts.sample, "jobs": opts.jobs}); err != nil {
+		return opts, err
+	}
+	for _, r := range splitAll(cmd.StringSlice("repos")) {
+		opts.repos = append(opts.repos, kb.CanonicalPath(r))
+	}
+	for _, r := range splitAll(cmd.StringSlice("holdout-repos")) {
+		opts.holdoutRepos = append(opts.holdoutRepos, kb.CanonicalPath(r))
+	}
+	return opts, nil
+}
+
+func (a *app) runEval(ctx context.Context, opts evalOptions) error {
+	cfg, err := config.Load(a.home.ConfigPath())
+	if err != nil {
+		return err
+	}
+	if opts.holdoutRepos == nil {
+		for _, r := range cfg.Curate.HoldoutRepos {
+			opts.holdoutRepos = append(opts.holdoutRepos, kb.CanonicalPath(r))
+		}
+	}
+	holdout := map[string]bool{}
+	for _, r := range opts.holdoutRepos {
+		holdout[r] = true
+	}
+	p := a.startProgress()
+	rep, err := eval.Run(ctx, eval.Options{Home: a.home.Dir, Config: cfg, Name: opts.name, Oracle: opts.oracle, Stages: opts.stages,
+		Jobs: opts.jobs, Compare: opts.compare, Log: a.log, Progress: p,
+		Selection: eval.Selection{Repos: opts.repos, Split: opts.split, Holdout: holdout, Validation: cfg.Curate.ValidationFraction,
+			Sample: opts.sample, Seed: opts.seed},
+		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
+			Source: func(p string) bool { return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p) }}})
+	a.stopProgress(p)
+	var usage *eval.UsageError
+	var sel *eval.SelectionError
+	var pre *retrieval.PreflightError
+	switch {
+	case errors.As(err, &usage), errors.As(err, &sel), errors.As(err, &pre):
+		return usagef("%v", err)
+	case err != nil:
+		return err
+	}
+	var failed error
+	if rep.Errors > 0 {
+		failed = &partialError{failed: rep.Errors, total: rep.Tasks}
+	}
+	if a.json {
+		return errors.Join(a.writeJSON(rep), failed)
+	}
+	return errors.Join(a.printEval(rep), failed)
+}
+
+// printEval writes the scoreboard: each stage's metrics with intervals,
+// then the oracle lift and the comparison when there are.
+func (a *app) printEval(rep *eval.Report) error {
+	oracle := "none"
+	if len(rep.Oracle) > 0 {
+		oracle = strings.Join(rep.Oracle, ",")
+	}
+	fmt.Fprintf(a.stdout, "eval %s (oracle: %s): %s, %d tasks, %d scored, %d could not run, model time %.1fs\n\n",
+		rep.Name, oracle, rep.Status, rep.Tasks, rep.Scored, rep.Errors, rep.ModelSeconds)
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STAGE\tMETRIC\tN\tSCORE\t95% INTERVAL")
+	for _, s := range rep.Scores {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t[%.3f, %.3f]\n", s.Stage, s.Metric, s.N, s.Mean, s.Interval.Lo, s.Interval.Hi)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range []*eval.Comparison{rep.Lift, rep.Compare} {
+		if c == nil || len(c.Rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(a.stdout, "\nagainst %s (paired, same tasks):\n", c.Against)
+		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "STAGE\tMETRIC\tN\tTHIS\tTHAT\tDIFF\t95% INTERVAL")
+		for _, d := range c.Rows {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%+.3f\t[%+.3f, %+.3f]\n", d.Stage, d.Metric, d.N, d.This, d.Other, d.Diff, d.Interval.Lo, d.Interval.Hi)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
