@@ -160,7 +160,30 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, runErr
 	}
 	_ = os.RemoveAll(scratch)
+	sweep(bg, opts.Home, tasks, run.ID)
 	return board(ctx, opts, run)
+}
+
+// sweep removes the branches and worktrees this eval's runs left in their
+// repositories (a kill between a task's rows and its cleanup leaves one):
+// the runs' diffs are in the raw store.
+func sweep(ctx context.Context, home string, tasks []Task, runID int64) {
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		if seen[t.Repo] {
+			continue
+		}
+		seen[t.Repo] = true
+		prefix := orchestrator.BranchFor(solveID(runID, strings.Repeat("0", 16)))
+		prefix = strings.TrimSuffix(prefix, strings.Repeat("0", 16))
+		out, err := gitOut(ctx, t.Repo, "branch", "--list", "--format=%(refname:short)", prefix+"*")
+		if err != nil || out == "" {
+			continue
+		}
+		for _, b := range strings.Split(out, "\n") {
+			orchestrator.DiscardWorktree(ctx, home, t.Repo, strings.TrimPrefix(b, "cra/"))
+		}
+	}
 }
 
 // runTask runs and scores one task. A run that could not execute

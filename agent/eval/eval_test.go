@@ -2,7 +2,6 @@ package eval_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,38 +19,6 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
-// ops are the calculator's operations, one commit each: the function in
-// calc.py and its test in tests/test_calc.py.
-var ops = []struct{ name, body, test string }{
-	{"subtract", "return a - b", "self.assertEqual(calc.subtract(5, 3), 2)"},
-	{"multiply", "return a * b", "self.assertEqual(calc.multiply(4, 3), 12)"},
-	{"maximum", "return a if a > b else b", "self.assertEqual(calc.maximum(4, 9), 9)"},
-	{"minimum", "return a if a < b else b", "self.assertEqual(calc.minimum(4, 9), 4)"},
-}
-
-const testCommand = "python3 -m unittest discover -s tests -t ."
-
-// calcHistory is a Python project whose every commit after the first adds
-// an operation and its test: a history whose commits all pass their tests.
-func calcHistory(t *testing.T) *gittest.Repo {
-	r := gittest.New(t)
-	src := "def add(a, b):\n    return a + b\n"
-	tests := "import unittest\n\nimport calc\n\n\nclass TestCalc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(1, 2), 3)\n"
-	r.Write("calc.py", src)
-	r.Write("tests/__init__.py", "")
-	r.Write("tests/test_calc.py", tests)
-	r.Write("README.md", "# calc\n")
-	r.Commit("Create the calculator with its tests")
-	for _, op := range ops {
-		src += fmt.Sprintf("\n\ndef %s(a, b):\n    %s\n", op.name, op.body)
-		tests += fmt.Sprintf("\n    def test_%s(self):\n        %s\n", op.name, op.test)
-		r.Write("calc.py", src)
-		r.Write("tests/test_calc.py", tests)
-		r.Commit(fmt.Sprintf("Add the %s operation to calc.py with a test", op.name))
-	}
-	return r
-}
-
 // fixture is a mined home whose every task is held out, and a fake model
 // that knows their ground truth.
 type fixture struct {
@@ -63,7 +30,7 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
-	f := &fixture{home: storetest.Home(t), repo: calcHistory(t), cfg: config.Default()}
+	f := &fixture{home: storetest.Home(t), repo: evaltest.CalcHistory(t), cfg: config.Default()}
 	f.cfg.Curate.ValidationFraction = 1 // every commit in validation: every task held out
 	if _, err := bootstrap.Run(context.Background(), f.home, []string{f.repo.Dir}, bootstrap.Options{Jobs: 1, Filter: f.cfg.Bootstrap}); err != nil {
 		t.Fatal(err)
@@ -74,14 +41,14 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f.tasks, err = eval.Select(context.Background(), s.DB, f.selection())
 	s.Close()
-	if err != nil || len(f.tasks) != len(ops) {
-		t.Fatalf("%d held-out tasks (%v), want %d", len(f.tasks), err, len(ops))
+	if err != nil || len(f.tasks) != evaltest.CalcTasks {
+		t.Fatalf("%d held-out tasks (%v), want %d", len(f.tasks), err, evaltest.CalcTasks)
 	}
 	f.srv = fakellm.New(t)
 	f.srv.AllowUnused()
 	f.cfg.Models.Provider, f.cfg.Models.BaseURL = "ollama", f.srv.OllamaURL()
 	f.cfg.Models.Coding, f.cfg.Models.Reasoning = "c:1b", "r:1b"
-	f.cfg.Testing.TestCommand, f.cfg.Testing.TimeoutSeconds = testCommand, 60
+	f.cfg.Testing.TestCommand, f.cfg.Testing.TimeoutSeconds = evaltest.CalcTestCommand, 60
 	return f
 }
 
@@ -143,7 +110,7 @@ func TestEvalScoresStagesAndFindsThePlantedWeakStage(t *testing.T) {
 	f := newFixture(t)
 	f.plant(nil)
 	good := f.run(t, "good")
-	if good.Tasks != len(ops) || good.Scored != len(ops) || good.Errors != 0 {
+	if good.Tasks != evaltest.CalcTasks || good.Scored != evaltest.CalcTasks || good.Errors != 0 {
 		t.Fatalf("report %+v", good)
 	}
 	for _, s := range good.Scores {
@@ -192,8 +159,8 @@ func TestEvalScoresStagesAndFindsThePlantedWeakStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, ok := diff(again.Compare, eval.StageEndToEnd, eval.MetricSuccess); !ok || d.Diff != -1 || d.Interval.Hi >= 0 || d.N != len(ops) {
-		t.Errorf("--compare good: %+v, want -1 on %d tasks with an interval below zero", d, len(ops))
+	if d, ok := diff(again.Compare, eval.StageEndToEnd, eval.MetricSuccess); !ok || d.Diff != -1 || d.Interval.Hi >= 0 || d.N != evaltest.CalcTasks {
+		t.Errorf("--compare good: %+v, want -1 on %d tasks with an interval below zero", d, evaltest.CalcTasks)
 	}
 	// The re-run resumed a finished eval: nothing ran again.
 	rows := storetest.Rows(t, f.home, kb.Raw, `SELECT r.name, list_sort(r.oracle)::VARCHAR, count(t.task_id) FROM eval_runs r

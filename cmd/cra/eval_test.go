@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/agent/eval"
+	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/kb"
+)
+
+// evalHome is a home that mined repo, with the fake model's URL and the
+// repository's test command; curate is added to its [curate] section.
+func evalHome(t *testing.T, srv *fakellm.Server, repo string, curate string) string {
+	home := newHome(t)
+	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg, _ := os.ReadFile(cfgPath)
+	s := strings.Replace(string(cfg), "[testing]\n", "[testing]\ntest_command = \""+evaltest.CalcTestCommand+"\"\ntimeout_seconds = 60\n", 1)
+	s = strings.Replace(s, "[curate]\n", "[curate]\n"+curate+"\n", 1)
+	if err := os.WriteFile(cfgPath, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, home, "bootstrap", repo)
+	return home
+}
+
+// oracleFor makes srv answer from the ground truth of home's tasks.
+func oracleFor(t *testing.T, srv *fakellm.Server, home string, rates map[string]float64) {
+	s, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var repos []string
+	for _, r := range storetest.RowsOf(t, s.DB, "SELECT DISTINCT repo_path FROM synthetic_tasks") {
+		repos = append(repos, r)
+	}
+	holdout := map[string]bool{}
+	for _, r := range repos {
+		holdout[r] = true
+	}
+	tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: eval.SplitAll, Holdout: holdout, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetOracle(fakellm.Oracle{Answer: evaltest.Answer(tasks), ErrorRate: rates})
+}
+
+// evalRows are what an eval leaves in the raw store, without ids, times
+// and durations: what a resumed eval must end with.
+func evalRows(t *testing.T, home string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		"select name, oracle, split, status from raw.eval_runs order by all",
+		"select task_id, status, error, task_run_id is not null from raw.eval_tasks order by all",
+		"select task_id, stage, metric, value from raw.eval_results order by all",
+		"select repo_path, commit, success, count(*) from raw.eval_commit_tests group by all order by all",
+		"select task_id, mode, success, final_diff from raw.task_runs order by all",
+		"select t.task_id, a.attempt, a.patch_applied, v.success from raw.run_attempts a join raw.task_runs t on t.id = a.task_run_id join raw.validation_results v on v.attempt_id = a.id order by all",
+		"select task_id, call_type, prompt, response, count(*) from raw.retrieval_llm_calls group by all order by all",
+		"select task_id, stage, tier, rank, detail_level, included, reason, count(*) from raw.retrieval_decisions group by all order by all",
+		"select task_id, count(*) from raw.session_archives group by all order by all",
+		"select status, total_parts, total_steps, parts_completed, steps_completed from raw.orchestrator_runs order by all",
+	} {
+		b.WriteString(sqlRows(t, home, q))
+	}
+	return strings.ReplaceAll(b.String(), home, "HOME")
+}
+
+// cra eval on the command line: the scoreboard, and an eval killed -9 at
+// several points then run again ends with the rows of an eval never
+// interrupted.
+func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs cra eval several times")
+	}
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	repo := evaltest.CalcHistory(t)
+	homes := make([]string, 3)
+	for i := range homes {
+		homes[i] = evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	}
+	oracleFor(t, srv, homes[0], nil)
+
+	start := time.Now()
+	res := cra(t, homes[0], "", "eval", "--name", "nightly")
+	if res.code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	took := time.Since(start)
+	for _, want := range []string{"eval nightly (oracle: none): complete, 4 tasks, 4 scored, 0 could not run",
+		"end_to_end     success      4  1.000  [0.510, 1.000]", "scope          recall       4  1.000"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("the scoreboard lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	want := evalRows(t, homes[0])
+	if again := cra(t, homes[0], "", "--json", "eval", "--name", "nightly"); again.code != exitOK || evalRows(t, homes[0]) != want {
+		t.Errorf("a re-run of a finished eval changed its rows (exit %d): %s", again.code, again.stderr)
+	} else {
+		var rep eval.Report
+		if err := json.Unmarshal([]byte(again.stdout), &rep); err != nil || rep.Scored != 4 {
+			t.Errorf("--json: %v %+v", err, rep)
+		}
+	}
+
+	killed := 0
+	for i, frac := range []float64{0.25, 0.5} {
+		home := homes[i+1]
+		t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
+			args, _ := json.Marshal([]string{"--home", home, "eval", "--name", "nightly"})
+			if storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, 300*time.Millisecond+time.Duration(frac*float64(took))) {
+				killed++
+			}
+			t.Logf("killed with %s tasks done", strings.TrimSpace(strings.Split(sqlRows(t, home, "select count(*) from raw.eval_tasks"), "\n")[1]))
+			if res := cra(t, home, "", "eval", "--name", "nightly"); res.code != exitOK {
+				t.Fatalf("the re-run: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+			}
+			if got := evalRows(t, home); got != want {
+				t.Errorf("rows after the re-run differ from a clean eval's:\n%s", lineDiff(want, got))
+			}
+			if entries, _ := os.ReadDir(filepath.Join(home, "sessions")); len(entries) != 0 {
+				t.Errorf("sessions left: %v", entries)
+			}
+		})
+	}
+	if killed == 0 {
+		t.Error("no eval was killed mid-run: the test proved nothing")
+	}
+	if b := repo.Git("branch", "--list", "cra/*"); b != "" {
+		t.Errorf("branches left in the repository: %s", b)
+	}
+}
+
+// The tasks an eval runs are exactly the ones curate-data puts in no
+// train split: with half the commits held out, none of the eval's tasks
+// has a train example, and every task it leaves out has one.
+func TestEvalRunsOnlyHeldOutTasks(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	repo := filepath.Join(t.TempDir(), "repo")
+	gittest.Synthetic{Files: 20, Commits: 60, Funcs: 3, Realistic: true}.Build(t, repo)
+	home := evalHome(t, srv, repo, "validation_fraction = 0.5")
+	mustRun(t, home, "curate-data", "--name", "ds")
+	s, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	picked := map[string]bool{}
+	for _, split := range []string{eval.SplitValidation, eval.SplitAll} {
+		tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: split, Validation: 0.5, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range tasks {
+			picked[task.ID] = true
+		}
+	}
+	rows := storetest.RowsOf(t, s.DB, `SELECT k.id, bool_or(e.split = 'train'), bool_or(e.split = 'validation') FROM synthetic_tasks k
+		JOIN training_examples e ON e.repo_path = k.repo_path AND e.commit = k.commit GROUP BY 1`)
+	train, held := 0, 0
+	for _, r := range rows {
+		f := strings.Split(r, "\t")
+		switch {
+		case picked[f[0]] && f[1] == "true":
+			t.Errorf("task %s is in the eval and in a train split", f[0])
+		case !picked[f[0]] && f[1] != "true":
+			t.Errorf("task %s is in no train split, yet the eval left it out", f[0])
+		}
+		if f[1] == "true" {
+			train++
+		} else {
+			held++
+		}
+	}
+	if train == 0 || held == 0 {
+		t.Fatalf("%d train and %d held-out tasks: the split proves nothing", train, held)
+	}
+	// A held-out repository is held out whole: all of it in holdout (and
+	// all-held-out), none of it in validation.
+	holdout := map[string]bool{kb.CanonicalPath(repo): true}
+	for split, want := range map[string]int{eval.SplitHoldout: train + held, eval.SplitAll: train + held, eval.SplitValidation: 0} {
+		tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: split, Validation: 0.5, Seed: 1, Holdout: holdout})
+		if err != nil || len(tasks) != want {
+			t.Errorf("--split %s with the repository held out: %d tasks (%v), want %d", split, len(tasks), err, want)
+		}
+	}
+	s.Close()
+	if res := cra(t, home, "", "eval", "--repos", "/no/such/repo"); res.code != exitUsage || !strings.Contains(res.stderr, "not a mined repository") {
+		t.Errorf("--repos typo: exit %d %s", res.code, res.stderr)
+	}
+	if res := cra(t, home, "", "eval", "--oracle", "adjustment"); res.code != exitUsage {
+		t.Errorf("--oracle adjustment: exit %d %s", res.code, res.stderr)
+	}
+}
