@@ -53,7 +53,14 @@ func TestNotebooksRunAgainstTheSchema(t *testing.T) {
 		INSERT INTO raw.training_examples (id, dataset, stage, source, split, label, repo_path, commit, target_id,
 			messages, prompt_tokens, completion_tokens, created_at)
 			VALUES ('e', 'd', 'scope', 'synthetic', 'train', 'positive', '/r', 'c1', 's',
-				[{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'a'}], 10, 2, now());`); err != nil {
+				[{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'a'}], 10, 2, now());
+		INSERT INTO raw.eval_runs (name, oracle, split, repos, stages, seed, models, started_at, status)
+			VALUES ('nightly', [], 'all-held-out', [], ['scope'], 1, '{}', now(), 'complete');
+		INSERT INTO raw.eval_tasks (eval_run_id, task_id, repo_path, task_run_id, status, model_ms, elapsed_ms, finished_at)
+			VALUES (1, 't', '/r', 1, 'scored', 1200, 3000, now());
+		INSERT INTO raw.eval_results (eval_run_id, task_id, task_run_id, stage, metric, value)
+			VALUES (1, 't', 1, 'scope', 'correct', 0), (1, 't', 1, 'scope', 'recall', 0.5), (1, 't', 1, 'precision', 'correct', 0),
+			       (1, 't', 1, 'end_to_end', 'success', 0);`); err != nil {
 		t.Fatal(err)
 	}
 	all, err := All()
