@@ -2,8 +2,6 @@ package eval
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/cra-dev/cra/agent/orchestrator"
@@ -17,14 +15,6 @@ import (
 // repository, commit and test command, in a worktree of the commit, and
 // kept in eval_commit_tests for every later eval.
 func childTests(ctx context.Context, home string, t Task, tc config.Testing) (bool, error) {
-	var passed bool
-	err := withRaw(ctx, home, func(w kb.Writer) error {
-		return w.Conn.QueryRowContext(ctx, `SELECT success FROM eval_commit_tests WHERE repo_path = ? AND commit = ? AND test_command = ? LIMIT 1`,
-			t.Repo, t.Commit, tc.TestCommand).Scan(&passed)
-	})
-	if err == nil || !errors.Is(err, sql.ErrNoRows) {
-		return passed, err
-	}
 	id := "evalchild-" + t.Commit[:16]
 	orchestrator.DiscardWorktree(ctx, home, t.Repo, id)
 	wt, err := orchestrator.AddWorktree(ctx, home, t.Repo, t.Commit, id)
@@ -36,7 +26,7 @@ func childTests(ctx context.Context, home string, t Task, tc config.Testing) (bo
 	if err != nil {
 		return false, err
 	}
-	passed = rep.Passed()
+	passed := rep.Passed()
 	return passed, withRaw(ctx, home, func(w kb.Writer) error {
 		_, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_commit_tests (repo_path, commit, test_command, success, output_tail, ran_at)
 			SELECT ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM eval_commit_tests WHERE repo_path = ? AND commit = ? AND test_command = ?)`,
@@ -57,4 +47,24 @@ func judgeByReproduction(context.Context, string) (orchestrator.Report, error) {
 // withRaw runs fn with the raw store's writer, waiting for other writers.
 func withRaw(ctx context.Context, home string, fn func(kb.Writer) error) error {
 	return kb.WithWriter(ctx, home, kb.Raw, kb.Options{Command: "cra eval", Wait: kb.BatchWait}, fn)
+}
+
+// commitTests loads eval_commit_tests: repository, commit and test
+// command (joined by NUL) → whether the commit passed.
+func commitTests(ctx context.Context, q kb.Querier) (map[string]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT repo_path || chr(0) || commit || chr(0) || test_command, bool_and(success) FROM eval_commit_tests GROUP BY 1`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var k string
+		var ok bool
+		if err := rows.Scan(&k, &ok); err != nil {
+			return nil, err
+		}
+		out[k] = ok
+	}
+	return out, rows.Err()
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -95,8 +96,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	var done map[string]bool
+	e := &evaluator{opts: opts, run: run}
 	if err := withRaw(ctx, opts.Home, func(w kb.Writer) error {
-		done, err = doneTasks(ctx, w.Conn, run.ID)
+		if done, err = doneTasks(ctx, w.Conn, run.ID); err != nil {
+			return err
+		}
+		e.passed, err = commitTests(ctx, w.Conn)
 		return err
 	}); err != nil {
 		return nil, err
@@ -123,16 +128,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 				if gctx.Err() != nil {
 					return gctx.Err()
 				}
-				row := runTask(gctx, opts, run, k, t)
+				row, err := e.runTask(gctx, k, t)
+				if err != nil {
+					return err
+				}
 				if row.Status == TaskError {
-					if gctx.Err() != nil {
-						return gctx.Err() // interrupted: not a result
-					}
 					failed.Add(1)
 					opts.Log.Error("eval task failed to run", "task", t.ID, "commit", t.Commit, "error", row.Error)
-				}
-				if err := withRaw(gctx, opts.Home, func(w kb.Writer) error { return writeTask(gctx, w, run.ID, row) }); err != nil {
-					return err
 				}
 				orchestrator.DiscardWorktree(context.WithoutCancel(gctx), opts.Home, t.Repo, solveID(run.ID, t.ID))
 				if opts.Progress != nil {
@@ -186,71 +188,116 @@ func sweep(ctx context.Context, home string, tasks []Task, runID int64) {
 	}
 }
 
-// runTask runs and scores one task. A run that could not execute
-// (indexing, git, the store) is an error row, not a score: the model is
-// judged only on runs that happened.
-func runTask(ctx context.Context, opts Options, run runRow, k *knowledge, t Task) taskRow {
+// runTask runs one task and records it: its scores, or why it could not
+// run. A run that could not execute (indexing, git, the store) is an
+// error row, not a score: the model is judged only on runs that happened.
+// Reading the finished run back, scoring it and writing the rows share
+// one opening of the raw store.
+func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow, error) {
 	start := time.Now()
 	row := taskRow{Task: t, Status: TaskScored}
-	fail := func(err error) taskRow {
-		row.Status, row.Error, row.Elapsed = TaskError, err.Error(), time.Since(start)
-		return row
+	record := func(fn func(w kb.Writer) error) (taskRow, error) {
+		err := withRaw(ctx, e.opts.Home, func(w kb.Writer) error {
+			if fn != nil {
+				if err := fn(w); err != nil {
+					row.Status, row.Error, row.Scores = TaskError, err.Error(), nil
+				}
+			}
+			row.Elapsed = time.Since(start)
+			return writeTask(ctx, w, e.run.ID, row)
+		})
+		return row, err
 	}
-	tc := opts.Config.Testing.For(t.Repo)
+	fail := func(err error) (taskRow, error) {
+		if ctx.Err() != nil {
+			return row, ctx.Err() // interrupted: not a result
+		}
+		row.Status, row.Error = TaskError, err.Error()
+		return record(nil)
+	}
+	tc := e.opts.Config.Testing.For(t.Repo)
 	tv := testVerdict{Command: strings.TrimSpace(tc.TestCommand) != ""}
 	if tv.Command {
 		var err error
-		if tv.ChildPassed, err = childTests(ctx, opts.Home, t, tc); err != nil {
+		if tv.ChildPassed, err = e.childTests(ctx, t, tc); err != nil {
 			return fail(fmt.Errorf("the commit's own tests: %w", err))
 		}
 	}
-	id := solveID(run.ID, t.ID)
-	s, ok, err := finished(ctx, opts.Home, id)
-	if err != nil {
-		return fail(err)
+	id := solveID(e.run.ID, t.ID)
+	ran := false
+	if e.run.resumed {
+		// A killed eval may have finished this run but not recorded it.
+		s, ok, err := finished(ctx, e.opts.Home, id)
+		if err != nil {
+			return fail(err)
+		}
+		ran = ok && s.taskRunID != 0
 	}
-	if !ok {
+	if !ran {
 		if err := k.at(ctx, t.Parent); err != nil {
 			return fail(err)
 		}
-		so := orchestrator.Options{Home: opts.Home, KnowledgeHome: k.dir, Repo: t.Repo, Rev: t.Parent, Task: t.Text,
-			Config: opts.Config, GraphOptions: opts.GraphOptions, Log: opts.Log, NewClient: oracleClients(opts, t)}
+		so := orchestrator.Options{Home: e.opts.Home, KnowledgeHome: k.dir, Repo: t.Repo, Rev: t.Parent, Task: t.Text,
+			Config: e.opts.Config, GraphOptions: e.opts.GraphOptions, Log: e.opts.Log, NewClient: oracleClients(e.opts, t)}
 		if !tv.Command {
 			so.Judge = judgeByReproduction
 		}
-		if live(opts.Home, id) {
+		if live(e.opts.Home, id) {
 			so.Resume = id
 		} else {
 			so.TaskID = id
 		}
 		if _, err := orchestrator.Solve(ctx, so); err != nil {
-			var pre *retrieval.PreflightError
-			if errors.As(err, &pre) || ctx.Err() != nil {
-				return fail(err)
-			}
 			return fail(fmt.Errorf("solve %s: %w", id, err))
 		}
-		if s, ok, err = finished(ctx, opts.Home, id); err != nil || !ok {
-			return fail(errors.Join(err, fmt.Errorf("solve %s left no finished run", id)))
-		}
-	}
-	var v runView
-	if err := withRaw(ctx, opts.Home, func(w kb.Writer) error {
-		var err error
-		v, err = readView(ctx, w.Conn, t.Repo, id, s, t)
-		return err
-	}); err != nil {
-		return fail(err)
 	}
 	if tv.byTests() {
-		if tv.RunPassed, err = testsPassWithCommitTests(ctx, opts.Home, t, tc, orchestrator.BranchFor(id)); err != nil {
+		var err error
+		if tv.RunPassed, err = testsPassWithCommitTests(ctx, e.opts.Home, t, tc, orchestrator.BranchFor(id)); err != nil {
 			return fail(fmt.Errorf("the run's tests: %w", err))
 		}
 	}
-	row.TaskRunID, row.ModelMS = &s.taskRunID, s.modelMS
-	row.Scores = score(t, v, tv)
-	row.Elapsed = time.Since(start)
-	return row
+	return record(func(w kb.Writer) error {
+		s, ok, err := finishedRun(ctx, w.Conn, id)
+		if err != nil || !ok {
+			return errors.Join(err, fmt.Errorf("solve %s left no finished run", id))
+		}
+		v, err := readView(ctx, w.Conn, t.Repo, id, s, t)
+		if err != nil {
+			return err
+		}
+		row.TaskRunID, row.ModelMS = &s.taskRunID, s.modelMS
+		row.Scores = score(t, v, tv)
+		return nil
+	})
+}
+
+// evaluator is one eval in progress.
+type evaluator struct {
+	opts Options
+	run  runRow
+	// passed caches eval_commit_tests, loaded once.
+	mu     sync.Mutex
+	passed map[string]bool
+}
+
+// childTests is the commit's own test verdict, from the cache or run
+// once (childTests).
+func (e *evaluator) childTests(ctx context.Context, t Task, tc config.Testing) (bool, error) {
+	key := t.Repo + "\x00" + t.Commit + "\x00" + tc.TestCommand
+	e.mu.Lock()
+	passed, ok := e.passed[key]
+	e.mu.Unlock()
+	if ok {
+		return passed, nil
+	}
+	passed, err := childTests(ctx, e.opts.Home, t, tc)
+	if err == nil {
+		e.mu.Lock()
+		e.passed[key] = passed
+		e.mu.Unlock()
+	}
+	return passed, err
 }
 
 func finished(ctx context.Context, home, id string) (s solved, ok bool, err error) {

@@ -73,8 +73,12 @@ func (f *fixture) run(t *testing.T, name string, oracle ...string) *eval.Report 
 
 func (f *fixture) options(name string, oracle ...string) eval.Options {
 	return eval.Options{Home: f.home, Config: f.cfg, Name: name, Oracle: oracle, Selection: f.selection(), Jobs: 2,
-		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
-			Source: func(p string) bool { return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p) }}}
+		GraphOptions: graphOptions()}
+}
+
+func graphOptions() retrieval.GraphOptions {
+	return retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
+		Source: func(p string) bool { return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p) }}
 }
 
 func score(rep *eval.Report, stage, metric string) float64 {

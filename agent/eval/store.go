@@ -28,6 +28,9 @@ type runRow struct {
 	Status   string
 	Started  time.Time
 	Finished *time.Time
+	// resumed: the eval existed before this run (some of its tasks may
+	// have run without being recorded).
+	resumed bool
 }
 
 // SelectionError is a resumed eval asked to run another selection.
@@ -52,7 +55,7 @@ func beginRun(ctx context.Context, w kb.Writer, want runRow) (runRow, error) {
 			return got, &SelectionError{Name: want.Name, Was: got.selection(), Now: want.selection()}
 		}
 		_, err = w.Conn.ExecContext(ctx, `UPDATE eval_runs SET status = 'running', finished_at = NULL WHERE id = ?`, got.ID)
-		got.Status = "running"
+		got.Status, got.resumed = "running", true
 		return got, err
 	case !errors.Is(err, sql.ErrNoRows):
 		return got, err

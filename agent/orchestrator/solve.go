@@ -643,10 +643,12 @@ func (r *runner) finish(ctx context.Context) error {
 	default:
 		r.out.Status = StatusFailed
 	}
-	if err := r.updateRun(ctx, r.out.Status); err != nil {
-		return err
-	}
-	if err := kb.WithWriter(ctx, r.opts.Home, kb.Raw, kb.Options{Command: "cra solve", Wait: kb.BatchWait}, func(w kb.Writer) error {
+	if err := r.write(ctx, func(w kb.Writer) error {
+		if r.runID != 0 {
+			if err := kb.UpdateOrchestratorRun(ctx, w.Conn, r.runID, r.progress(r.out.Status)); err != nil {
+				return err
+			}
+		}
 		// The run's tokens are its passes' (a resumed run's process made
 		// only some of the calls).
 		var tokens int64
@@ -658,8 +660,11 @@ func (r *runner) finish(ctx context.Context) error {
 			TotalTokens: tokens, FinalDiff: r.out.Diff}); err != nil {
 			return err
 		}
-		return r.sess.Archive(ctx, w) // the run is over: a resume has nothing left to do
+		return r.sess.ArchiveRow(ctx, w.Conn) // the run is over: a resume has nothing left to do
 	}); err != nil {
+		return err
+	}
+	if err := r.sess.Remove(); err != nil {
 		return err
 	}
 	if err := r.wt.Remove(ctx); err != nil {
@@ -679,6 +684,11 @@ func (r *runner) updateRun(ctx context.Context, status string) error {
 	if r.runID == 0 {
 		return nil
 	}
+	return r.write(ctx, func(w kb.Writer) error { return kb.UpdateOrchestratorRun(ctx, w.Conn, r.runID, r.progress(status)) })
+}
+
+// progress is the orchestrator run's counts, with status.
+func (r *runner) progress(status string) kb.OrchestratorProgress {
 	p := kb.OrchestratorProgress{TotalParts: r.out.Parts, TotalSteps: len(r.out.Steps), PartsCompleted: r.out.PartsDone, Status: status}
 	for _, s := range r.out.Steps {
 		if s.Passed {
@@ -689,7 +699,7 @@ func (r *runner) updateRun(ctx context.Context, status string) error {
 		now := time.Now().UTC()
 		p.Completed = &now
 	}
-	return r.write(ctx, func(w kb.Writer) error { return kb.UpdateOrchestratorRun(ctx, w.Conn, r.runID, p) })
+	return p
 }
 
 func (r *runner) problem(format string, args ...any) {

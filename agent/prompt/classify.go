@@ -31,15 +31,22 @@ func StageOf(system string) string {
 	return ""
 }
 
+// taskEnds are the sections that can follow a prompt's task (which may
+// have blank lines of its own).
+var taskEnds = []string{"\n\nCandidates:\n", "\n\nSymbols:\n", "\n\nFiles:\n", "\n\nPlan:\n", "\n\nStep ",
+	"\n\nContext (read only):\n", "\n\nFile ", "\n\n<prior_changes>", "\n\n<previous_attempt_failed>", "\nYour previous answer:\n"}
+
 // TaskOf is the task a prompt rendered here states ("" when it states
-// none): the text after "Task:" up to the first blank line.
+// none): the text after "Task:" up to the section that follows it.
 func TaskOf(user string) string {
 	_, rest, ok := strings.Cut(user, "Task:\n")
 	if !ok {
 		return ""
 	}
-	task, _, _ := strings.Cut(rest, "\n\n")
-	return strings.TrimSpace(task)
+	for _, end := range taskEnds {
+		rest, _, _ = strings.Cut(rest, end)
+	}
+	return strings.TrimSpace(rest)
 }
 
 // StepFiles are the files an implement prompt's step targets, as

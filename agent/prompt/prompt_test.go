@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"path/filepath"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -166,26 +167,27 @@ func second[T any](_ T, err error) error { return err }
 // prompt, the task, an implement step's files, an adjustment's steps left.
 func TestReadingPromptsBack(t *testing.T) {
 	step := schema.PlanStep{ID: "s2", Description: "Make add return the sum\n\nfor real", TargetFiles: []string{"calc.py", "pkg/util.py"}}
+	task := "Fix add\n\nIt subtracts."
 	cases := []struct {
 		name  string
 		p     Prompt
 		stage string
 	}{
-		{"task analysis", TaskAnalysisPrompt("Fix add"), schema.StageTaskAnalysis},
-		{"scope", ScopePrompt(ScopeInput{Task: "Fix add"}), schema.StageScope},
-		{"precision", PrecisionPrompt(PrecisionInput{Task: "Fix add"}), schema.StagePrecision},
-		{"plan", PlanPrompt(PlanAtomic, PlanInput{Task: "Fix add"}), PlanAtomic},
-		{"meta plan", PlanPrompt(PlanMeta, PlanInput{Task: "Fix add"}), PlanMeta},
-		{"part plan", PlanPrompt(PlanPart, PlanInput{Task: "Fix add", Part: &schema.MetaPart{ID: "p1"}}), PlanPart},
-		{"adjustment", PlanPrompt(PlanAdjustment, PlanInput{Task: "Fix add", Remaining: []schema.PlanStep{{ID: "s3"}, {ID: "s4"}}}), PlanAdjustment},
-		{"implement", ImplementPrompt(ImplementInput{Task: "Fix add", Step: &step, Files: []File{{Path: "calc.py", Content: "x\n"}}}), schema.StageImplement},
+		{"task analysis", TaskAnalysisPrompt(task), schema.StageTaskAnalysis},
+		{"scope", ScopePrompt(ScopeInput{Task: task, Candidates: []ScopeCandidate{{Path: "calc.py"}}}), schema.StageScope},
+		{"precision", PrecisionPrompt(PrecisionInput{Task: task}), schema.StagePrecision},
+		{"plan", PlanPrompt(PlanAtomic, PlanInput{Task: task}), PlanAtomic},
+		{"meta plan", AskAgain(PlanPrompt(PlanMeta, PlanInput{Task: task}), "{", errors.New("bad")), PlanMeta},
+		{"part plan", PlanPrompt(PlanPart, PlanInput{Task: task, Part: &schema.MetaPart{ID: "p1"}}), PlanPart},
+		{"adjustment", PlanPrompt(PlanAdjustment, PlanInput{Task: task, Remaining: []schema.PlanStep{{ID: "s3"}, {ID: "s4"}}}), PlanAdjustment},
+		{"implement", ImplementPrompt(ImplementInput{Task: task, Step: &step, Files: []File{{Path: "calc.py", Content: "x\n"}}}), schema.StageImplement},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if got := StageOf(c.p.System); got != c.stage {
 				t.Errorf("StageOf = %q, want %q", got, c.stage)
 			}
-			if got := TaskOf(c.p.User); got != "Fix add" {
+			if got := TaskOf(c.p.User); got != "Fix add\n\nIt subtracts." {
 				t.Errorf("TaskOf = %q", got)
 			}
 		})
