@@ -88,7 +88,7 @@ func writeTableHTML(b *bytes.Buffer, t table) {
 		}
 		fmt.Fprintf(b, "<tr%s>", class)
 		for _, c := range row {
-			fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c))
+			fmt.Fprintf(b, "<td>%s</td>", inline(c))
 		}
 		b.WriteString("</tr>\n")
 	}

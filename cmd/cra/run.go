@@ -104,6 +104,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.enrichCommand(),
 			a.planCommand(),
 			a.solveCommand(),
+			a.trainPlanCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 			a.compactCommand(),
