@@ -90,9 +90,9 @@ func Decide(e *Evidence) Decision {
 	why.WriteString("no stage stands out: no oracle lift excludes zero and no stage's wrong output is significantly associated with failure")
 	if d.Power != nil {
 		p := d.Power
-		fmt.Fprintf(&why, ". The largest effect observed, %s (runs failed %s when it was wrong, %s when right), would need about %d "+
-			"scored eval tasks to show at 80 %% power; there are %d. Run `cra eval` on more held-out tasks, or with %s as an oracle stage.",
-			p.Stage, pct(p.FailIfWrong), pct(p.FailIfRight), p.TasksNeeded, p.TasksHave, p.Stage)
+		fmt.Fprintf(&why, ". The largest effect observed, %s (runs failed %s when it was wrong, %s when right), would need about %s "+
+			"scored eval tasks to show at 80 %% power; there are %s. Run `cra eval` on more held-out tasks, or with %s as an oracle stage.",
+			p.Stage, pct(p.FailIfWrong), pct(p.FailIfRight), thousands(p.TasksNeeded), thousands(p.TasksHave), p.Stage)
 	} else {
 		why.WriteString(", and no stage shows any difference in failure between right and wrong outputs.")
 	}

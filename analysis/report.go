@@ -150,10 +150,11 @@ func (r *Report) byline() string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "`cra train-plan` run `%s`, %s, cra %s. Read %d eval runs (%d plain, %d with oracle stages): %d scored tasks with an end-to-end outcome over %d repositories",
-		r.TaskID, r.CreatedAt.Format("2006-01-02 15:04 MST"), r.Version, len(e.EvalRuns), plain, oracle, e.Observations, e.Repos)
+	fmt.Fprintf(&b, "`cra train-plan` run `%s`, %s, cra %s. Read %s (%d plain, %d with oracle stages): %s with an end-to-end outcome over %s",
+		r.TaskID, r.CreatedAt.Format("2006-01-02 15:04 MST"), r.Version, plural(len(e.EvalRuns), "eval run"), plain, oracle,
+		plural(e.Observations, "scored task"), plural(e.Repos, "repository"))
 	if e.Solve != nil {
-		fmt.Fprintf(&b, ", and %d logged solve runs", e.Solve.Runs)
+		fmt.Fprintf(&b, ", and %s", plural(e.Solve.Runs, "logged solve run"))
 	}
 	b.WriteString(".")
 	var filter []string
@@ -239,7 +240,7 @@ func (r *Report) scoreSections() []section {
 		case *s.TasksNeeded > 1_000_000:
 			need = "> 1,000,000"
 		default:
-			need = fmt.Sprint(*s.TasksNeeded)
+			need = thousands(*s.TasksNeeded)
 		}
 		assoc.rows = append(assoc.rows, []string{s.Stage, assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP), pval(a.HolmP), yesNo(s.Significant), need})
 	}
@@ -386,6 +387,26 @@ func (r *Report) planSections() []section {
 }
 
 func ci(iv Interval) string { return fmt.Sprintf("%s–%s %%", pct1(iv.Lo), pct1(iv.Hi)) }
+
+// plural is "1 repository", "2 repositories", "3 eval runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// thousands writes n with thousands separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
 
 func yesNo(b bool) string {
 	if b {
