@@ -111,6 +111,7 @@ func bars(p *plot.Plot, pts *points, names []string, c color.Color) error {
 func emptyAxes(p *plot.Plot) {
 	p.Title.Text += " (no data yet)"
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	p.HideAxes()
 }
 
 func unitAxis(p *plot.Plot) { p.Y.Min, p.Y.Max = 0, 1 }

@@ -218,6 +218,9 @@ func record(ctx context.Context, opts Options, res *Result, rep *Report) error {
 	var tokens int64
 	if client != nil {
 		rep.Narrative, rep.NarrativeNote = narrate(ctx, client, model.Model, res.TaskID, rep)
+		if rep.Narrative == nil {
+			opts.Log.Warn("the report has no narrative", "why", rep.NarrativeNote)
+		}
 		tokens = client.Tokens()
 		if err := client.Close(); err != nil {
 			return fmt.Errorf("log the narrative call: %w", err)
