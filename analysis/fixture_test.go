@@ -134,6 +134,32 @@ func (p plantedTask) metrics() map[string]map[string]float64 {
 	return map[string]map[string]float64{"scope": {"recall": recall, "f1": recall * 0.9}, "precision": {"macro_f1": 0.8 - 0.3*b01(p.precWrong)}}
 }
 
+// solveRuns logs 12 finished solve runs, a third failed: scope dropped
+// the file their final diff touched in each failed run, and every other
+// run needed a second attempt at its step.
+func (s *store) solveRuns() {
+	s.t.Helper()
+	cur, err := kb.Open(context.Background(), s.home, kb.Curated, kb.Options{Write: true})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := cur.DB.Exec(`INSERT INTO files (id, repo_id, path, language, content_hash, size_bytes) VALUES (1, 1, 'a.py', 'python', 'h', 1)`); err != nil {
+		s.t.Fatal(err)
+	}
+	cur.Close()
+	s.exec(`CREATE TEMP TABLE solved AS SELECT i, 'solve-' || i AS run, i % 3 <> 0 AS ok FROM range(12) t(i)`)
+	s.exec(`INSERT INTO task_runs (id, task_id, repo_path, mode, execute_model, context_window, reserved_tokens, stages, success, final_diff, timestamp)
+		SELECT 1000 + i, run, '/repos/r0', 'solve', 'm', 1, 1, [], ok, 'diff --git a/a.py b/a.py' || chr(10), TIMESTAMPTZ '2026-03-05 00:00:00+00' FROM solved
+		UNION ALL SELECT 2000 + i, run || ':impl', '/repos/r0', 'implement', 'm', 1, 1, [], ok, NULL, TIMESTAMPTZ '2026-03-05 00:00:00+00' FROM solved`)
+	s.exec(`INSERT INTO orchestrator_runs (id, task_id, repo_path, task_description, status, timestamp)
+		SELECT 1 + i, run, '/repos/r0', 't', CASE WHEN ok THEN 'complete' ELSE 'failed' END, TIMESTAMPTZ '2026-03-05 00:00:00+00' FROM solved`)
+	s.exec(`INSERT INTO orchestrator_passes (orchestrator_run_id, task_run_id, pass_type, sequence_order, timestamp)
+		SELECT 1 + i, 2000 + i, 'step_implement', 1, now() FROM solved`)
+	s.exec(`INSERT INTO run_attempts (task_run_id, attempt, latency_ms, raw_response, patch_applied, timestamp)
+		SELECT 2000 + i, a, 1, 'r', true, now() FROM solved, range(1, 3) r(a) WHERE a = 1 OR i % 2 = 0`)
+	s.exec(`INSERT INTO retrieval_decisions (task_id, stage, file_id, included, timestamp) SELECT run || ':impl', 'scope', 1, ok, now() FROM solved`)
+}
+
 // plantedStore holds two plain runs of the planted pattern (an earlier,
 // smaller one for the trend) and, with oracle, oracle runs of scope and
 // of precision on the same tasks.
@@ -149,6 +175,7 @@ func plantedStore(t *testing.T, oracle bool) string {
 	for _, p := range plantedTasks() {
 		s.task(plain, p.id, p.repo, p.correct(), !p.failed, p.metrics())
 	}
+	s.solveRuns()
 	if oracle {
 		scope := s.evalRun("nightly", []string{"scope"}, "validation", 9)
 		prec := s.evalRun("nightly", []string{"precision"}, "validation", 9)

@@ -115,7 +115,7 @@ func TestPlantedPatternNamesScope(t *testing.T) {
 		stored.PlanID != plan.PlanID || stored.Decision != plan.Decision {
 		t.Errorf("row %v, plan id %d: want plan 1 of train_plan-test for scope, the raw plan being plan.json", f[:5], plan.PlanID)
 	}
-	if got := storetest.Rows(t, home, kb.Raw, `SELECT mode, execute_model, success, final_plan IS NOT NULL FROM task_runs`); len(got) != 1 ||
+	if got := storetest.Rows(t, home, kb.Raw, `SELECT mode, execute_model, success, final_plan IS NOT NULL FROM task_runs WHERE mode = 'train_plan'`); len(got) != 1 ||
 		got[0] != "train_plan\tnone\ttrue\ttrue" {
 		t.Errorf("task_runs %v: want one finished train_plan run with its plan", got)
 	}
