@@ -1,5 +1,21 @@
-// Package analysis will own `cra train-plan`: correlating logged runs and
-// eval scores with failures per pipeline stage, deciding which stage to
-// train, and writing the training plan artifact and its report. It holds no
-// code yet. It will read the raw store through kb and never write datasets.
+// Package analysis owns `cra train-plan`: which pipeline stage fails, and
+// what to train.
+//
+// It reads the raw store through kb.LogAnalysis — eval runs scored stage by
+// stage against ground truth, oracle evals that replace stages by ground
+// truth, logged solve runs — and computes the evidence (stats.go: Wilson,
+// Fisher's exact test, odds ratios, Holm, Newcombe's paired difference, a
+// bootstrap over repositories, logistic regression with gonum/optimize,
+// sample sizes; attribution.go: per-stage scores, association with
+// failure, first-error attribution, oracle lift, logged solve runs),
+// chooses the target by a stated rule (decide.go), builds the training plan
+// (plan.go, plan.schema.json) and writes plan.json, a training_plans row and
+// the reports (report.go, report_md.go, report_html.go, charts.go: one
+// self-contained HTML page with gonum/plot SVG charts). An optional
+// narrative by the reasoning model (narrative.go, logged like every model
+// call) sits under its own heading and changes no figure.
+//
+// It must not write datasets (curate does, from the plan) or change any run
+// log: its only writes are its own task_runs row, the narrative's call row
+// and the training_plans row.
 package analysis

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/gonum/stat/combin"
@@ -240,7 +241,15 @@ func Logistic(x [][]float64, y []float64) (*LogitFit, error) {
 			fisherInformation(h, b, n, k, row, eta)
 		},
 	}
-	res, err := optimize.Minimize(p, make([]float64, k), &optimize.Settings{GradientThreshold: 1e-9}, &optimize.Newton{})
+	res, err := optimize.Minimize(p, make([]float64, k), &optimize.Settings{GradientThreshold: 1e-7}, &optimize.Newton{})
+	if err != nil && res != nil {
+		// A line search that stalls next to the optimum is no failure.
+		g := make([]float64, k)
+		p.Grad(g, res.X)
+		if floats.Norm(g, math.Inf(1)) < 1e-5*float64(n) {
+			err = nil
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("logistic regression: %w", err)
 	}

@@ -84,6 +84,10 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 	if opts.Name == "" || strings.ContainsAny(opts.Name, "@/\\\x00") {
 		return nil, usagef("dataset name %q: give a name without @, / or \\", opts.Name)
 	}
+	plan, err := readPlan(&opts)
+	if err != nil {
+		return nil, err
+	}
 	if len(opts.Stages) == 0 {
 		opts.Stages = schema.SyntheticStages
 	}
@@ -110,7 +114,7 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 	var sum *Summary
 	err = kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra curate-data", Wait: kb.BatchWait, MemoryLimit: kb.BatchMemoryLimit},
 		func(w kb.Writer) (err error) {
-			sum, err = curate(ctx, w, opts)
+			sum, err = curate(ctx, w, opts, plan)
 			return err
 		})
 	if err != nil {
@@ -121,9 +125,13 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 
 // curate is the run on the raw store's writer w: pass 1 renders and
 // decides, pass 2 writes the kept examples as the next version.
-func curate(ctx context.Context, w kb.Writer, opts Options) (*Summary, error) {
+func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.TrainingPlan) (*Summary, error) {
 	conn := w.Conn
 	if err := checkRepos(ctx, conn, opts); err != nil {
+		return nil, err
+	}
+	planID, err := recordedPlan(ctx, conn, plan)
+	if err != nil {
 		return nil, err
 	}
 	recs, tasks, err := scan(ctx, conn, opts)
@@ -151,7 +159,7 @@ func curate(ctx context.Context, w kb.Writer, opts Options) (*Summary, error) {
 	if len(kept) == 0 {
 		return nil, usagef("the selection gave no example (%d tasks, dropped %v): no dataset written", tasks, sum.Dropped)
 	}
-	dw := &datasetWriter{Writer: w, name: opts.Name}
+	dw := &datasetWriter{Writer: w, name: opts.Name, planID: planID}
 	if err := dw.Tx(ctx, func() (err error) {
 		dw.version, err = kb.NextDatasetVersion(ctx, dw.Writer, opts.Name)
 		return err

@@ -26,6 +26,9 @@ type datasetWriter struct {
 	kb.Writer
 	name    string
 	version int
+	// planID is the training_plans row the version follows when the
+	// store already holds it (train-plan's); 0 records a row of its own.
+	planID int64
 }
 
 // write is pass 2: render the kept examples again (same order, same trim)
@@ -102,13 +105,16 @@ func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary
 		rawPlan = string(criteria)
 	}
 	ref := kb.DatasetRef{Name: w.name, Version: w.version}
-	var planID int64
+	planID := w.planID
 	err = w.Tx(ctx, func() error {
-		if err := w.Conn.QueryRowContext(ctx, `INSERT INTO training_plans
-			(task_id, target_stage, base_model, source, data_criteria, raw_plan, timestamp)
-			VALUES (?, ?, 'per_stage', 'synthetic', ?, ?, now()) RETURNING id`,
-			"curate:"+ref.String(), strings.Join(opts.Stages, ","), string(criteria), rawPlan).Scan(&planID); err != nil {
-			return err
+		// A plan train-plan recorded stands as it is: the dataset names it.
+		if planID == 0 {
+			if err := w.Conn.QueryRowContext(ctx, `INSERT INTO training_plans
+				(task_id, target_stage, base_model, source, data_criteria, raw_plan, timestamp)
+				VALUES (?, ?, 'per_stage', 'synthetic', ?, ?, now()) RETURNING id`,
+				"curate:"+ref.String(), strings.Join(opts.Stages, ","), string(criteria), rawPlan).Scan(&planID); err != nil {
+				return err
+			}
 		}
 		total := 0
 		for _, stage := range opts.Stages {

@@ -4,10 +4,11 @@
 // the embedded versioned migrations, attaching both for SQL, the writer
 // helpers every load goes through (bounded transactions, Appenders, the
 // anti-join on deterministic ids), compaction, the curated read API
-// (KnowledgeBase), dataset versions, and the raw run-log writers
-// and readers that exist so far (index runs, model calls, training examples,
-// status). A read API over the run logs for analysis (LogAnalysis) comes
-// with `cra train-plan`.
+// (KnowledgeBase), dataset versions, the raw run-log writers and
+// readers (index runs, model calls, task runs, solve runs, training
+// examples, training plans, status) and the read API over the run logs for
+// `cra train-plan` (LogAnalysis: eval scores, solve runs, training data
+// available).
 //
 // The types stored and exchanged with models (stages, ground truth, plans,
 // plan passes, edits, docstring fields) are defined once in kb/schema, a

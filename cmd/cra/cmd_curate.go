@@ -50,11 +50,11 @@ func (a *app) curateCommand() *cli.Command {
 			"and writes nothing. Export it with `cra datasets export NAME`.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "source", Value: "synthetic", Usage: "where examples come from: synthetic (bootstrap's ground truth)"},
-			&cli.StringFlag{Name: "stages", Value: strings.Join(schema.SyntheticStages, ","), Usage: "comma-separated stages"},
+			&cli.StringFlag{Name: "stages", Usage: "comma-separated stages (default: the training plan's, else " + strings.Join(schema.SyntheticStages, ",") + ")"},
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these repositories (paths; repeat or comma-separate)"},
 			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "put these repositories in the validation split whole (default: [curate] holdout_repos)"},
 			&cli.StringFlag{Name: "name", Value: "synthetic", Usage: "the dataset's name (a re-run adds a version)"},
-			&cli.StringFlag{Name: "training-plan", Usage: "a training plan (JSON) the dataset follows; recorded with it"},
+			&cli.StringFlag{Name: "training-plan", Usage: "a training plan `FILE` (plan.json of cra train-plan): its data criteria choose the stages and repositories the flags leave unset, and the dataset is recorded under it"},
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for another run building the same dataset name; by default exit 1 at once, naming it"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -71,8 +71,12 @@ func parseCurate(cmd *cli.Command) (curateOptions, error) {
 	if cmd.Args().Len() > 0 {
 		return curateOptions{}, usagef("curate-data takes no arguments (see `cra curate-data --help`)")
 	}
-	opts := curateOptions{source: cmd.String("source"), stages: splitList(cmd.String("stages")), name: cmd.String("name"),
+	opts := curateOptions{source: cmd.String("source"), name: cmd.String("name"),
 		trainingPlan: cmd.String("training-plan"), wait: cmd.Duration("wait")}
+	// Stages left unset: a training plan's, else every synthetic stage.
+	if cmd.IsSet("stages") {
+		opts.stages = splitList(cmd.String("stages"))
+	}
 	if opts.source != "synthetic" {
 		return opts, usagef("--source %q: only synthetic is supported so far (logged runs come with the agent)", opts.source)
 	}

@@ -85,3 +85,22 @@ func TestDatasetFlagsParse(t *testing.T) {
 func anyOf[T any](parse func(*cli.Command) (T, error)) func(*cli.Command) (any, error) {
 	return func(c *cli.Command) (any, error) { return parse(c) }
 }
+
+func TestTrainPlanFlagsParse(t *testing.T) {
+	a := &app{}
+	got, err := parseWith(t, a.trainPlanCommand(), parseTrainPlan, "--since", "2026-03-01", "--eval", "nightly,weekly", "--repos", "/r1",
+		"--repos", "/r2", "--out", "/tmp/tp", "--no-llm")
+	want := trainPlanOptions{since: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), repos: []string{kb.CanonicalPath("/r1"), kb.CanonicalPath("/r2")},
+		evals: []string{"nightly", "weekly"}, out: "/tmp/tp", noLLM: true}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("train-plan: %+v, %v; want %+v", got, err, want)
+	}
+	for name, args := range map[string][]string{
+		"an argument": {"scope"},
+		"bad --since": {"--since", "last week"},
+	} {
+		if _, err := parseWith(t, a.trainPlanCommand(), parseTrainPlan, args...); exitCode(context.Background(), err) != exitUsage {
+			t.Errorf("%s: %v; want a usage error", name, err)
+		}
+	}
+}

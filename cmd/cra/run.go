@@ -105,6 +105,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.planCommand(),
 			a.solveCommand(),
 			a.evalCommand(),
+			a.trainPlanCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 			a.compactCommand(),

@@ -1,0 +1,441 @@
+package analysis
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// Report is what both reports (Markdown and HTML) show.
+type Report struct {
+	TaskID        string
+	CreatedAt     time.Time
+	Version       string
+	Filter        kb.LogFilter
+	Evidence      *Evidence
+	Decision      Decision
+	Plan          *Plan
+	Narrative     *Narrative
+	NarrativeNote string // why there is no narrative
+}
+
+// section is one part of a report, rendered by both writers: paragraphs
+// (with `code` and **bold**), tables, an optional code block and the
+// charts the HTML report draws there.
+type section struct {
+	title  string
+	level  int // 2 or 3
+	paras  []string
+	tables []table
+	code   string
+	charts []string
+}
+
+type table struct {
+	head []string
+	rows [][]string
+}
+
+// Ranked orders the stages for the terminal and the reports: the target
+// first, then by oracle lift, then by blame share, then pipeline order.
+func Ranked(e *Evidence, d Decision) []StageEvidence {
+	out := slices.Clone(e.Stages)
+	lift := func(s StageEvidence) float64 {
+		if s.Lift == nil {
+			return -2
+		}
+		return s.Lift.Lift
+	}
+	slices.SortStableFunc(out, func(a, b StageEvidence) int {
+		return cmp.Or(boolCmp(b.Stage == d.Target, a.Stage == d.Target), cmp.Compare(lift(b), lift(a)),
+			cmp.Compare(b.Blame.Value, a.Blame.Value))
+	})
+	return out
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// RankedTable is the ranked stages as a table: the terminal's and the
+// reports' first one.
+func RankedTable(e *Evidence, d Decision) ([]string, [][]string) {
+	head := []string{"rank", "stage", "right (95% CI)", "blame share", "odds ratio of failure when wrong (95% CI)", "Holm p", "oracle lift (95% CI)", ""}
+	var rows [][]string
+	for i, s := range Ranked(e, d) {
+		mark := ""
+		if s.Stage == d.Target {
+			mark = "← target"
+		}
+		rows = append(rows, []string{fmt.Sprint(i + 1), s.Stage, rateCell(s.Correct), blameCell(s.Blame), orCell(s.Association),
+			holmCell(s.Association), liftCell(s.Lift), mark})
+	}
+	return head, rows
+}
+
+func rateCell(r *Rate) string {
+	if r == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%s (%s–%s) n=%d", pct(r.Value), pct1(r.CI.Lo), pct1(r.CI.Hi), r.N)
+}
+
+func pct1(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
+
+func blameCell(r Rate) string {
+	if r.N == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%s (%d of %d)", pct(r.Value), r.K, r.N)
+}
+
+func orCell(a *Association) string {
+	if a == nil {
+		return "—"
+	}
+	star := ""
+	if a.Corrected {
+		star = "*"
+	}
+	return fmt.Sprintf("%s%s (%s–%s)", num(a.OddsRatio), star, num(a.ORCI.Lo), num(a.ORCI.Hi))
+}
+
+func holmCell(a *Association) string {
+	if a == nil {
+		return "—"
+	}
+	return pval(a.HolmP)
+}
+
+func liftCell(l *OracleLift) string {
+	if l == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%s (%s to %s)", signedPct(l.Lift), signedPct(l.CI.Lo), signedPct(l.CI.Hi))
+}
+
+func assocCell(r Rate) string { return fmt.Sprintf("%s (%d of %d)", pct(r.Value), r.K, r.N) }
+
+// title is the report's headline.
+func (r *Report) title() string {
+	switch r.Decision.Status {
+	case StatusPlan:
+		return fmt.Sprintf("Training plan: train %s (%s model)", r.Decision.Target, r.Plan.BaseModel)
+	case StatusNoStandout:
+		return "Train-plan report: no stage stands out"
+	}
+	return "Train-plan report: not enough evidence yet"
+}
+
+// byline says what the report was computed from.
+func (r *Report) byline() string {
+	e := r.Evidence
+	plain, oracle := 0, 0
+	for _, run := range e.EvalRuns {
+		if len(run.Oracle) == 0 {
+			plain++
+		} else {
+			oracle++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "`cra train-plan` run `%s`, %s, cra %s. Read %s (%d plain, %d with oracle stages): %s with an end-to-end outcome over %s",
+		r.TaskID, r.CreatedAt.Format("2006-01-02 15:04 MST"), r.Version, plural(len(e.EvalRuns), "eval run"), plain, oracle,
+		plural(e.Observations, "scored task"), plural(e.Repos, "repository"))
+	if e.Solve != nil {
+		fmt.Fprintf(&b, ", and %s", plural(e.Solve.Runs, "logged solve run"))
+	}
+	b.WriteString(".")
+	var filter []string
+	if !r.Filter.Since.IsZero() {
+		filter = append(filter, "since "+r.Filter.Since.Format("2006-01-02"))
+	}
+	if len(r.Filter.Repos) > 0 {
+		filter = append(filter, "repositories "+strings.Join(r.Filter.Repos, ", "))
+	}
+	if len(r.Filter.Evals) > 0 {
+		filter = append(filter, "eval runs named "+strings.Join(r.Filter.Evals, ", "))
+	}
+	if len(filter) > 0 {
+		fmt.Fprintf(&b, " Only %s.", strings.Join(filter, "; "))
+	}
+	if r.NarrativeNote != "" {
+		fmt.Fprintf(&b, " Narrative: %s.", strings.TrimSuffix(r.NarrativeNote, "."))
+	}
+	return b.String()
+}
+
+// sections is the report's content, in order.
+func (r *Report) sections() []section {
+	e, d := r.Evidence, r.Decision
+	decision := section{title: "Decision", level: 2}
+	switch d.Status {
+	case StatusPlan:
+		rule := map[string]string{RuleOracleLift: "rule 1, oracle lift", RuleBlameShare: "rule 2, blame share"}[d.Rule]
+		decision.paras = append(decision.paras, fmt.Sprintf("**Train %s** (%s): %s", d.Target, rule, d.Reason))
+	default:
+		decision.paras = append(decision.paras, "**No training plan.** "+upperFirst(d.Reason))
+	}
+	decision.paras = append(decision.paras, "The rule: "+TheRule)
+	head, rows := RankedTable(e, d)
+	out := []section{decision, {title: "Stages ranked", level: 2, tables: []table{{head, rows}},
+		paras: []string{"Right: share of outputs right against ground truth. Blame share: failed runs whose earliest wrong stage it is. " +
+			"Odds ratio: of end-to-end failure, stage wrong against stage right (* 0.5 added to every cell for a zero cell)."}}}
+	out = append(out, r.scoreSections()...)
+	out = append(out, r.attributionSections()...)
+	out = append(out, r.solveSection())
+	if r.Plan != nil {
+		out = append(out, r.planSections()...)
+	}
+	out = append(out, section{title: "Method", level: 2, paras: []string{
+		fmt.Sprintf("Plain eval runs (no oracle stage) give the scores, the association and the attribution; one observation is one task of one run. "+
+			"Tasks an eval could not run (infrastructure errors) are left out. Intervals are 95 %%: Wilson for rates, Woolf for odds ratios, "+
+			"Newcombe's square-and-add for paired differences, the percentile bootstrap over repositories (%d resamples, fixed seed) for means, "+
+			"Wald from the observed information for regression coefficients. Fisher's exact p-values are Holm-adjusted over the stages tested. "+
+			"Train-plan concludes from at least %d scored tasks; a blame share chooses only with %d or more failed runs charged; "+
+			"the regression needs %d failures and %d successes per stage; sample sizes ask for %.0f %% power at %.0f %% over the stages tested.",
+			bootstrapReps, MinObservations, MinCharged, EventsPerStage, EventsPerStage, 100*Power, 100*Alpha),
+	}})
+	return out
+}
+
+func (r *Report) scoreSections() []section {
+	e := r.Evidence
+	scores := section{title: "Per-stage scores", level: 2, charts: []string{chartScores},
+		paras: []string{"Right against ground truth with Wilson intervals; other metrics as the mean of repository means, each repository counting once, with a bootstrap interval over repositories."}}
+	t := table{head: []string{"stage", "metric", "value", "95% CI", "tasks", "repositories"}}
+	for _, s := range e.Stages {
+		if s.Correct != nil {
+			t.rows = append(t.rows, []string{s.Stage, "right", pct(s.Correct.Value), ci(s.Correct.CI), fmt.Sprint(s.Correct.N), ""})
+		}
+		for _, m := range s.Metrics {
+			t.rows = append(t.rows, []string{s.Stage, m.Metric, num(m.Value), fmt.Sprintf("%s–%s", num(m.CI.Lo), num(m.CI.Hi)), fmt.Sprint(m.Tasks), fmt.Sprint(m.Repos)})
+		}
+	}
+	t.rows = append(t.rows, []string{EndToEnd, "success", pct(e.Success.Value), ci(e.Success.CI), fmt.Sprint(e.Success.N), fmt.Sprint(e.Repos)})
+	scores.tables = []table{t}
+
+	tested := 0
+	assoc := table{head: []string{"stage", "failed when wrong", "failed when right", "odds ratio (95% CI)", "Fisher p", "Holm p", "significant", "tasks needed"}}
+	for _, s := range e.Stages {
+		a := s.Association
+		if a == nil {
+			continue
+		}
+		tested++
+		need := "—"
+		switch {
+		case s.TasksNeeded == nil:
+		case *s.TasksNeeded > 1_000_000:
+			need = "> 1,000,000"
+		default:
+			need = thousands(*s.TasksNeeded)
+		}
+		assoc.rows = append(assoc.rows, []string{s.Stage, assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP), pval(a.HolmP), yesNo(s.Significant), need})
+	}
+	association := section{title: "Association with end-to-end failure", level: 2, paras: []string{fmt.Sprintf(
+		"P(fail | stage wrong) against P(fail | stage right), on plain-run tasks scored for the stage and with an outcome. Fisher's exact test, "+
+			"Holm-adjusted over the %d stages tested; significant means Holm p < 0.05 with the odds ratio's interval above 1. "+
+			"Tasks needed: scored tasks that would show the difference observed (80 %% power).", tested)}}
+	if tested > 0 {
+		association.tables = []table{assoc}
+	} else {
+		association.paras = append(association.paras, "No stage was both right and wrong in tasks with an outcome.")
+	}
+	reg := section{title: "Logistic regression", level: 3, paras: []string{"End-to-end failure on the stages' wrong-output indicators together, so each stage's odds ratio is adjusted for the others."}}
+	if e.Regression.Fitted {
+		t := table{head: []string{"term", "coefficient", "SE", "95% CI", "odds ratio (95% CI)"}}
+		for _, c := range e.Regression.Coefficients {
+			t.rows = append(t.rows, []string{c.Term, num(c.Estimate), num(c.SE), fmt.Sprintf("%s to %s", num(c.CI.Lo), num(c.CI.Hi)),
+				fmt.Sprintf("%s (%s–%s)", num(c.OddsRatio), num(exp(c.CI.Lo)), num(exp(c.CI.Hi)))})
+		}
+		reg.tables = []table{t}
+		reg.paras = append(reg.paras, fmt.Sprintf("Fitted on %d tasks.", e.Regression.Observations))
+	} else {
+		reg.paras = append(reg.paras, upperFirst(e.Regression.Reason)+".")
+	}
+	return []section{scores, association, reg}
+}
+
+func (r *Report) attributionSections() []section {
+	e := r.Evidence
+	attr := section{title: "First-error attribution", level: 2, charts: []string{chartBlame}, paras: []string{fmt.Sprintf(
+		"Each failed run is charged to the earliest stage, in pipeline order (%s), whose output was wrong against ground truth; "+
+			"failed runs with no wrong stage are unattributed. %d failed runs.", strings.Join(Stages, " → "), e.Failures)}}
+	t := table{head: []string{"stage", "failed runs charged", "share (95% CI)"}}
+	for _, s := range e.Stages {
+		t.rows = append(t.rows, []string{s.Stage, fmt.Sprint(s.Blame.K), fmt.Sprintf("%s (%s)", pct(s.Blame.Value), ci(s.Blame.CI))})
+	}
+	t.rows = append(t.rows, []string{"unattributed", fmt.Sprint(e.Unattributed.K), fmt.Sprintf("%s (%s)", pct(e.Unattributed.Value), ci(e.Unattributed.CI))})
+	attr.tables = []table{t}
+
+	lift := section{title: "Oracle lift", level: 2, charts: []string{chartLift}, paras: []string{
+		"An oracle eval replaces the named stages' output by ground truth; on the same tasks as a plain run, the paired difference in end-to-end success is their causal lift (Newcombe's interval)."}}
+	if len(e.Lifts) == 0 {
+		lift.paras = append(lift.paras, "No oracle evals yet: run `cra eval` with oracle stages on the tasks of a plain eval to measure each stage's lift.")
+	} else {
+		t := table{head: []string{"oracle stages", "eval", "paired tasks", "success with oracle", "success without", "lift (95% CI)"}}
+		for _, l := range e.Lifts {
+			t.rows = append(t.rows, []string{strings.Join(l.Oracle, " + "), l.EvalName, fmt.Sprint(l.Pairs), pct(l.WithOracle.Value), pct(l.Without.Value), liftCell(&l)})
+		}
+		lift.tables = []table{t}
+	}
+
+	repos := section{title: "Failure rate by repository", level: 2, charts: []string{chartRepos}}
+	rt := table{head: []string{"repository", "failed", "rate (95% CI)"}}
+	for _, f := range e.RepoFailures {
+		rt.rows = append(rt.rows, []string{f.Repo, fmt.Sprintf("%d of %d", f.Failure.K, f.Failure.N), fmt.Sprintf("%s (%s)", pct(f.Failure.Value), ci(f.Failure.CI))})
+	}
+	if len(rt.rows) > 0 {
+		repos.tables = []table{rt}
+	} else {
+		repos.paras = []string{"No scored task has an end-to-end outcome."}
+	}
+
+	trend := section{title: "Scores over eval runs", level: 2, charts: []string{chartTrend}, paras: []string{"Share right per stage in each plain eval run, oldest first."}}
+	tt := table{head: append(append([]string{"eval run", "started"}, Stages...), "end-to-end success")}
+	for _, p := range e.Trend {
+		row := []string{fmt.Sprintf("%s (#%d)", p.Name, p.EvalRunID), p.StartedAt.UTC().Format("2006-01-02")}
+		for _, s := range Stages {
+			if c, ok := p.Correct[s]; ok {
+				row = append(row, pct(c.Value))
+			} else {
+				row = append(row, "—")
+			}
+		}
+		if p.Success != nil {
+			row = append(row, pct(p.Success.Value))
+		} else {
+			row = append(row, "—")
+		}
+		tt.rows = append(tt.rows, row)
+	}
+	trend.tables = []table{tt}
+	return []section{attr, lift, repos, trend}
+}
+
+func (r *Report) solveSection() section {
+	s := r.Evidence.Solve
+	sec := section{title: "Logged solve runs (weaker evidence)", level: 2, paras: []string{
+		"These runs have no ground truth: they show what went with failure, not which stage was wrong. They never choose the target."}}
+	if s == nil {
+		sec.paras = append(sec.paras, "No finished `cra solve` runs in the window.")
+		return sec
+	}
+	sec.paras = append(sec.paras, fmt.Sprintf("%d runs, %d not complete.", s.Runs, s.Failed))
+	if a := s.ScopeDroppedTouched; a != nil {
+		sec.paras = append(sec.paras, fmt.Sprintf("Scope left out a file the final diff touched in %d runs: they failed %s, the others %s (odds ratio %s, Fisher p %s).",
+			s.DroppedTouchedRuns, assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP)))
+	} else {
+		sec.paras = append(sec.paras, fmt.Sprintf("Scope left out a file the final diff touched in %d runs.", s.DroppedTouchedRuns))
+	}
+	retry := fmt.Sprintf("%d implement steps, %.2f attempts per step.", s.Steps, s.AttemptsPerStep)
+	if a := s.Retried; a != nil {
+		retry += fmt.Sprintf(" Runs with a retried step failed %s, the others %s (odds ratio %s, Fisher p %s).",
+			assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP))
+	}
+	sec.paras = append(sec.paras, retry, fmt.Sprintf("%d adjustment passes, %s of them failed.", s.Adjustments, pct(s.AdjustmentsFailed.Value)))
+	t := table{head: []string{"pass type", "passes", "failed (95% CI)"}}
+	for _, p := range s.PassFailures {
+		t.rows = append(t.rows, []string{p.PassType, fmt.Sprint(p.Failed.N), fmt.Sprintf("%s (%s)", pct(p.Failed.Value), ci(p.Failed.CI))})
+	}
+	sec.tables = []table{t}
+	return sec
+}
+
+func (r *Report) planSections() []section {
+	p := r.Plan
+	ds := p.DataSource
+	source := ds.Source
+	if len(ds.Chosen) > 1 {
+		source += " (" + strings.Join(ds.Chosen, " + ") + ")"
+	}
+	data := fmt.Sprintf("Data: **%s**, %d examples. Available for %s: synthetic %d, logged %d (%d from runs that succeeded), distilled %d.",
+		source, ds.Examples, p.TargetStage, ds.Available["synthetic"], ds.Available["logged"],
+		ds.Available["logged_positive"], ds.Available["distilled"])
+	if ds.Note != "" {
+		data += " " + upperFirst(ds.Note) + "."
+	}
+	crit, _ := json.MarshalIndent(p.DataCriteria, "", "  ")
+	h := p.Hyperparameters
+	hyper := table{head: []string{"LoRA rank", "alpha", "dropout", "learning rate", "epochs", "batch", "steps", "warmup"},
+		rows: [][]string{{fmt.Sprint(h.LoRARank), fmt.Sprint(h.LoRAAlpha), fmt.Sprint(h.LoRADropout), fmt.Sprintf("%g", h.LearningRate),
+			fmt.Sprint(h.Epochs), fmt.Sprint(h.BatchSize), fmt.Sprint(h.Steps), fmt.Sprint(h.WarmupRatio)}}}
+	targets := table{head: []string{"stage", "metric", "now (95% CI)", "target", "basis"}}
+	for _, t := range p.ImprovementTargets {
+		targets.rows = append(targets.rows, []string{t.Stage, t.Metric, fmt.Sprintf("%s (%s)", pct(t.Now), ci(t.NowCI)), pct(t.Target), t.Basis})
+	}
+	return []section{
+		{title: "Training plan", level: 2, paras: []string{
+			fmt.Sprintf("Plan %d: train the **%s** stage on the **%s** model role.", p.PlanID, p.TargetStage, p.BaseModel), data,
+			"Build the dataset with `cra curate-data --training-plan plan.json --name " + p.TargetStage + "` (plan.json is beside this report); these are its data criteria:"},
+			code: string(crit)},
+		{title: "Hyperparameters", level: 3, tables: []table{hyper}, paras: []string{fmt.Sprintf("For %d examples: %s.", h.Examples, h.Basis)}},
+		{title: "Improvement targets", level: 3, tables: []table{targets}, paras: []string{"Check them with `cra eval` once the adapter is trained."}},
+	}
+}
+
+func ci(iv Interval) string { return fmt.Sprintf("%s–%s %%", pct1(iv.Lo), pct1(iv.Hi)) }
+
+// plural is "1 repository", "2 repositories", "3 eval runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// thousands writes n with thousands separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// Findings is the computed part of the report the narrative is written
+// from: the decision, the ranked stages, the oracle lifts and the solve
+// runs, as Markdown.
+func Findings(r *Report) string {
+	var keep []section
+	for _, s := range r.sections() {
+		switch s.title {
+		case "Decision", "Stages ranked", "Oracle lift", "Logged solve runs (weaker evidence)", "Training plan", "Improvement targets":
+			keep = append(keep, s)
+		}
+	}
+	var b strings.Builder
+	for _, s := range keep {
+		writeSectionMD(&b, s)
+	}
+	return b.String()
+}

@@ -1,0 +1,117 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"regexp"
+	"strings"
+)
+
+const css = `body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif;color:#1f2328;background:#fff;margin:0}
+main{max-width:64rem;margin:0 auto;padding:1.5rem 1.25rem 3rem}
+h1{font-size:1.6rem;line-height:1.25;margin:.5rem 0 .75rem}
+h2{font-size:1.25rem;margin:2rem 0 .5rem;padding-bottom:.25rem;border-bottom:1px solid #d0d7de}
+h3{font-size:1.05rem;margin:1.5rem 0 .5rem}
+p{margin:.5rem 0}
+.byline{color:#59636e;font-size:.9rem}
+.table{overflow-x:auto;margin:.75rem 0}
+table{border-collapse:collapse;font-size:.875rem;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #d0d7de;padding:.3rem .55rem;text-align:left;vertical-align:top}
+th{background:#f6f8fa}
+tr.target td{background:#fff8c5;font-weight:600}
+figure{margin:1rem 0}
+svg{width:100%;height:auto;max-width:48rem;display:block}
+code{font:.85em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f6f8fa;padding:.1em .3em;border-radius:4px}
+pre{background:#f6f8fa;padding:.75rem;overflow-x:auto;border-radius:6px}
+pre code{background:none;padding:0}
+.narrative{border-left:4px solid #8250df;padding-left:1rem}`
+
+// HTML renders the report as one self-contained page (report.html): inline
+// CSS and SVG charts, nothing fetched, well-formed XML as well as HTML.
+func HTML(r *Report) ([]byte, error) {
+	var b bytes.Buffer
+	title := html.EscapeString(r.title())
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"+
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n"+
+		"<body>\n<main>\n<h1>%s</h1>\n<p class=\"byline\">%s</p>\n", title, css, title, inline(r.byline()))
+	for _, s := range r.sections() {
+		if err := writeSectionHTML(&b, r, s, ""); err != nil {
+			return nil, err
+		}
+	}
+	if n := r.Narrative; n != nil {
+		if err := writeSectionHTML(&b, r, narrativeSection(n), "narrative"); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteString("</main>\n</body>\n</html>\n")
+	return b.Bytes(), nil
+}
+
+func writeSectionHTML(b *bytes.Buffer, r *Report, s section, class string) error {
+	attr := ""
+	if class != "" {
+		attr = fmt.Sprintf(" class=%q", class)
+	}
+	fmt.Fprintf(b, "<section%s>\n<h%d>%s</h%d>\n", attr, s.level, html.EscapeString(s.title), s.level)
+	for _, p := range s.paras {
+		fmt.Fprintf(b, "<p>%s</p>\n", inline(p))
+	}
+	for _, id := range s.charts {
+		svg, err := r.chart(id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "<figure id=\"chart-%s\">\n%s</figure>\n", id, svg)
+	}
+	for _, t := range s.tables {
+		writeTableHTML(b, t)
+	}
+	if s.code != "" {
+		fmt.Fprintf(b, "<pre><code>%s</code></pre>\n", html.EscapeString(s.code))
+	}
+	b.WriteString("</section>\n")
+	return nil
+}
+
+func writeTableHTML(b *bytes.Buffer, t table) {
+	b.WriteString("<div class=\"table\"><table>\n<thead><tr>")
+	for _, h := range t.head {
+		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(h))
+	}
+	b.WriteString("</tr></thead>\n<tbody>\n")
+	for _, row := range t.rows {
+		class := ""
+		if len(row) > 0 && row[len(row)-1] == "← target" {
+			class = ` class="target"`
+		}
+		fmt.Fprintf(b, "<tr%s>", class)
+		for _, c := range row {
+			fmt.Fprintf(b, "<td>%s</td>", inline(c))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody>\n</table></div>\n")
+}
+
+var (
+	codeRE   = regexp.MustCompile("`([^`]+)`")
+	strongRE = regexp.MustCompile(`\*\*([^*]+)\*\*`)
+)
+
+// inline turns a paragraph's Markdown (`code`, **bold**, _a whole
+// paragraph in italics_) into escaped HTML.
+func inline(s string) string {
+	em := strings.HasPrefix(s, "_") && strings.HasSuffix(s, "_") && len(s) > 1
+	if em {
+		s = s[1 : len(s)-1]
+	}
+	out := html.EscapeString(s)
+	out = codeRE.ReplaceAllString(out, "<code>$1</code>")
+	out = strongRE.ReplaceAllString(out, "<strong>$1</strong>")
+	if em {
+		out = "<em>" + out + "</em>"
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package curate
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// readPlan reads opts.TrainingPlan, a JSON object. A plan with
+// data_criteria (what `cra train-plan` writes) selects what the options
+// leave open: its stages when Stages is empty, its repositories and
+// held-out repositories when those are. Any other JSON object is recorded
+// with the dataset and selects nothing, as before train-plan existed.
+func readPlan(opts *Options) (*schema.TrainingPlan, error) {
+	if len(opts.TrainingPlan) == 0 {
+		return nil, nil
+	}
+	var plan schema.TrainingPlan
+	if err := json.Unmarshal(opts.TrainingPlan, &plan); err != nil {
+		return nil, usagef("--training-plan: not a training plan (a JSON object): %v", err)
+	}
+	c := plan.DataCriteria
+	if c == nil {
+		return &plan, nil
+	}
+	if !slices.Contains(c.Sources, schema.SourceSynthetic) {
+		return nil, usagef("--training-plan: the plan selects %s data only; curate-data builds datasets from synthetic ground truth so far: "+
+			"run `cra bootstrap` and `cra train-plan` again, or give --stages without the plan", strings.Join(c.Sources, " and "))
+	}
+	if len(opts.Stages) == 0 {
+		opts.Stages = c.Stages
+	}
+	if len(opts.Repos) == 0 {
+		opts.Repos = c.Repos
+	}
+	if len(opts.HoldoutRepos) == 0 {
+		opts.HoldoutRepos = c.HoldoutRepos
+	}
+	return &plan, nil
+}
+
+// recordedPlan is the id of plan's training_plans row when the store
+// holds it (train-plan wrote it), so the dataset names that plan instead
+// of a copy; 0 otherwise.
+func recordedPlan(ctx context.Context, q kb.Querier, plan *schema.TrainingPlan) (int64, error) {
+	if plan == nil || plan.PlanID == 0 || plan.TaskID == "" {
+		return 0, nil
+	}
+	ok, err := kb.TrainingPlanRecorded(ctx, q, plan.PlanID, plan.TaskID)
+	if err != nil || !ok {
+		return 0, err
+	}
+	return plan.PlanID, nil
+}
