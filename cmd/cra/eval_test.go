@@ -122,7 +122,7 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 		t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
 			args, _ := json.Marshal([]string{"--home", home, "eval", "--name", "nightly"})
 			if storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, 300*time.Millisecond+time.Duration(frac*float64(took))) {
-				killed++
+				killed++ // else it finished first: the re-run must still change nothing
 			}
 			t.Logf("killed with %s tasks done", strings.TrimSpace(strings.Split(sqlRows(t, home, "select count(*) from raw.eval_tasks"), "\n")[1]))
 			if res := cra(t, home, "", "eval", "--name", "nightly"); res.code != exitOK {
