@@ -154,6 +154,11 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		res.Status = kb.StatusPartial
 	}
 	return res, r.withStore(ctx, func(s *rawStore) error {
+		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts)
+		if err != nil {
+			return err
+		}
+		res.MergeTasks = n
 		return s.setRepo(ctx, path, r.runID, mark, res.Status, "")
 	})
 }

@@ -25,8 +25,11 @@ type Options struct {
 	Filter           config.Bootstrap
 	MaxFileBytes     int64 // changed files larger than this reject the commit; and are not parsed
 	CoChangeMaxFiles int
-	Progress         ingest.Progress
-	Log              *slog.Logger
+	// MaxParts bounds the commits of a merged branch made one multi-part
+	// task ([orchestrator] max_parts); <= 0 means its default.
+	MaxParts int
+	Progress ingest.Progress
+	Log      *slog.Logger
 }
 
 // Summary is a whole run: the funnel per repository and in total.
@@ -50,6 +53,8 @@ type RepoResult struct {
 	Indexed  bool   `json:"indexed"` // indexed first: it was not in the knowledge base
 	Seen     int    `json:"seen"`    // new commits mined (recorded with an outcome)
 	Verified int    `json:"verified"`
+	// MergeTasks: merged branches made multi-part tasks by this run.
+	MergeTasks int `json:"merge_tasks"`
 	// BlobsParsed and BytesParsed: each blob is parsed once per run.
 	BlobsParsed int            `json:"blobs_parsed"`
 	BytesParsed int64          `json:"bytes_parsed"`
@@ -75,6 +80,9 @@ func (o Options) withDefaults() Options {
 	d := ingest.Options{Jobs: o.Jobs, MaxFileBytes: o.MaxFileBytes, CoChangeMaxFiles: o.CoChangeMaxFiles,
 		Progress: o.Progress, Log: o.Log}.WithDefaults()
 	o.Jobs, o.MaxFileBytes, o.CoChangeMaxFiles, o.Progress, o.Log = d.Jobs, d.MaxFileBytes, d.CoChangeMaxFiles, d.Progress, d.Log
+	if o.MaxParts <= 0 {
+		o.MaxParts = config.Default().Orchestrator.MaxParts
+	}
 	return o
 }
 

@@ -188,3 +188,69 @@ func TestEvalScoresStagesAndFindsThePlantedWeakStage(t *testing.T) {
 		t.Errorf("scratch knowledge bases left: %v", m)
 	}
 }
+
+// A merged branch of two commits is evaluated as a task of two parts: the
+// model that answers right plans both parts, implements them in order and
+// reproduces the branch's tip.
+func TestEvalOfAMergedBranch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the agent")
+	}
+	r := gittest.New(t)
+	r.Write("calc.py", "def add(a, b):\n    return a + b\n")
+	r.Write("report.py", "def show(x):\n    return str(x)\n")
+	r.Commit("Create the calculator and its report")
+	r.Git("checkout", "-q", "-b", "ops")
+	r.Write("calc.py", "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n")
+	r.Commit("Add a sub function to calc.py for differences")
+	r.Write("report.py", "from calc import sub\n\n\ndef show(x):\n    return str(x)\n\n\ndef gap(a, b):\n    return show(sub(a, b))\n")
+	r.Commit("Report the gap between two numbers in report.py")
+	r.Git("checkout", "-q", "main")
+	r.Write("README.md", "calc\n")
+	r.Commit("Describe the calculator in a readme file")
+	merge := r.Merge("ops", "Merge pull request #2 from me/ops\n\nReport gaps between numbers")
+
+	f := &fixture{home: storetest.Home(t), repo: r, cfg: config.Default()}
+	f.cfg.Curate.HoldoutRepos = []string{r.Dir}
+	if _, err := bootstrap.Run(context.Background(), f.home, []string{r.Dir}, bootstrap.Options{Jobs: 1, Filter: f.cfg.Bootstrap}); err != nil {
+		t.Fatal(err)
+	}
+	sel := eval.Selection{Split: eval.SplitHoldout, Holdout: map[string]bool{kb.CanonicalPath(r.Dir): true}, Seed: 1}
+	s, err := kb.Open(context.Background(), f.home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.tasks, err = eval.Select(context.Background(), s.DB, sel)
+	s.Close()
+	var mergeTask *eval.Task
+	for i := range f.tasks {
+		if f.tasks[i].Commit == merge {
+			mergeTask = &f.tasks[i]
+		}
+	}
+	if err != nil || mergeTask == nil || len(mergeTask.Truth.MetaPlan.Parts) != 2 {
+		t.Fatalf("no two-part task for the merge among %d tasks (%v)", len(f.tasks), err)
+	}
+	f.srv = fakellm.New(t)
+	f.srv.AllowUnused()
+	f.cfg.Models.Provider, f.cfg.Models.BaseURL = "ollama", f.srv.OllamaURL()
+	f.cfg.Models.Coding, f.cfg.Models.Reasoning = "c:1b", "r:1b"
+	f.plant(nil)
+	opts := f.options("merges")
+	opts.Selection = sel
+	rep, err := eval.Run(context.Background(), opts)
+	if err != nil || rep.Errors > 0 {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	rows := storetest.Rows(t, f.home, kb.Raw, `SELECT stage, metric, value FROM eval_results WHERE task_id = ? AND metric IN ('correct', 'success', 'parts')
+		ORDER BY ALL`, mergeTask.ID)
+	want := []string{"end_to_end\tsuccess\t1", "implement\tcorrect\t1", "meta_plan\tcorrect\t1", "meta_plan\tparts\t1",
+		"precision\tcorrect\t1", "scope\tcorrect\t1", "task_analysis\tcorrect\t1"}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the merge task's scores:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	if n := storetest.Rows(t, f.home, kb.Raw, `SELECT count(*) FROM orchestrator_passes p JOIN task_runs t ON t.id = p.task_run_id
+		WHERE p.pass_type = 'part_plan' AND starts_with(t.task_id, ?)`, "eval1-"+mergeTask.ID[:16]); n[0] != "2" {
+		t.Errorf("%s part plans in the merge task's run, want 2", n[0])
+	}
+}

@@ -23,7 +23,8 @@ var OracleStages = []string{schema.StageTaskAnalysis, schema.StageScope, schema.
 // changed; scope keeps the touched files; precision gives every symbol's
 // tier; meta_plan and part_plan are the commit's decomposition; implement
 // gives the commit's edits of the files the prompt's step targets (all of
-// them when it names none). ok is false for a stage without ground truth.
+// them when it names none). ok is false for a stage without ground truth
+// for this task.
 func (t Truth) Answer(stage, user string) (string, bool) {
 	switch stage {
 	case schema.StageTaskAnalysis:
@@ -45,9 +46,10 @@ func (t Truth) Answer(stage, user string) (string, bool) {
 		}
 		return prompt.RenderPrecision(r), true
 	case schema.StageMetaPlan:
-		return prompt.RenderMetaPlan(t.MetaPlan), true
+		return prompt.RenderMetaPlan(t.MetaPlan), len(t.MetaPlan.Parts) > 0
 	case schema.StagePartPlan:
-		return prompt.RenderPartPlan(t.PartPlan), true
+		pp := t.PartPlanFor(prompt.PartFiles(user))
+		return prompt.RenderPartPlan(pp), len(pp.Steps) > 0
 	case schema.StageImplement:
 		files := prompt.StepFiles(user)
 		var edits []schema.Edit
@@ -59,6 +61,41 @@ func (t Truth) Answer(stage, user string) (string, bool) {
 		return prompt.RenderEdits(edits), true
 	}
 	return "", false
+}
+
+// PartPlanFor is the ground-truth plan of the part of the task that
+// affects files (all of the task when files is nil): the steps of the
+// task's part plan on those files, or — for a merged branch's task, which
+// has a plan per part — the task's plan on those files decomposed into
+// steps (schema.Decompose).
+func (t Truth) PartPlanFor(files []string) schema.PartPlan {
+	in := func(paths []string) bool {
+		return files == nil || slices.ContainsFunc(paths, func(p string) bool { return slices.Contains(files, p) })
+	}
+	if len(t.PartPlan.Steps) > 0 {
+		pp := t.PartPlan
+		pp.Steps = nil
+		for _, s := range t.PartPlan.Steps {
+			if in(s.TargetFiles) {
+				pp.Steps = append(pp.Steps, s)
+			}
+		}
+		return pp
+	}
+	plan := t.Plan
+	plan.AffectedFiles, plan.ExecutionOrder = nil, nil
+	for _, f := range t.Plan.AffectedFiles {
+		if in([]string{f.Path}) {
+			plan.AffectedFiles = append(plan.AffectedFiles, f)
+		}
+	}
+	for _, o := range t.Plan.ExecutionOrder {
+		if in([]string{o}) {
+			plan.ExecutionOrder = append(plan.ExecutionOrder, o)
+		}
+	}
+	_, pp := schema.Decompose(t.Plan.TaskSummary, plan)
+	return pp
 }
 
 // touched are the files the commit changed that exist at its parent.

@@ -1,8 +1,8 @@
 package prompt
 
 import (
-	"path/filepath"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"

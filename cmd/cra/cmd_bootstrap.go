@@ -85,6 +85,7 @@ func (a *app) runBootstrap(ctx context.Context, opts bootstrapOptions) error {
 			Filter:           env.cfg.Bootstrap,
 			MaxFileBytes:     env.cfg.Index.MaxFileBytes,
 			CoChangeMaxFiles: env.cfg.Index.CoChangeMaxFiles,
+			MaxParts:         env.cfg.Orchestrator.MaxParts,
 			Progress:         env.progress,
 			Log:              a.log,
 		})

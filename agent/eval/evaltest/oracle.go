@@ -56,9 +56,10 @@ func Answer(tasks []eval.Task) func(req fakellm.Request) (stage, right, wrong st
 		switch stage {
 		case prompt.PlanAdjustment:
 			var left []schema.PlanStep
+			steps := tr.PartPlanFor(prompt.PartFiles(user)).Steps
 			for _, id := range prompt.RemainingSteps(user) {
-				if i := slices.IndexFunc(tr.PartPlan.Steps, func(s schema.PlanStep) bool { return s.ID == id }); i >= 0 {
-					left = append(left, tr.PartPlan.Steps[i])
+				if i := slices.IndexFunc(steps, func(s schema.PlanStep) bool { return s.ID == id }); i >= 0 {
+					left = append(left, steps[i])
 				}
 			}
 			a := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: left, Rationale: "keep going", ChangesMade: []string{}})
@@ -78,14 +79,7 @@ func Answer(tasks []eval.Task) func(req fakellm.Request) (stage, right, wrong st
 			}
 			return stage, prompt.RenderMetaPlan(meta), prompt.RenderMetaPlan(wrong), true
 		case schema.StagePartPlan:
-			shown := prompt.PartFiles(user)
-			part := tr.PartPlan
-			part.Steps = nil
-			for _, s := range tr.PartPlan.Steps {
-				if len(keep(s.TargetFiles, shown)) > 0 {
-					part.Steps = append(part.Steps, s)
-				}
-			}
+			part := tr.PartPlanFor(prompt.PartFiles(user))
 			wrong := part
 			if n := len(part.Steps); n > 0 {
 				wrong.Steps = part.Steps[:n-1]

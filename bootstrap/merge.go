@@ -1,0 +1,327 @@
+package bootstrap
+
+import (
+	"context"
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/ingest/resolve"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// mergeTasks adds a multi-part task for each merge this run recorded
+// whose second parent brings a clean branch: 2 to maxParts commits in a
+// line (each the first parent of the next), every one of them a verified
+// task. Its parts are those commits in order — the ground truth of the
+// decomposition stage (meta_plan): each part's files, and depends_on on
+// the earlier parts whose files it shares or whose changes its own
+// changes depend on (imports, calls). The task starts where the branch
+// did (the first commit's parent) and ends at the branch's tip: its
+// scope, precision, plan and implement targets are the parts' put
+// together (a file's content and symbols as the first part that touched
+// it saw them, every part's edits in order), so nothing after the merge
+// is in it. Its split is its own (kb.SplitOf of the merge commit), like
+// any task's. Merges of earlier runs were examined by those runs.
+func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, maxParts int) (int, error) {
+	rows, err := s.Conn.QueryContext(ctx, `SELECT c.commit, c.parents, c.committed_at FROM bootstrap_commits c
+		WHERE c.repo_path = ? AND c.run_id = ? AND len(c.parents) = 2
+		AND NOT EXISTS (SELECT 1 FROM synthetic_tasks k WHERE k.repo_path = c.repo_path AND k.commit = c.commit)`, repo, runID)
+	if err != nil {
+		return 0, fmt.Errorf("merges of %s: %w", repo, err)
+	}
+	type merge struct {
+		commit, p1, p2 string
+		at             time.Time
+	}
+	var merges []merge
+	for rows.Next() {
+		var m merge
+		var parents []any
+		if err := rows.Scan(&m.commit, &parents, &m.at); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		m.p1, m.p2 = fmt.Sprint(parents[0]), fmt.Sprint(parents[1])
+		merges = append(merges, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	var tasks, targets [][]driver.Value
+	now := time.Now().UTC()
+	for _, m := range merges {
+		branch, err := gitLines(ctx, repo, "rev-list", "--reverse", "--topo-order", "--parents", m.p2, "^"+m.p1)
+		if err != nil || len(branch) < 2 || len(branch) > maxParts {
+			continue
+		}
+		parts, ok, err := s.branchParts(ctx, repo, branch)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			continue
+		}
+		msg, _ := gitOutput(ctx, repo, "log", "-1", "--format=%an%x00%B", m.commit)
+		author, message, _ := strings.Cut(msg, "\x00")
+		mt := combine(parts, message)
+		id := syntheticID(repo, m.commit, "")
+		tasks = append(tasks, []driver.Value{id, runID, repo, m.commit, parts[0].parent, author, m.at, message, mt.task,
+			mt.files, mt.insertions, mt.deletions, now})
+		for stage, v := range mt.targets {
+			js, err := json.Marshal(v)
+			if err != nil {
+				return 0, err
+			}
+			targets = append(targets, []driver.Value{syntheticID(repo, m.commit, stage), id, repo, m.commit, stage, json.RawMessage(js), now})
+		}
+	}
+	if len(tasks) == 0 {
+		return 0, nil
+	}
+	var n int
+	err = s.Tx(ctx, func() error {
+		if n, err = s.AppendNew(ctx, "synthetic_tasks", tasksColumns, []string{"id"}, tasks); err != nil {
+			return err
+		}
+		_, err = s.AppendNew(ctx, "synthetic_targets", targetsColumns, []string{"id"}, targets)
+		return err
+	})
+	return n, err
+}
+
+// part is one commit of a merged branch, with its ground truth.
+type part struct {
+	commit, parent, task  string
+	insertions, deletions int
+	scope                 schema.ScopeTarget
+	precision             schema.PrecisionTarget
+	plan                  schema.PlanArtifact
+	implement             schema.ImplementTarget
+}
+
+// branchParts loads the tasks of a branch's commits ("commit parent..."
+// lines, parents first); ok is false unless the branch is a line of
+// verified tasks.
+func (s *rawStore) branchParts(ctx context.Context, repo string, branch []string) ([]part, bool, error) {
+	var parts []part
+	for i, line := range branch {
+		f := strings.Fields(line)
+		if len(f) != 2 || i > 0 && f[1] != parts[i-1].commit {
+			return nil, false, nil // a merge inside the branch, or not a line
+		}
+		p := part{commit: f[0], parent: f[1]}
+		var targets string
+		err := s.Conn.QueryRowContext(ctx, `SELECT k.task, k.insertions, k.deletions, json_group_object(t.stage, t.target)::VARCHAR
+			FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
+			WHERE k.repo_path = ? AND k.commit = ? GROUP BY ALL`, repo, p.commit).Scan(&p.task, &p.insertions, &p.deletions, &targets)
+		if err != nil {
+			return nil, false, nil // not a verified task
+		}
+		var tg struct {
+			Scope     schema.ScopeTarget     `json:"scope"`
+			Precision schema.PrecisionTarget `json:"precision"`
+			Plan      schema.PlanArtifact    `json:"plan"`
+			Implement schema.ImplementTarget `json:"implement"`
+		}
+		if err := json.Unmarshal([]byte(targets), &tg); err != nil {
+			return nil, false, fmt.Errorf("targets of %s: %w", p.commit, err)
+		}
+		p.scope, p.precision, p.plan, p.implement = tg.Scope, tg.Precision, tg.Plan, tg.Implement
+		parts = append(parts, p)
+	}
+	return parts, true, nil
+}
+
+// mergeTask is a merged branch as one task.
+type mergeTask struct {
+	task                         string
+	files, insertions, deletions int
+	targets                      map[string]any
+}
+
+// combine puts a branch's parts together.
+func combine(parts []part, message string) mergeTask {
+	mt := mergeTask{targets: map[string]any{}}
+	imports := tipImports(parts)
+	meta := schema.MetaPlan{Rationale: "the commits of the merged branch, in order"}
+	plan := schema.PlanArtifact{ExecutionOrder: []string{}}
+	var scope schema.ScopeTarget
+	var prec schema.PrecisionTarget
+	var im schema.ImplementTarget
+	first := map[string]int{}   // file → the first part that touched it
+	atFork := map[string]bool{} // file → it existed where the branch started
+	var summaries []string
+	for i, p := range parts {
+		summary, _, _ := strings.Cut(p.task, "\n")
+		summaries = append(summaries, "- "+summary)
+		mt.insertions += p.insertions
+		mt.deletions += p.deletions
+		_, pp := schema.Decompose(p.task, p.plan)
+		mp := schema.MetaPart{ID: fmt.Sprintf("p%d", i+1), Description: summary, DependsOn: []string{}}
+		for _, s := range pp.Steps {
+			mp.AffectedFiles = append(mp.AffectedFiles, s.TargetFiles...)
+		}
+		// Depends on the earlier parts it shares a file with, whose files
+		// its changes depend on, or whose files its files import.
+		for j := range i {
+			earlier := meta.Parts[j]
+			dep := slices.ContainsFunc(mp.AffectedFiles, func(f string) bool {
+				return slices.Contains(earlier.AffectedFiles, f) ||
+					slices.ContainsFunc(imports[f], func(g string) bool { return slices.Contains(earlier.AffectedFiles, g) })
+			})
+			for _, f := range p.plan.AffectedFiles {
+				for _, c := range f.Changes {
+					for _, d := range c.DependsOn {
+						file, _, _ := strings.Cut(d, ":")
+						dep = dep || slices.Contains(earlier.AffectedFiles, file)
+					}
+				}
+			}
+			if dep {
+				mp.DependsOn = append(mp.DependsOn, earlier.ID)
+			}
+		}
+		meta.Parts = append(meta.Parts, mp)
+		for _, f := range p.implement.Files {
+			if _, seen := first[f.Path]; !seen {
+				first[f.Path] = i
+				atFork[f.Path] = !f.Created
+				im.Files = append(im.Files, schema.ImplementFile{Path: f.Path, Content: f.Content, Created: f.Created})
+			}
+		}
+		im.Edits = append(im.Edits, p.implement.Edits...)
+		for _, s := range p.precision.Symbols {
+			if first[s.File] == i {
+				prec.Symbols = append(prec.Symbols, s)
+			}
+		}
+		for _, f := range p.plan.AffectedFiles {
+			k := slices.IndexFunc(plan.AffectedFiles, func(g schema.PlanFile) bool { return g.Path == f.Path })
+			if k < 0 {
+				plan.AffectedFiles = append(plan.AffectedFiles, schema.PlanFile{Path: f.Path, Role: f.Role})
+				k = len(plan.AffectedFiles) - 1
+			}
+			plan.AffectedFiles[k].Changes = append(plan.AffectedFiles[k].Changes, f.Changes...)
+		}
+		for _, o := range p.plan.ExecutionOrder {
+			if !slices.Contains(plan.ExecutionOrder, o) {
+				plan.ExecutionOrder = append(plan.ExecutionOrder, o)
+			}
+		}
+	}
+	// A file's role is what the branch did to it as a whole.
+	for k, f := range im.Files {
+		im.Files[k].Deleted = lastPartDeletes(parts, f.Path)
+	}
+	for k, f := range plan.AffectedFiles {
+		switch {
+		case !atFork[f.Path]:
+			plan.AffectedFiles[k].Role = "create"
+		case lastPartDeletes(parts, f.Path):
+			plan.AffectedFiles[k].Role = "delete"
+		default:
+			plan.AffectedFiles[k].Role = "modify"
+		}
+	}
+	for _, f := range im.Files {
+		if atFork[f.Path] {
+			scope.Touched = append(scope.Touched, f.Path)
+		} else {
+			scope.Created = append(scope.Created, f.Path)
+		}
+	}
+	scope.Candidates = []schema.ScopeCandidate{} // no expansion at the fork: no scope example, the touched files for eval
+	title := mergeTitle(message)
+	if title == "" {
+		title = strings.TrimPrefix(summaries[0], "- ")
+	}
+	mt.task = title + "\n\n" + strings.Join(summaries, "\n")
+	meta.TaskSummary, plan.TaskSummary = title, title
+	mt.files = len(im.Files)
+	mt.targets[schema.StageScope] = scope
+	mt.targets[schema.StagePrecision] = prec
+	mt.targets[schema.StagePlan] = plan
+	mt.targets[schema.StageMetaPlan] = meta
+	mt.targets[schema.StageImplement] = im
+	return mt
+}
+
+// lastPartDeletes reports whether the last part touching path deleted it.
+func lastPartDeletes(parts []part, path string) bool {
+	for i := len(parts) - 1; i >= 0; i-- {
+		for _, f := range parts[i].implement.Files {
+			if f.Path == path {
+				return f.Deleted
+			}
+		}
+	}
+	return false
+}
+
+// mergeTitle is what a merge message says of the branch beyond "Merge
+// ...": a pull request's title (its body's first line); "" for a bare
+// "Merge branch 'x'".
+func mergeTitle(message string) string {
+	lines := strings.Split(strings.TrimSpace(CleanMessage(message)), "\n")
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(strings.ToLower(l), "merge ") {
+			return l
+		}
+	}
+	return ""
+}
+
+func gitOutput(ctx context.Context, repo string, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, "git", append([]string{"-C", repo}, args...)...).Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+func gitLines(ctx context.Context, repo string, args ...string) ([]string, error) {
+	out, err := gitOutput(ctx, repo, args...)
+	if err != nil || out == "" {
+		return nil, err
+	}
+	return strings.Split(out, "\n"), nil
+}
+
+// tipImports are the imports among the files a branch changed, as the
+// branch's tip has them (file → files it imports): the edges a part's
+// files gain on an earlier part's files are often added by the part
+// itself, so its parent's state does not show them.
+func tipImports(parts []part) map[string][]string {
+	content := map[string]string{}
+	for _, p := range parts {
+		byFile := map[string][]schema.Edit{}
+		for _, e := range p.implement.Edits {
+			byFile[e.File] = append(byFile[e.File], e)
+		}
+		for _, f := range p.implement.Files {
+			after, err := schema.ApplyEdits([]byte(f.Content), byFile[f.Path])
+			if err == nil && !f.Deleted {
+				content[f.Path] = string(after)
+			} else {
+				delete(content, f.Path)
+			}
+		}
+	}
+	set := lang.NewSet()
+	defer set.Close()
+	var repo resolve.Repo
+	for _, path := range slices.Sorted(maps.Keys(content)) {
+		repo.Files = append(repo.Files, extract(set, path, []byte(content[path])).resolveFile(path))
+	}
+	out := map[string][]string{}
+	for _, e := range resolve.Dependencies(&repo) {
+		out[repo.Files[e.From].Path] = append(out[repo.Files[e.From].Path], repo.Files[e.To].Path)
+	}
+	return out
+}

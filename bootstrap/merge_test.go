@@ -1,0 +1,107 @@
+package bootstrap
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// A merged pull request of three commits is a task of three parts, from
+// where the branch started to its tip: the parts in order with their
+// files and dependencies, and edits that reproduce the branch's tip byte
+// for byte. A branch of one commit, or one with a commit that is no task,
+// is not; a re-run adds nothing.
+func TestMergedBranchIsAMultiPartTask(t *testing.T) {
+	r := gittest.New(t)
+	r.Write("shop/__init__.py", "")
+	r.Write("shop/cart.py", "class Cart:\n    def __init__(self):\n        self.items = []\n\n    def add(self, item):\n        self.items.append(item)\n")
+	r.Write("shop/price.py", "def total(items):\n    return sum(i.price for i in items)\n")
+	r.Commit("Create the shop package with a cart and prices")
+	fork := r.Head()
+
+	r.Git("checkout", "-q", "-b", "discounts")
+	r.Write("shop/discount.py", "def apply(price, rate):\n    return price * (1 - rate)\n")
+	r.Commit("Add a discount module that applies a rate")
+	r.Write("shop/price.py", "from shop.discount import apply\n\n\ndef total(items, rate=0):\n    return apply(sum(i.price for i in items), rate)\n")
+	r.Commit("Let total apply a discount rate to the sum")
+	r.Write("shop/cart.py", "from shop.price import total\n\n\nclass Cart:\n    def __init__(self):\n        self.items = []\n\n    def add(self, item):\n        self.items.append(item)\n\n    def checkout(self, rate=0):\n        return total(self.items, rate)\n")
+	tip := r.Commit("Add a checkout method to the cart with a rate")
+	r.Git("checkout", "-q", "main")
+	r.Write("README.md", "# shop\n")
+	r.Commit("Describe the shop package in a readme file")
+	merge := r.Merge("discounts", "Merge pull request #7 from me/discounts\n\nSupport discounts at checkout")
+
+	r.Git("checkout", "-q", "-b", "one")
+	r.Write("shop/discount.py", "def apply(price, rate):\n    return round(price * (1 - rate), 2)\n")
+	r.Commit("Round discounted prices to two decimals")
+	r.Git("checkout", "-q", "main")
+	r.Write("README.md", "# shop\n\nA small shop.\n")
+	r.Commit("Say what the shop package is for in the readme")
+	r.Merge("one", "Merge branch 'one'")
+
+	home := newHome(t)
+	mine(t, home, testOptions(), r.Dir)
+	rows := rawRows(t, home, `SELECT commit, parent, task FROM synthetic_tasks WHERE commit IN (SELECT commit FROM bootstrap_commits WHERE len(parents) = 2)`)
+	if len(rows) != 1 {
+		t.Fatalf("merge tasks %q, want the three-commit branch's only", rows)
+	}
+	f := strings.SplitN(rows[0], "\t", 3)
+	if f[0] != merge || f[1] != fork || !strings.HasPrefix(f[2], "Support discounts at checkout\n\n- Add a discount module") {
+		t.Errorf("merge task %q: want commit %.8s, parent %.8s (the fork), the pull request's title", f, merge, fork)
+	}
+	var meta schema.MetaPlan
+	targetOf(t, home, merge, schema.StageMetaPlan, &meta)
+	if err := meta.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range meta.Parts {
+		got = append(got, p.ID+":"+strings.Join(p.AffectedFiles, ",")+"<"+strings.Join(p.DependsOn, ","))
+	}
+	want := []string{"p1:shop/discount.py<", "p2:shop/price.py<p1", "p3:shop/cart.py<p2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("parts %q, want %q (price imports discount, cart imports price)", got, want)
+	}
+	var im schema.ImplementTarget
+	targetOf(t, home, merge, schema.StageImplement, &im)
+	for _, file := range im.Files {
+		var edits []schema.Edit
+		for _, e := range im.Edits {
+			if e.File == file.Path {
+				edits = append(edits, e)
+			}
+		}
+		after, err := schema.ApplyEdits([]byte(file.Content), edits)
+		if err != nil {
+			t.Fatalf("%s: %v", file.Path, err)
+		}
+		if want := r.Git("show", tip+":"+file.Path); strings.TrimSpace(string(after)) != want {
+			t.Errorf("%s after the edits:\n%s\nthe branch's tip:\n%s", file.Path, after, want)
+		}
+	}
+	var scope schema.ScopeTarget
+	targetOf(t, home, merge, schema.StageScope, &scope)
+	if !slices.Equal(scope.Touched, []string{"shop/price.py", "shop/cart.py"}) || !slices.Equal(scope.Created, []string{"shop/discount.py"}) {
+		t.Errorf("touched %q, created %q", scope.Touched, scope.Created)
+	}
+	var plan schema.PlanArtifact
+	targetOf(t, home, merge, schema.StagePlan, &plan)
+	if err := plan.Validate(); err != nil || plan.AffectedFiles[0].Role != "create" {
+		t.Errorf("plan %+v: %v", plan, err)
+	}
+	js, _ := json.Marshal(plan)
+	before := dump(t, home)
+	r.Write("shop/__init__.py", "\"\"\"The shop.\"\"\"\n")
+	r.Commit("Document the shop package in its init module")
+	mine(t, home, testOptions(), r.Dir)
+	if n := len(rawRows(t, home, `SELECT id FROM synthetic_tasks WHERE commit = ?`, merge)); n != 1 {
+		t.Errorf("%d merge tasks after a re-run (plan %s)", n, js)
+	}
+	if len(dump(t, home)["synthetic_targets"]) <= len(before["synthetic_targets"]) {
+		t.Error("the new commit was not mined")
+	}
+}
