@@ -19,7 +19,6 @@ type store struct {
 	raw  *kb.Store
 	// pending eval_tasks and eval_results rows, written by flush
 	tasks, results []string
-	args           [][]any
 }
 
 func newStore(t *testing.T) *store {

@@ -41,12 +41,8 @@ func oracleFor(t *testing.T, srv *fakellm.Server, home string, rates map[string]
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var repos []string
-	for _, r := range storetest.RowsOf(t, s.DB, "SELECT DISTINCT repo_path FROM synthetic_tasks") {
-		repos = append(repos, r)
-	}
 	holdout := map[string]bool{}
-	for _, r := range repos {
+	for _, r := range storetest.RowsOf(t, s.DB, "SELECT DISTINCT repo_path FROM synthetic_tasks") {
 		holdout[r] = true
 	}
 	tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: eval.SplitAll, Holdout: holdout, Seed: 1})
