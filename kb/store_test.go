@@ -31,6 +31,18 @@ func TestMain(m *testing.M) {
 		a.Close()
 		os.Exit(0)
 	}
+	if dir := os.Getenv("CRA_TEST_READ_ONCE"); dir != "" {
+		a, err := Attach(context.Background(), dir, false, "cra sql")
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		var n int
+		err = a.Conn.QueryRowContext(context.Background(), "SELECT count(*) FROM raw.eval_commit_tests").Scan(&n)
+		fmt.Println("rows:", n, err)
+		a.Close()
+		os.Exit(0)
+	}
 	if dir := os.Getenv("CRA_TEST_HOLD_STORE"); dir != "" {
 		s, err := Open(context.Background(), dir, Raw, Options{Write: true, Command: "cra bootstrap"})
 		if err != nil {

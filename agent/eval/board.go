@@ -65,9 +65,9 @@ type Diff struct {
 var rates = []string{MetricCorrect, MetricSuccess, MetricReach, MetricReproduce, MetricTests, MetricParts}
 
 // board builds the report of run from its rows.
-func board(ctx context.Context, opts Options, run runRow) (*Report, error) {
+func board(ctx context.Context, opts Options, raw *kb.Lease, run runRow) (*Report, error) {
 	rep := &Report{Name: run.Name, RunID: run.ID, Oracle: run.Oracle}
-	err := withRaw(ctx, opts.Home, func(w kb.Writer) error {
+	err := raw.Write(ctx, func(w kb.Writer) error {
 		q := w.Conn
 		var model sql.NullInt64
 		if err := q.QueryRowContext(ctx, `SELECT (SELECT status FROM eval_runs WHERE id = ?), count(*), count(*) FILTER (WHERE status = 'scored'),

@@ -14,7 +14,7 @@ import (
 // fails its tests is judged by reproduction instead). Run once per
 // repository, commit and test command, in a worktree of the commit, and
 // kept in eval_commit_tests for every later eval.
-func childTests(ctx context.Context, home string, t Task, tc config.Testing) (bool, error) {
+func childTests(ctx context.Context, home string, raw *kb.Lease, t Task, tc config.Testing) (bool, error) {
 	id := "evalchild-" + t.Commit[:16]
 	orchestrator.DiscardWorktree(ctx, home, t.Repo, id)
 	wt, err := orchestrator.AddWorktree(ctx, home, t.Repo, t.Commit, id)
@@ -27,7 +27,7 @@ func childTests(ctx context.Context, home string, t Task, tc config.Testing) (bo
 		return false, err
 	}
 	passed := rep.Passed()
-	return passed, withRaw(ctx, home, func(w kb.Writer) error {
+	return passed, raw.Write(ctx, func(w kb.Writer) error {
 		_, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_commit_tests (repo_path, commit, test_command, success, output_tail, ran_at)
 			SELECT ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM eval_commit_tests WHERE repo_path = ? AND commit = ? AND test_command = ?)`,
 			t.Repo, t.Commit, tc.TestCommand, passed, orchestrator.Tail(rep.Test.Output, 4<<10), time.Now().UTC(), t.Repo, t.Commit, tc.TestCommand)
@@ -44,9 +44,11 @@ func judgeByReproduction(context.Context, string) (orchestrator.Report, error) {
 		Output: "no test command for this repository: cra eval judges the run by reproducing its commit"}}, nil
 }
 
-// withRaw runs fn with the raw store's writer, waiting for other writers.
-func withRaw(ctx context.Context, home string, fn func(kb.Writer) error) error {
-	return kb.WithWriter(ctx, home, kb.Raw, kb.Options{Command: "cra eval", Wait: kb.BatchWait}, fn)
+// newRaw is an eval's writer of the raw store: one lease for the eval
+// and every run in it, so the short writes of a task share one opening
+// (and `cra sql` gets in while a model answers).
+func newRaw(home string) *kb.Lease {
+	return kb.NewLease(home, kb.Raw, kb.Options{Command: "cra eval", Wait: kb.BatchWait}, kb.DefaultIdle)
 }
 
 // commitTests loads eval_commit_tests: repository, commit and test

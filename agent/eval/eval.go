@@ -80,7 +80,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	var tasks []Task
 	var run runRow
-	err := withRaw(ctx, opts.Home, func(w kb.Writer) error {
+	raw := newRaw(opts.Home)
+	defer raw.Close()
+	err := raw.Write(ctx, func(w kb.Writer) error {
 		var err error
 		if tasks, err = Select(ctx, w.DB, opts.Selection); err != nil {
 			return err
@@ -96,8 +98,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	var done map[string]bool
-	e := &evaluator{opts: opts, run: run}
-	if err := withRaw(ctx, opts.Home, func(w kb.Writer) error {
+	e := &evaluator{opts: opts, run: run, raw: raw}
+	if err := raw.Write(ctx, func(w kb.Writer) error {
 		if done, err = doneTasks(ctx, w.Conn, run.ID); err != nil {
 			return err
 		}
@@ -155,7 +157,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		status = "partial"
 	}
 	bg := context.WithoutCancel(ctx)
-	if err := withRaw(bg, opts.Home, func(w kb.Writer) error { return finishRun(bg, w, run.ID, status) }); err != nil {
+	if err := raw.Write(bg, func(w kb.Writer) error { return finishRun(bg, w, run.ID, status) }); err != nil {
 		return nil, errors.Join(runErr, err)
 	}
 	if runErr != nil {
@@ -163,7 +165,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	_ = os.RemoveAll(scratch)
 	sweep(bg, opts.Home, tasks, run.ID)
-	return board(ctx, opts, run)
+	return board(ctx, opts, raw, run)
 }
 
 // sweep removes the branches and worktrees this eval's runs left in their
@@ -197,7 +199,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 	start := time.Now()
 	row := taskRow{Task: t, Status: TaskScored}
 	record := func(fn func(w kb.Writer) error) (taskRow, error) {
-		err := withRaw(ctx, e.opts.Home, func(w kb.Writer) error {
+		err := e.raw.Write(ctx, func(w kb.Writer) error {
 			if fn != nil {
 				if err := fn(w); err != nil {
 					row.Status, row.Error, row.Scores = TaskError, err.Error(), nil
@@ -227,7 +229,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 	ran := false
 	if e.run.resumed {
 		// A killed eval may have finished this run but not recorded it.
-		s, ok, err := finished(ctx, e.opts.Home, id)
+		s, ok, err := finished(ctx, e.raw, id)
 		if err != nil {
 			return fail(err)
 		}
@@ -237,7 +239,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 		if err := k.at(ctx, t.Parent); err != nil {
 			return fail(err)
 		}
-		so := orchestrator.Options{Home: e.opts.Home, KnowledgeHome: k.dir, Repo: t.Repo, Rev: t.Parent, Task: t.Text,
+		so := orchestrator.Options{Home: e.opts.Home, Raw: e.raw, KnowledgeHome: k.dir, Repo: t.Repo, Rev: t.Parent, Task: t.Text,
 			Config: e.opts.Config, GraphOptions: e.opts.GraphOptions, Log: e.opts.Log, NewClient: oracleClients(e.opts, t)}
 		if !tv.Command {
 			so.Judge = judgeByReproduction
@@ -276,6 +278,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 type evaluator struct {
 	opts Options
 	run  runRow
+	raw  *kb.Lease
 	// passed caches eval_commit_tests, loaded once.
 	mu     sync.Mutex
 	passed map[string]bool
@@ -291,7 +294,7 @@ func (e *evaluator) childTests(ctx context.Context, t Task, tc config.Testing) (
 	if ok {
 		return passed, nil
 	}
-	passed, err := childTests(ctx, e.opts.Home, t, tc)
+	passed, err := childTests(ctx, e.opts.Home, e.raw, t, tc)
 	if err == nil {
 		e.mu.Lock()
 		e.passed[key] = passed
@@ -300,8 +303,8 @@ func (e *evaluator) childTests(ctx context.Context, t Task, tc config.Testing) (
 	return passed, err
 }
 
-func finished(ctx context.Context, home, id string) (s solved, ok bool, err error) {
-	err = withRaw(ctx, home, func(w kb.Writer) error {
+func finished(ctx context.Context, raw *kb.Lease, id string) (s solved, ok bool, err error) {
+	err = raw.Write(ctx, func(w kb.Writer) error {
 		s, ok, err = finishedRun(ctx, w.Conn, id)
 		return err
 	})

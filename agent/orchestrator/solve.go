@@ -38,6 +38,9 @@ type Options struct {
 	TaskID string
 	// Apply brings the final diff into the user's working tree.
 	Apply bool
+	// Raw is the raw store's writer the run writes through (cra eval's,
+	// shared by its runs); nil: the run leases the home's raw store itself.
+	Raw *kb.Lease
 	// KnowledgeHome is the home whose curated store holds the repository
 	// at Rev ("": Home). cra eval points it at a knowledge base of each
 	// task's parent revision; the raw store is always Home's.
@@ -163,6 +166,8 @@ type runner struct {
 	prog    progress
 	diff    string
 	held    passRows // the current pass's rows, written when it ends
+	raw     *kb.Lease
+	ownRaw  bool
 }
 
 // start opens or resumes a run: preflight, the stores, the worktree, the
@@ -196,7 +201,11 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 	if r.opts.KnowledgeHome == "" {
 		r.opts.KnowledgeHome = opts.Home
 	}
-	ready, err := retrieval.PreflightIn(ctx, r.opts.KnowledgeHome, opts.Home, opts.Config, opts.Repo, llm.RoleReasoning, llm.RoleCoding)
+	rawDir := opts.Home
+	if opts.Raw != nil {
+		rawDir = "" // the caller's lease writes it
+	}
+	ready, err := retrieval.PreflightIn(ctx, r.opts.KnowledgeHome, rawDir, opts.Config, opts.Repo, llm.RoleReasoning, llm.RoleCoding)
 	if err != nil {
 		return nil, err
 	}
@@ -210,6 +219,10 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 	}
 	if r.lock, err = kb.LockInput(ctx, opts.Home, "solve", taskID, "cra solve", 0); err != nil {
 		return nil, err
+	}
+	if r.raw = opts.Raw; r.raw == nil {
+		r.raw = kb.NewLease(opts.Home, kb.Raw, kb.Options{Command: "cra solve", Wait: kb.BatchWait}, kb.DefaultIdle)
+		r.ownRaw = true
 	}
 	ok := false
 	defer func() {
@@ -717,9 +730,11 @@ func (r *runner) validate(ctx context.Context) (Report, error) {
 	return Validate(ctx, r.wt.Dir, r.testing)
 }
 
-// write runs fn with the raw store's writer.
+// write runs fn in one transaction of the raw store, through the run's
+// lease: the passes' writes, which follow one another closely when the
+// model is fast, share one opening of the store.
 func (r *runner) write(ctx context.Context, fn func(w kb.Writer) error) error {
-	return kb.WithWriter(ctx, r.opts.Home, kb.Raw, kb.Options{Command: "cra solve", Wait: kb.BatchWait}, func(w kb.Writer) error {
+	return r.raw.Write(ctx, func(w kb.Writer) error {
 		return w.Tx(ctx, func() error { return fn(w) })
 	})
 }
@@ -730,10 +745,15 @@ func (r *runner) close() {
 		// Calls of a pass that broke off: kept, as every call is (a resume
 		// forgets them with the rest of the pass).
 		if _, calls, _ := r.held.take(); err == nil && len(calls) > 0 {
-			err = kb.AppendRunLog(context.Background(), r.opts.Home, "cra solve", nil, calls)
+			err = r.write(context.Background(), func(w kb.Writer) error { return kb.AppendLLMCalls(w, calls) })
 		}
 		if err != nil {
 			r.opts.Log.Warn("model call log", "error", err)
+		}
+	}
+	if r.raw != nil && r.ownRaw {
+		if err := r.raw.Close(); err != nil {
+			r.opts.Log.Warn("close the raw store", "error", err)
 		}
 	}
 	if r.curated != nil {

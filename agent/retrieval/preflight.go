@@ -39,7 +39,8 @@ func Preflight(ctx context.Context, dir string, cfg config.Config, repoPath stri
 
 // PreflightIn is Preflight with the knowledge base in curatedDir's store
 // and the run logs in rawDir's (cra eval's knowledge bases of past
-// revisions log into the home's raw store).
+// revisions log into the home's raw store); rawDir "" leaves out the raw
+// check, for a caller that holds the raw store already.
 func PreflightIn(ctx context.Context, curatedDir, rawDir string, cfg config.Config, repoPath string, roles ...llm.Role) (*Readiness, error) {
 	dir := curatedDir
 	router := llm.NewRouter(cfg.Models)
@@ -75,6 +76,9 @@ func PreflightIn(ctx context.Context, curatedDir, rawDir string, cfg config.Conf
 		return nil, &PreflightError{Problem: repoPath + " has no indexed file", Fix: "run `cra index " + repoPath + "` (is it the right path?)"}
 	}
 	r.Enriched = described > 0
+	if rawDir == "" {
+		return r, nil // the caller writes the run's logs through a store it holds
+	}
 	// The raw store must take the run's logs: open it for writing once.
 	raw, err := kb.Open(ctx, rawDir, kb.Raw, kb.Options{Write: true, Command: "cra preflight", Wait: kb.BatchWait})
 	if err != nil {

@@ -1,0 +1,86 @@
+package kb
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// readOnce runs a real reader process (what `cra sql` does) against home
+// and returns what it printed.
+func readOnce(t *testing.T, home string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CRA_TEST_READ_ONCE="+home)
+	out, _ := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out))
+}
+
+// A burst of writes opens the store once and holds it: a reader process
+// meanwhile is told who holds it. Once the lease has been idle, it is
+// closed: a reader gets in and sees every row, and the next write opens
+// the store again.
+func TestLeaseHoldsTheStoreAcrossABurstAndLetsGoWhenIdle(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	if err := Init(ctx, home, "test"); err != nil {
+		t.Fatal(err)
+	}
+	l := NewLease(home, Raw, Options{Command: "cra eval"}, 300*time.Millisecond)
+	defer l.Close()
+	insert := func(w Writer) error {
+		return w.Tx(ctx, func() error {
+			_, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_commit_tests VALUES ('r', 'c', 't', true, '', now())`)
+			return err
+		})
+	}
+	for range 10 {
+		if err := l.Write(ctx, insert); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l.opens != 1 {
+		t.Errorf("ten writes in a burst opened the store %d times", l.opens)
+	}
+	// Held between writes (the reader's start takes longer than idle, so
+	// write while it starts).
+	held := make(chan string)
+	go func() { held <- readOnce(t, home) }()
+	stop := time.After(2 * time.Second)
+	var got string
+loop:
+	for {
+		select {
+		case got = <-held:
+			break loop
+		case <-stop:
+			t.Fatal("the reader never finished")
+		case <-time.After(50 * time.Millisecond):
+			if err := l.Write(ctx, insert); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !strings.Contains(got, "cra eval") {
+		t.Errorf("a reader while the lease is busy: %q, want an error naming cra eval", got)
+	}
+	var n int
+	if err := l.Write(ctx, func(w Writer) error {
+		return w.Conn.QueryRowContext(ctx, "SELECT count(*) FROM eval_commit_tests").Scan(&n)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if got := readOnce(t, home); got != fmt.Sprintf("rows: %d <nil>", n) {
+		t.Errorf("a reader after the lease went idle: %q, want the %d rows", got, n)
+	}
+	opens := l.opens
+	if err := l.Write(ctx, insert); err != nil || l.opens != opens+1 {
+		t.Errorf("a write after the idle close: %v, opens %d → %d", err, opens, l.opens)
+	}
+}
+
