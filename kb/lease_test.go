@@ -83,4 +83,3 @@ loop:
 		t.Errorf("a write after the idle close: %v, opens %d → %d", err, opens, l.opens)
 	}
 }
-
