@@ -9,7 +9,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-datasets demo clean
+.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-eval bench-datasets demo clean
 
 # -buildvcs=auto stamps the git revision `cra version` prints, even where
 # GOFLAGS turns it off.
@@ -57,6 +57,13 @@ bench-retrieval:
 bench-solve:
 	CRA_BENCH_REPO=$(BENCH_REPO) $(GO) test -run '^$$' -bench 'BenchmarkSolveStep' -benchmem -count $(COUNT) -benchtime 3x ./agent/orchestrator/ | tee bench-solve.txt
 
+# cra eval's own time per task (an instant in-process model answering from
+# ground truth, no test command): a generated repository, or REPO=path
+# (mined first); TASKS=N held-out tasks per eval (default 10); the ratio is
+# to adding and removing a worktree at each task's parent.
+bench-eval:
+	CRA_BENCH_REPO=$(BENCH_REPO) CRA_BENCH_TASKS=$(TASKS) $(GO) test -run '^$$' -bench 'BenchmarkEvalTask' -benchmem -count $(COUNT) -benchtime 1x -timeout 60m ./agent/eval/ | tee bench-eval.txt
+
 # curate-data on 100,000 synthetic targets (targets/s) and the Parquet
 # export of 1,000,000 rows (rows/s, peak heap).
 bench-datasets:
@@ -79,4 +86,4 @@ demo: build
 		"select file_path, qualified_name, called_by from code_index order by len(called_by) desc limit 5"
 
 clean:
-	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-retrieval.txt bench-solve.txt bench-datasets.txt
+	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-retrieval.txt bench-solve.txt bench-eval.txt bench-datasets.txt

@@ -6,6 +6,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,8 +22,16 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
-// benchTasks is how many held-out tasks one eval of the benchmark runs.
-const benchTasks = 10
+// benchTasks is how many held-out tasks one eval of the benchmark runs
+// (CRA_BENCH_TASKS overrides it): the fewer, the farther apart their
+// commits, and the more history and files the knowledge base takes in
+// between two tasks.
+func benchTasks() int {
+	if n, err := strconv.Atoi(os.Getenv("CRA_BENCH_TASKS")); err == nil && n > 0 {
+		return n
+	}
+	return 10
+}
 
 // The eval's own time per task, model latency and test commands aside:
 // an in-process model that answers every stage from ground truth at once,
@@ -45,7 +54,7 @@ func BenchmarkEvalTask(b *testing.B) {
 	if _, err := bootstrap.Run(ctx, home, []string{repo}, bootstrap.Options{Jobs: 2, Filter: cfg.Bootstrap}); err != nil {
 		b.Fatal(err)
 	}
-	sel := eval.Selection{Split: eval.SplitValidation, Validation: cfg.Curate.ValidationFraction, Sample: benchTasks, Seed: 1}
+	sel := eval.Selection{Split: eval.SplitValidation, Validation: cfg.Curate.ValidationFraction, Sample: benchTasks(), Seed: 1}
 	s, err := kb.Open(ctx, home, kb.Raw, kb.Options{})
 	if err != nil {
 		b.Fatal(err)

@@ -126,6 +126,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		k := &knowledge{dir: filepath.Join(scratch, fmt.Sprint(i)), repo: unit[0].Repo,
 			opts: ingest.Options{Jobs: 1, MaxFileBytes: opts.Config.Index.MaxFileBytes, CoChangeMaxFiles: opts.Config.Index.CoChangeMaxFiles, Wait: kb.BatchWait}}
 		g.Go(func() error {
+			defer k.close()
 			for _, t := range unit {
 				if gctx.Err() != nil {
 					return gctx.Err()
@@ -239,7 +240,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 		if err := k.at(ctx, t.Parent); err != nil {
 			return fail(err)
 		}
-		so := orchestrator.Options{Home: e.opts.Home, Raw: e.raw, KnowledgeHome: k.dir, Repo: t.Repo, Rev: t.Parent, Task: t.Text,
+		so := orchestrator.Options{Home: e.opts.Home, Raw: e.raw, Knowledge: k.store, Repo: t.Repo, Rev: t.Parent, Task: t.Text,
 			Config: e.opts.Config, GraphOptions: e.opts.GraphOptions, Log: e.opts.Log, NewClient: oracleClients(e.opts, t)}
 		if !tv.Command {
 			so.Judge = judgeByReproduction

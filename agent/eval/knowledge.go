@@ -11,15 +11,18 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
-// knowledge is a scratch home whose curated store holds one repository at
-// one revision: a task's parent, so retrieval sees what the author saw and
-// nothing after it. It moves forward by incremental indexing when the next
-// parent descends from the revision it holds (the index only adds
-// commits), and is rebuilt otherwise (a branch elsewhere, an older
-// commit): no commit outside the parent's history is ever in it.
+// knowledge is a scratch curated store, held open for a unit of tasks,
+// that holds one repository at one revision: a task's parent, so
+// retrieval sees what the author saw and nothing after it. It moves
+// forward by incremental indexing when the next parent descends from the
+// revision it holds (the index only adds commits), and is rebuilt
+// otherwise (a branch elsewhere, an older commit): no commit outside the
+// parent's history is ever in it. The runs read it through the same open
+// store (orchestrator.Options.Knowledge).
 type knowledge struct {
 	dir, repo, rev string
 	opts           ingest.Options
+	store          *kb.Store
 }
 
 // KnowledgeDir is where an eval keeps its scratch knowledge bases.
@@ -30,7 +33,10 @@ func (k *knowledge) at(ctx context.Context, rev string) error {
 	if k.rev == rev {
 		return nil
 	}
-	if k.rev == "" || !isAncestor(ctx, k.repo, k.rev, rev) {
+	if k.store == nil || !isAncestor(ctx, k.repo, k.rev, rev) {
+		if err := k.close(); err != nil {
+			return err
+		}
 		if err := os.RemoveAll(k.dir); err != nil {
 			return err
 		}
@@ -40,20 +46,31 @@ func (k *knowledge) at(ctx context.Context, rev string) error {
 		if err := kb.Init(ctx, k.dir, "cra eval"); err != nil {
 			return err
 		}
+		s, err := kb.Open(ctx, k.dir, kb.Curated, kb.Options{Write: true, Command: "cra eval"})
+		if err != nil {
+			return err
+		}
+		k.store = s
 	}
 	opts := k.opts
 	opts.Rev = rev
-	sum, err := ingest.IndexRepos(ctx, k.dir, []string{k.repo}, opts)
-	if err != nil {
+	k.rev = ""
+	if _, err := ingest.Index(ctx, k.store.DB, k.repo, opts); err != nil {
 		return fmt.Errorf("index %s at %.12s: %w", k.repo, rev, err)
-	}
-	if sum.Failed > 0 || sum.Busy > 0 {
-		return fmt.Errorf("index %s at %.12s failed", k.repo, rev)
 	}
 	k.rev = rev
 	return nil
 }
 
+func (k *knowledge) close() error {
+	if k.store == nil {
+		return nil
+	}
+	err := k.store.Close()
+	k.store, k.rev = nil, ""
+	return err
+}
+
 func isAncestor(ctx context.Context, repo, a, b string) bool {
-	return exec.CommandContext(ctx, "git", "-C", repo, "merge-base", "--is-ancestor", a, b).Run() == nil
+	return a != "" && exec.CommandContext(ctx, "git", "-C", repo, "merge-base", "--is-ancestor", a, b).Run() == nil
 }

@@ -41,10 +41,9 @@ type Options struct {
 	// Raw is the raw store's writer the run writes through (cra eval's,
 	// shared by its runs); nil: the run leases the home's raw store itself.
 	Raw *kb.Lease
-	// KnowledgeHome is the home whose curated store holds the repository
-	// at Rev ("": Home). cra eval points it at a knowledge base of each
-	// task's parent revision; the raw store is always Home's.
-	KnowledgeHome string
+	// Knowledge is the open curated store that holds the repository at
+	// Rev (cra eval's knowledge base of a past revision); nil: Home's.
+	Knowledge *kb.Store
 	// Judge replaces the test command as a step's verdict. Only cra eval
 	// sets it, for a repository with no test command: its runs are judged
 	// afterwards against the commit they replay, and the verdict it returns
@@ -168,6 +167,8 @@ type runner struct {
 	held    passRows // the current pass's rows, written when it ends
 	raw     *kb.Lease
 	ownRaw  bool
+	// ownCurated: the run opened the curated store (it was not given).
+	ownCurated bool
 }
 
 // start opens or resumes a run: preflight, the stores, the worktree, the
@@ -198,14 +199,17 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 		opts.Repo = r.q.Repo
 		r.opts.Repo = r.q.Repo
 	}
-	if r.opts.KnowledgeHome == "" {
-		r.opts.KnowledgeHome = opts.Home
-	}
 	rawDir := opts.Home
 	if opts.Raw != nil {
 		rawDir = "" // the caller's lease writes it
 	}
-	ready, err := retrieval.PreflightIn(ctx, r.opts.KnowledgeHome, rawDir, opts.Config, opts.Repo, llm.RoleReasoning, llm.RoleCoding)
+	var ready *retrieval.Readiness
+	var err error
+	if opts.Knowledge != nil {
+		ready, err = retrieval.PreflightWith(ctx, opts.Knowledge, rawDir, opts.Config, opts.Repo, llm.RoleReasoning, llm.RoleCoding)
+	} else {
+		ready, err = retrieval.Preflight(ctx, opts.Home, opts.Config, opts.Repo, llm.RoleReasoning, llm.RoleCoding)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -237,8 +241,11 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 	} else if err := r.begin(ctx); err != nil {
 		return nil, err
 	}
-	if r.curated, err = kb.Open(ctx, r.opts.KnowledgeHome, kb.Curated, kb.Options{Command: "cra solve", Wait: kb.BatchWait}); err != nil {
-		return nil, err
+	if r.curated = opts.Knowledge; r.curated == nil {
+		if r.curated, err = kb.Open(ctx, opts.Home, kb.Curated, kb.Options{Command: "cra solve", Wait: kb.BatchWait}); err != nil {
+			return nil, err
+		}
+		r.ownCurated = true
 	}
 	if r.graph, err = retrieval.LoadKnowledgeGraph(ctx, r.curated.DB, r.repo.ID, opts.GraphOptions); err != nil {
 		return nil, err
@@ -756,7 +763,7 @@ func (r *runner) close() {
 			r.opts.Log.Warn("close the raw store", "error", err)
 		}
 	}
-	if r.curated != nil {
+	if r.curated != nil && r.ownCurated {
 		r.curated.Close()
 	}
 	if r.lock != nil {

@@ -34,20 +34,8 @@ type Readiness struct {
 // files, and a raw store that can be written. Missing enrichment is not an
 // error (Readiness says so).
 func Preflight(ctx context.Context, dir string, cfg config.Config, repoPath string, roles ...llm.Role) (*Readiness, error) {
-	return PreflightIn(ctx, dir, dir, cfg, repoPath, roles...)
-}
-
-// PreflightIn is Preflight with the knowledge base in curatedDir's store
-// and the run logs in rawDir's (cra eval's knowledge bases of past
-// revisions log into the home's raw store); rawDir "" leaves out the raw
-// check, for a caller that holds the raw store already.
-func PreflightIn(ctx context.Context, curatedDir, rawDir string, cfg config.Config, repoPath string, roles ...llm.Role) (*Readiness, error) {
-	dir := curatedDir
-	router := llm.NewRouter(cfg.Models)
-	for _, role := range roles {
-		if _, err := router.Resolve(role, ""); err != nil {
-			return nil, &PreflightError{Problem: fmt.Sprintf("no %s model", role), Fix: "run `cra init --" + string(role) + "-model M` or set it in config.toml"}
-		}
+	if err := preflightModels(cfg, roles); err != nil {
+		return nil, err
 	}
 	curated, err := kb.Open(ctx, dir, kb.Curated, kb.Options{Command: "cra preflight", Wait: kb.BatchWait})
 	var notInit *kb.NotInitializedError
@@ -58,6 +46,17 @@ func PreflightIn(ctx context.Context, curatedDir, rawDir string, cfg config.Conf
 		return nil, err
 	}
 	defer curated.Close()
+	return PreflightWith(ctx, curated, dir, cfg, repoPath, roles...)
+}
+
+// PreflightWith is Preflight over a knowledge base the caller holds open
+// (cra eval's of a past revision), the run logs going to rawDir's raw
+// store; rawDir "" leaves out the raw check, for a caller that holds the
+// raw store already.
+func PreflightWith(ctx context.Context, curated *kb.Store, rawDir string, cfg config.Config, repoPath string, roles ...llm.Role) (*Readiness, error) {
+	if err := preflightModels(cfg, roles); err != nil {
+		return nil, err
+	}
 	k := kb.NewKnowledgeBase(curated.DB)
 	repo, err := k.RepoByPath(ctx, kb.CanonicalPath(repoPath))
 	if errors.Is(err, kb.ErrNotFound) {
@@ -88,6 +87,17 @@ func PreflightIn(ctx context.Context, curatedDir, rawDir string, cfg config.Conf
 		return nil, err
 	}
 	return r, nil
+}
+
+// preflightModels checks there is a model for every role.
+func preflightModels(cfg config.Config, roles []llm.Role) error {
+	router := llm.NewRouter(cfg.Models)
+	for _, role := range roles {
+		if _, err := router.Resolve(role, ""); err != nil {
+			return &PreflightError{Problem: fmt.Sprintf("no %s model", role), Fix: "run `cra init --" + string(role) + "-model M` or set it in config.toml"}
+		}
+	}
+	return nil
 }
 
 // CheckRevision checks that the knowledge base holds repo at rev (a commit
