@@ -59,10 +59,10 @@ bench-solve:
 
 # cra eval's own time per task (an instant in-process model answering from
 # ground truth, no test command): a generated repository, or REPO=path
-# (mined first); TASKS=N held-out tasks per eval (default 10); the ratio is
+# (mined first); TASKS=N held-out tasks per eval (default 10), JOBS=N its --jobs; the ratio is
 # to adding and removing a worktree at each task's parent.
 bench-eval:
-	CRA_BENCH_REPO=$(BENCH_REPO) CRA_BENCH_TASKS=$(TASKS) $(GO) test -run '^$$' -bench 'BenchmarkEvalTask' -benchmem -count $(COUNT) -benchtime 1x -timeout 60m ./agent/eval/ | tee bench-eval.txt
+	CRA_BENCH_REPO=$(BENCH_REPO) CRA_BENCH_TASKS=$(TASKS) CRA_BENCH_JOBS=$(JOBS) $(GO) test -run '^$$' -bench 'BenchmarkEvalTask' -benchmem -count $(COUNT) -benchtime 1x -timeout 60m ./agent/eval/ | tee bench-eval.txt
 
 # curate-data on 100,000 synthetic targets (targets/s) and the Parquet
 # export of 1,000,000 rows (rows/s, peak heap).

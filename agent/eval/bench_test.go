@@ -40,7 +40,7 @@ func benchTasks() int {
 // bench-eval`), mined first. A task is: the knowledge base moved to its
 // parent, a cra solve run with every row, the scores. The baseline is the
 // git work a task needs anyway (a worktree at the parent, added and
-// removed), timed in the same process.
+// removed), timed in the same process. CRA_BENCH_JOBS sets --jobs.
 func BenchmarkEvalTask(b *testing.B) {
 	ctx := context.Background()
 	repo := os.Getenv("CRA_BENCH_REPO")
@@ -66,7 +66,11 @@ func BenchmarkEvalTask(b *testing.B) {
 	}
 	cfg.Models.Coding, cfg.Models.Reasoning = "stub", "stub"
 	answer := evaltest.Answer(tasks)
-	opts := eval.Options{Home: home, Config: cfg, Selection: sel, Jobs: 1, GraphOptions: graphOptions(),
+	jobs := 1
+	if n, err := strconv.Atoi(os.Getenv("CRA_BENCH_JOBS")); err == nil && n > 0 {
+		jobs = n
+	}
+	opts := eval.Options{Home: home, Config: cfg, Selection: sel, Jobs: jobs, GraphOptions: graphOptions(),
 		NewClient: func(llm.ModelConfig) (llm.Client, error) { return truthModel{answer}, nil }}
 	var n, errs int
 	b.ResetTimer()
