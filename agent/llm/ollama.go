@@ -17,7 +17,7 @@ type ollama struct{ c *client }
 
 type ollamaChatRequest struct {
 	Model    string        `json:"model"`
-	Messages []Message `json:"messages"`
+	Messages []Message     `json:"messages"`
 	Stream   bool          `json:"stream"`
 	Format   string        `json:"format,omitempty"`
 	Options  ollamaOptions `json:"options"`

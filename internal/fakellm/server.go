@@ -55,9 +55,9 @@ type Server struct {
 func New(t testing.TB, replies ...Reply) *Server {
 	t.Helper()
 	s := &Server{
-		script:  append([]Reply(nil), replies...),
-		def:     Echo,
-		models:  []string{"fake-model"},
+		script:   append([]Reply(nil), replies...),
+		def:      Echo,
+		models:   []string{"fake-model"},
 		arrived:  make(chan struct{}),
 		stop:     make(chan struct{}),
 		released: make(chan struct{}),
