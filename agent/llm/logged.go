@@ -149,6 +149,10 @@ func (l *Logged) enqueue(row kb.LLMCall) bool {
 	return true
 }
 
+// Mask is s with the API key masked, as every logged row has it: for what
+// a caller stores of a call beside its row.
+func (l *Logged) Mask(s string) string { return l.mask(s) }
+
 func (l *Logged) mask(s string) string {
 	if l.secret == "" {
 		return s

@@ -154,6 +154,9 @@ func (s *Server) usage(req Request, rep Reply) (prompt, cached, completion int) 
 	if completion == 0 {
 		completion = count(rep.Text)
 	}
+	if req.MaxTokens != nil && *req.MaxTokens > 0 {
+		completion = min(completion, *req.MaxTokens) // where a real API stops
+	}
 	if b.CacheSystem && len(req.Messages) > 0 && req.Messages[0].Role == "system" {
 		s.mu.Lock()
 		if s.systems[req.Messages[0].Content] {

@@ -1,0 +1,185 @@
+package curate
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/bootstrap"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/kb"
+)
+
+const (
+	teacherKeyEnv = "CRA_TEST_DISTILL_KEY"
+	teacherKey    = "sk-distill-test-4e1d7c9a2b-SECRET"
+)
+
+// minedRepo is a small Python project whose history bootstrap mines into
+// a handful of synthetic tasks, each with all four stages.
+func minedRepo(t testing.TB) *gittest.Repo {
+	r := gittest.New(t)
+	r.Write("app/store.py", "class Store:\n    def get(self, key):\n        return key\n\n    def put(self, key, value):\n        return value\n")
+	r.Write("app/api.py", "from app.store import Store\n\n\ndef handler(key):\n    return Store().get(key)\n")
+	r.Write("app/util.py", "def clean(key):\n    return key\n")
+	r.Commit("Create the store, the API handler and the key helpers")
+	steps := []struct{ file, content, msg string }{
+		{"app/store.py", "class Store:\n    def get(self, key, default=None):\n        return key or default\n\n    def put(self, key, value):\n        return value\n", "Let Store.get fall back to a default value"},
+		{"app/api.py", "from app.store import Store\n\n\ndef handler(key):\n    return Store().get(key, 'none')\n", "Return none from handler when Store.get finds nothing"},
+		{"app/util.py", "def clean(key):\n    return key.strip()\n", "Strip whitespace around keys in clean"},
+		{"app/store.py", "class Store:\n    def get(self, key, default=None):\n        return key or default\n\n    def put(self, key, value):\n        return (key, value)\n", "Make Store.put return the stored pair"},
+		{"app/util.py", "def clean(key):\n    return key.strip().lower()\n", "Lower the case of keys in clean as well"},
+		{"app/api.py", "from app.store import Store\n\n\ndef handler(key):\n    return Store().get(key.strip(), 'none')\n", "Strip the key the handler passes to Store.get"},
+	}
+	for _, s := range steps {
+		r.Write(s.file, s.content)
+		r.Commit(s.msg)
+	}
+	return r
+}
+
+// minedHome is a home whose raw store holds the synthetic tasks of repo,
+// mined by bootstrap.
+func minedHome(t testing.TB, repo *gittest.Repo) string {
+	t.Helper()
+	home := storetest.Home(t)
+	if _, err := bootstrap.Run(context.Background(), home, []string{repo.Dir},
+		bootstrap.Options{Jobs: 2, Filter: config.Default().Bootstrap}); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// teacherServer is a paid fake teacher that answers each prompt with the
+// ground truth's answer when right(prompt) says so and with a wrong (but
+// parsable) answer otherwise. Its tokens are chars/4, as the estimator's
+// rule assumes.
+type teacherServer struct {
+	*fakellm.Server
+	truth map[string]string // user prompt → the ground truth's answer
+	wrong map[string]string // user prompt → a wrong answer
+	mu    sync.Mutex
+	delay time.Duration // how long each answer takes
+}
+
+// slow makes each answer take d.
+func (ts *teacherServer) slow(d time.Duration) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.delay = d
+}
+
+var testPrices = config.TeacherPrices{InputPerMillion: 2.5, CachedInputPerMillion: 1.25, OutputPerMillion: 10, BatchDiscount: 0.5}
+
+func newTeacher(t testing.TB, home string, right func(prompt string) bool) *teacherServer {
+	t.Helper()
+	ts := &teacherServer{Server: fakellm.New(t), truth: map[string]string{}, wrong: map[string]string{}}
+	opts, _ := distillOptions(ts.Server).normalize()
+	if err := kb.WithWriter(context.Background(), home, kb.Raw, kb.Options{}, func(w kb.Writer) error {
+		items, _, err := selectItems(context.Background(), w.Conn, opts)
+		for _, it := range items {
+			ex, _ := fit(it.task, it.stage, opts.Budget)
+			ts.truth[it.user] = ex.assistant
+			ts.wrong[it.user] = wrongAnswer(it.stage, ex.assistant)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ts.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		user := req.Messages[len(req.Messages)-1].Content
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		if ans, ok := ts.truth[user]; ok && right(user) {
+			return fakellm.Reply{Text: ans, Delay: ts.delay}
+		}
+		if ans, ok := ts.wrong[user]; ok {
+			return fakellm.Reply{Text: ans, Delay: ts.delay}
+		}
+		return fakellm.Reply{Text: "I cannot help with that.", Delay: ts.delay}
+	})
+	ts.SetBilling(billing(testPrices))
+	return ts
+}
+
+func billing(p config.TeacherPrices) fakellm.Billing {
+	return fakellm.Billing{InputPerMillion: p.InputPerMillion, CachedInputPerMillion: p.CachedInputPerMillion,
+		OutputPerMillion: p.OutputPerMillion, BatchDiscount: p.BatchDiscount,
+		Tokens: func(s string) int { return chars4.Estimate(s) }}
+}
+
+// wrongAnswer is an answer of the stage's format that verification must
+// reject.
+func wrongAnswer(stage, right string) string {
+	switch stage {
+	case "scope":
+		return `{"relevant": []}`
+	case "precision":
+		return `{"symbols": {}}`
+	case "plan":
+		return `{"task_summary": "x", "affected_files": [{"path": "nowhere/else.py", "role": "create", "changes": []}], "execution_order": ["nowhere/else.py"], "rationale": ""}`
+	}
+	return strings.Replace(right, "</replacement>", "# wrong\n</replacement>", 1)
+}
+
+// half says yes to about half of the prompts, always the same ones.
+func half(prompt string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(prompt))
+	return h.Sum32()%2 == 0
+}
+
+func always(string) bool { return true }
+
+func distillOptions(srv *fakellm.Server) DistillOptions {
+	cfg := config.Default()
+	b, _ := llm.NewBudget(cfg)
+	return DistillOptions{Name: "distilled", From: FromSynthetic,
+		Teacher: llm.ModelConfig{Provider: llm.ProviderRemoteAPI, BaseURL: srv.OpenAIURL(), Model: "teacher-1",
+			APIKeyEnv: teacherKeyEnv, MaxTokens: 2048, Timeout: 20 * time.Second, MaxRetries: 8, MaxConcurrency: 4},
+		Prices: testPrices, Verify: cfg.Teacher.Verify, Curate: cfg.Curate, Budget: b, Jobs: 4,
+		BatchPoll: 10 * time.Millisecond}
+}
+
+func distill(t testing.TB, home string, opts DistillOptions) *DistillSummary {
+	t.Helper()
+	sum, err := Distill(context.Background(), home, opts)
+	if err != nil {
+		t.Fatalf("distill: %v", err)
+	}
+	return sum
+}
+
+// rawRows are a raw-store query's rows as tab-separated lines.
+func rawRows(t testing.TB, home, q string, args ...any) []string {
+	t.Helper()
+	return storetest.Rows(t, home, kb.Raw, q, args...)
+}
+
+// rawValue is a one-value raw-store query.
+func rawValue[T any](t testing.TB, home, q string, args ...any) T {
+	t.Helper()
+	s, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v T
+	if err := s.DB.QueryRow(q, args...).Scan(&v); err != nil && err != sql.ErrNoRows {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return v
+}
+
+func approx(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+func money(x float64) string { return fmt.Sprintf("$%.9f", x) }

@@ -1,0 +1,207 @@
+package curate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/kb"
+)
+
+// distillLive is a run that calls the teacher one request at a time, up
+// to opts.Jobs at once, on the raw store's writer w (held for the run).
+func distillLive(ctx context.Context, w kb.Writer, opts DistillOptions) (*DistillSummary, error) {
+	d := newDistiller(opts)
+	d.w = w
+	jobs, err := d.prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.begin(ctx); err != nil {
+		return nil, err
+	}
+	runErr := d.live(ctx, jobs)
+	if runErr == nil || errors.Is(runErr, context.Canceled) {
+		if err := d.register(ctx); err != nil {
+			runErr = errors.Join(runErr, err)
+		}
+	}
+	return d.sum, errors.Join(runErr, d.finish(ctx, runErr))
+}
+
+// prepare selects the items, drops the work earlier runs did and returns
+// the jobs left, counted in the summary.
+func (d *distiller) prepare(ctx context.Context) ([]*job, error) {
+	items, skipped, err := selectItems(ctx, d.w.Conn, d.opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 && len(skipped) == 0 {
+		return nil, usagef("the selection has no item: check --stage, --repos and --from")
+	}
+	verified, judged, err := kb.DistillDone(ctx, d.w.Conn, d.opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	d.sum.Items = len(items)
+	d.sum.Skipped = skipped
+	jobs := pending(jobsOf(items, d.opts.Teacher), verified, judged, skipped)
+	for _, j := range jobs {
+		d.count(j.stage, func(s *StageSummary) { s.Items += len(j.items) })
+	}
+	return jobs, nil
+}
+
+// live replays the cached jobs, then calls the teacher for the others in
+// order until done, the budget or --max-calls stops it, or ctx ends.
+func (d *distiller) live(ctx context.Context, jobs []*job) error {
+	cache, err := kb.LoadDistillCache(ctx, d.w.Conn, keysOf(jobs))
+	if err != nil {
+		return err
+	}
+	hits, misses := cached(jobs, cache)
+	if err := d.replay(ctx, hits, cache); err != nil {
+		return err
+	}
+	if len(misses) == 0 {
+		return nil
+	}
+	client, err := d.newTeacher()
+	if err != nil {
+		return err
+	}
+	d.opts.Progress.Phase("ask the teacher", int64(len(misses)))
+	var calls atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(d.opts.Jobs)
+	for _, j := range misses {
+		if d.stopped() || gctx.Err() != nil {
+			d.left(j)
+			continue
+		}
+		g.Go(func() error {
+			defer d.opts.Progress.Add(1)
+			if d.opts.MaxCalls > 0 && calls.Add(1) > int64(d.opts.MaxCalls) {
+				d.stopWith(StopMaxCalls)
+				d.left(j)
+				return nil
+			}
+			return d.call(gctx, client, j)
+		})
+	}
+	err = errors.Join(g.Wait(), client.Close())
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+func (d *distiller) left(j *job) {
+	d.count(j.stage, func(s *StageSummary) { s.Left += len(j.items) })
+}
+
+// call asks the teacher j's request and stores what it brings. The most
+// the request can cost is reserved (in the ledger and the store) before it
+// is sent; its answer, its cost and its items' outcomes are stored in one
+// transaction, after its log row, before the worker takes another request:
+// a run killed at any point never loses an answer it stored, and a request
+// whose answer is stored is never sent again.
+func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job) error {
+	bound := d.price.upper(j.body)
+	if !d.spend.reserve(bound) {
+		d.stopWith(StopBudget)
+		d.left(j)
+		return nil
+	}
+	if ctx.Err() != nil {
+		d.spend.settle(bound, 0)
+		d.left(j)
+		return nil
+	}
+	err := d.tx(ctx, func() error {
+		return kb.ReserveDistillSpend(d.w, []kb.DistillReservation{{RunID: d.runID, Name: d.opts.Name, Key: j.key,
+			ReservedUSD: fromNanos(bound), At: time.Now().UTC()}})
+	})
+	if err != nil {
+		d.spend.settle(bound, 0)
+		return err
+	}
+	d.count(j.stage, func(s *StageSummary) { s.Calls++ })
+	resp, callErr := client.Complete(ctx, j.req)
+	if err := client.Flush(); err != nil {
+		return fmt.Errorf("log the teacher's call: %w", err)
+	}
+	if callErr != nil {
+		// An HTTP error answer is not charged; a call with no answer (cut
+		// off, timed out, interrupted) may have been: it keeps its
+		// reservation as spent.
+		var e *llm.Error
+		cost := bound
+		if errors.As(callErr, &e) && e.StatusCode >= 400 {
+			cost = 0
+		}
+		d.spend.settle(bound, cost)
+		if ctx.Err() != nil {
+			d.left(j)
+			return nil
+		}
+		d.count(j.stage, func(s *StageSummary) { s.Failed++ })
+		d.opts.Log.Warn("teacher call failed; the next run asks again", "stage", j.stage, "request", j.key[:12], "err", callErr)
+		if err := d.tx(ctx, func() error { return kb.SettleDistillSpend(ctx, d.w.Conn, d.runID, j.key, fromNanos(cost)) }); err != nil {
+			return err
+		}
+		if fatal(callErr) {
+			return callErr
+		}
+		return nil
+	}
+	entry := d.entry(client, j, resp, "")
+	outcomes := d.judge(j, entry)
+	err = d.tx(ctx, func() error {
+		if err := kb.AppendDistillCache(ctx, d.w, []kb.DistillCacheEntry{entry}); err != nil {
+			return err
+		}
+		if err := kb.SettleDistillSpend(ctx, d.w.Conn, d.runID, j.key, entry.CostUSD); err != nil {
+			return err
+		}
+		return kb.AppendDistillOutcomes(ctx, d.w, outcomes)
+	})
+	d.spend.settle(bound, toNanos(entry.CostUSD))
+	return err
+}
+
+// entry is the cache row of an answer: its text as logged (the API key
+// masked), its usage and what it cost. A provider that reports no usage
+// is taken to have charged the most the request could cost.
+func (d *distiller) entry(client *llm.Logged, j *job, resp llm.Response, batchID string) kb.DistillCacheEntry {
+	e := kb.DistillCacheEntry{Key: j.key, Model: d.opts.Teacher.Model, Response: client.Mask(resp.Text),
+		Thinking: client.Mask(resp.Thinking), PromptTokens: resp.PromptTokens, CachedTokens: resp.CachedPromptTokens,
+		CompletionTokens: resp.CompletionTokens, BatchID: batchID, CallTaskID: j.req.TaskID, RunID: d.runID,
+		At: time.Now().UTC()}
+	var prompt, cachedTokens, completion int64
+	for _, x := range []struct {
+		n   *int
+		dst *int64
+	}{{resp.PromptTokens, &prompt}, {resp.CachedPromptTokens, &cachedTokens}, {resp.CompletionTokens, &completion}} {
+		if x.n != nil {
+			*x.dst = int64(*x.n)
+		}
+	}
+	cost := d.price.upper(j.body)
+	if resp.PromptTokens != nil && resp.CompletionTokens != nil {
+		cost = d.price.cost(prompt, cachedTokens, completion)
+	}
+	e.CostUSD = fromNanos(cost)
+	d.count(j.stage, func(s *StageSummary) {
+		s.PromptTokens += prompt
+		s.CachedTokens += cachedTokens
+		s.CompletionTokens += completion
+		s.CostUSD += e.CostUSD
+	})
+	return e
+}
