@@ -24,29 +24,6 @@ const (
 	teacherKey    = "sk-distill-test-4e1d7c9a2b-SECRET"
 )
 
-// minedRepo is a small Python project whose history bootstrap mines into
-// a handful of synthetic tasks, each with all four stages.
-func minedRepo(t testing.TB) *gittest.Repo {
-	r := gittest.New(t)
-	r.Write("app/store.py", "class Store:\n    def get(self, key):\n        return key\n\n    def put(self, key, value):\n        return value\n")
-	r.Write("app/api.py", "from app.store import Store\n\n\ndef handler(key):\n    return Store().get(key)\n")
-	r.Write("app/util.py", "def clean(key):\n    return key\n")
-	r.Commit("Create the store, the API handler and the key helpers")
-	steps := []struct{ file, content, msg string }{
-		{"app/store.py", "class Store:\n    def get(self, key, default=None):\n        return key or default\n\n    def put(self, key, value):\n        return value\n", "Let Store.get fall back to a default value"},
-		{"app/api.py", "from app.store import Store\n\n\ndef handler(key):\n    return Store().get(key, 'none')\n", "Return none from handler when Store.get finds nothing"},
-		{"app/util.py", "def clean(key):\n    return key.strip()\n", "Strip whitespace around keys in clean"},
-		{"app/store.py", "class Store:\n    def get(self, key, default=None):\n        return key or default\n\n    def put(self, key, value):\n        return (key, value)\n", "Make Store.put return the stored pair"},
-		{"app/util.py", "def clean(key):\n    return key.strip().lower()\n", "Lower the case of keys in clean as well"},
-		{"app/api.py", "from app.store import Store\n\n\ndef handler(key):\n    return Store().get(key.strip(), 'none')\n", "Strip the key the handler passes to Store.get"},
-	}
-	for _, s := range steps {
-		r.Write(s.file, s.content)
-		r.Commit(s.msg)
-	}
-	return r
-}
-
 // minedHome is a home whose raw store holds the synthetic tasks of repo,
 // mined by bootstrap.
 func minedHome(t testing.TB, repo *gittest.Repo) string {

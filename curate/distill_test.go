@@ -1,6 +1,7 @@
 package curate
 
 import (
+	"github.com/cra-dev/cra/internal/gittest"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,7 @@ import (
 // reason and reach no training example.
 func TestDistillVerifiesAndKeepsOnlyVerified(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, minedRepo(t))
+	home := minedHome(t, gittest.PythonHistory(t))
 	ts := newTeacher(t, home, half)
 	opts := distillOptions(ts.Server)
 	sum := distill(t, home, opts)
@@ -60,7 +61,7 @@ func TestDistillVerifiesAndKeepsOnlyVerified(t *testing.T) {
 // same prompts, send nothing; the server charged every request once.
 func TestDistillCachePaysOnce(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, minedRepo(t))
+	home := minedHome(t, gittest.PythonHistory(t))
 	ts := newTeacher(t, home, half)
 	opts := distillOptions(ts.Server)
 	first := distill(t, home, opts)
@@ -101,7 +102,7 @@ func TestDistillEstimateMatchesTheCharge(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
 	for _, batch := range []bool{false, true} {
 		t.Run(map[bool]string{false: "live", true: "batch"}[batch], func(t *testing.T) {
-			home := minedHome(t, minedRepo(t))
+			home := minedHome(t, gittest.PythonHistory(t))
 			ts := newTeacher(t, home, always)
 			opts := distillOptions(ts.Server)
 			opts.Batch = batch
@@ -144,7 +145,7 @@ func TestDistillEstimateMatchesTheCharge(t *testing.T) {
 // more, a larger one goes on, and no request is ever paid twice.
 func TestDistillBudgetIsAHardCap(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, minedRepo(t))
+	home := minedHome(t, gittest.PythonHistory(t))
 	ts := newTeacher(t, home, always)
 	ts.RateLimitEvery(3, "0")
 	ts.slow(30 * time.Millisecond)

@@ -202,8 +202,12 @@ func (a *app) printDistillSummary(s *curate.DistillSummary) error {
 	fmt.Fprintf(a.stdout, "distill %s (run %d) with teacher %s, %s\n\n", s.Name, s.RunID, s.Teacher, how)
 	fmt.Fprintln(tw, "STAGE\tITEMS\tCACHED\tCALLS\tVERIFIED\tREJECTED\tFAILED\tLEFT\tRATE\tTOKENS IN\tTOKENS OUT\tCOST USD\t")
 	row := func(name string, st *curate.StageSummary) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f%%\t%d\t%d\t%.4f\t\n", name, st.Items, st.CacheHits, st.Calls,
-			st.Verified, st.Rejected, st.Failed, st.Left, st.Rate*100, st.PromptTokens, st.CompletionTokens, st.CostUSD)
+		rate := "-"
+		if st.Verified+st.Rejected > 0 {
+			rate = fmt.Sprintf("%.0f%%", st.Rate*100)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%.4f\t\n", name, st.Items, st.CacheHits, st.Calls,
+			st.Verified, st.Rejected, st.Failed, st.Left, rate, st.PromptTokens, st.CompletionTokens, st.CostUSD)
 	}
 	for _, st := range stages {
 		row(st, s.Stages[st])
