@@ -23,10 +23,6 @@ const (
 	FromFailedRuns = "failed-runs" // the logged prompts of the student's calls in failed runs
 )
 
-// DistillLock is the batch name of a distillation's lock (kb.LockInput),
-// held by a distill run for its whole run.
-const DistillLock = "distill"
-
 // DefaultDistillName is the distillation (and dataset) name when none is
 // given.
 const DefaultDistillName = "distilled"
@@ -105,6 +101,8 @@ type DistillSummary struct {
 	BudgetUSD *float64 `json:"budget_usd,omitempty"`
 	LeftUSD   *float64 `json:"left_usd,omitempty"`
 	// Stopped says why items were left: budget, max_calls, interrupted.
+	// (The run's row says it in kb's status vocabulary: partial or
+	// interrupted.)
 	Stopped string `json:"stopped,omitempty"`
 	// Dataset is the dataset version this run registered (NAME@V), or ""
 	// when the verified answers did not change.
@@ -162,7 +160,9 @@ func Distill(ctx context.Context, dir string, opts DistillOptions) (*DistillSumm
 			})
 		return sum, err
 	}
-	lock, err := kb.LockInput(ctx, dir, DistillLock, opts.Name, "cra distill --name "+opts.Name, opts.Wait)
+	// The name is a dataset's: one run builds it at a time, curate-data's
+	// or distill's, for the whole run.
+	lock, err := kb.LockInput(ctx, dir, DatasetLock, opts.Name, "cra distill --name "+opts.Name, opts.Wait)
 	if err != nil {
 		return nil, err
 	}
@@ -291,23 +291,20 @@ func (d *distiller) begin(ctx context.Context) error {
 
 // finish records how the run ended and fills in the money of the summary.
 func (d *distiller) finish(ctx context.Context, runErr error) error {
-	status := "complete"
+	status := kb.StatusOK
 	d.smu.Lock()
 	switch {
 	case errors.Is(runErr, context.Canceled) || ctx.Err() != nil:
-		status, d.sum.Stopped = "interrupted", "interrupted"
+		status, d.sum.Stopped = kb.StatusInterrupted, kb.StatusInterrupted
 	case runErr != nil:
-		status = "failed"
-	case d.stop == StopBudget:
-		status = "budget_spent"
-	case d.stop == StopMaxCalls:
-		status = "max_calls"
-	case d.sum.Totals.Failed > 0:
-		status = "partial"
+		status = kb.StatusFailed
+	case d.stop != "" || d.sum.Totals.Failed > 0:
+		status = kb.StatusPartial
 	}
 	if d.stop != "" && d.sum.Stopped == "" {
 		d.sum.Stopped = d.stop
 	}
+	stopped := d.stop
 	d.smu.Unlock()
 	return d.tx(ctx, func() error {
 		spent, err := kb.DistillSpent(ctx, d.w.Conn, d.opts.Name)
@@ -315,7 +312,7 @@ func (d *distiller) finish(ctx context.Context, runErr error) error {
 			return err
 		}
 		d.fillMoney(spent)
-		return kb.FinishDistillRun(ctx, d.w.Conn, d.runID, status)
+		return kb.FinishDistillRun(ctx, d.w.Conn, d.runID, status, stopped)
 	})
 }
 

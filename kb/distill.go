@@ -29,7 +29,8 @@ type DistillRun struct {
 // same name still running were killed (the caller holds the name's lock)
 // and are marked interrupted first.
 func BeginDistillRun(ctx context.Context, q QueryExecer, run DistillRun) (int64, error) {
-	if _, err := q.ExecContext(ctx, `UPDATE distill_runs SET status = 'interrupted' WHERE name = ? AND status = 'running'`, run.Name); err != nil {
+	if _, err := q.ExecContext(ctx, `UPDATE distill_runs SET status = ? WHERE name = ? AND status = ?`,
+		StatusInterrupted, run.Name, StatusRunning); err != nil {
 		return 0, fmt.Errorf("mark killed distill runs of %s: %w", run.Name, err)
 	}
 	opts, err := json.Marshal(run.Options)
@@ -42,17 +43,19 @@ func BeginDistillRun(ctx context.Context, q QueryExecer, run DistillRun) (int64,
 	}
 	var id int64
 	err = q.QueryRowContext(ctx, `INSERT INTO distill_runs (name, teacher, source, stages, batch, budget_usd, options,
-		cra_version, started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running') RETURNING id`,
-		run.Name, run.Teacher, run.Source, stages, run.Batch, run.BudgetUSD, string(opts), run.CraVersion, run.Started).Scan(&id)
+		cra_version, started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		run.Name, run.Teacher, run.Source, stages, run.Batch, run.BudgetUSD, string(opts), run.CraVersion, run.Started, StatusRunning).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("record distill run: %w", err)
 	}
 	return id, nil
 }
 
-// FinishDistillRun records how run id ended.
-func FinishDistillRun(ctx context.Context, q Execer, id int64, status string) error {
-	_, err := q.ExecContext(ctx, `UPDATE distill_runs SET status = ?, finished_at = ? WHERE id = ?`, status, time.Now().UTC(), id)
+// FinishDistillRun records how run id ended (a Status*) and what stopped
+// it before the end ("" for nothing).
+func FinishDistillRun(ctx context.Context, q Execer, id int64, status, stopped string) error {
+	_, err := q.ExecContext(ctx, `UPDATE distill_runs SET status = ?, stopped = nullif(?, ''), finished_at = ? WHERE id = ?`,
+		status, stopped, time.Now().UTC(), id)
 	return err
 }
 

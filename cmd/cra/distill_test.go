@@ -133,7 +133,7 @@ func TestDistillKilledResumesWithoutPayingTwice(t *testing.T) {
 	if want := "count_star()\n" + strconv.Itoa(len(srv.Charges())) + "\n"; logged != want {
 		t.Errorf("logged answers %q, want one per paid request (%d)", logged, len(srv.Charges()))
 	}
-	if got := sqlRows(t, home, "select status, count(*) from raw.distill_runs group by all order by all"); got != "status,count_star()\ncomplete,1\ninterrupted,1\n" {
+	if got := sqlRows(t, home, "select status, count(*) from raw.distill_runs group by all order by all"); got != "status,count_star()\ninterrupted,1\nok,1\n" {
 		t.Errorf("runs: %q", got)
 	}
 	if got := sqlRows(t, home, "select count(*) from raw.distill_spend where settled_usd is null"); got != "count_star()\n"+strconv.Itoa(jobs)+"\n" {
@@ -208,6 +208,9 @@ func TestDistillCommandOutput(t *testing.T) {
 	}
 	if s := sum.Stages["scope"]; s.Calls == 0 || s.Verified+s.Rejected != s.Calls || sum.SpentUSD <= 0 {
 		t.Errorf("--json summary %+v", sum)
+	}
+	if st := mustRun(t, home, "status"); !strings.Contains(st, "distilled: ") || !strings.Contains(st, " verified, $") {
+		t.Errorf("cra status does not show the last distill run:\n%s", st)
 	}
 	for _, args := range [][]string{{"distill", "--stage", "review"}, {"distill", "--from", "failed-runs"},
 		{"distill", "--repos", "/nowhere"}, {"distill", "--training-plan", filepath.Join(home, "none.json")}} {

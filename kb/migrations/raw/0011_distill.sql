@@ -21,7 +21,8 @@ CREATE TABLE distill_runs (
     cra_version  VARCHAR,
     started_at   TIMESTAMPTZ NOT NULL,
     finished_at  TIMESTAMPTZ,
-    status       VARCHAR NOT NULL            -- running, complete, budget_spent, max_calls, partial, interrupted
+    status       VARCHAR NOT NULL,           -- running, ok, partial (a limit stopped it, or requests failed), failed, interrupted
+    stopped      VARCHAR                     -- what stopped it before the end: budget, max_calls; NULL otherwise
 );
 
 -- The request cache: one row per request the teacher answered, keyed by
