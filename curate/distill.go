@@ -250,6 +250,9 @@ type distiller struct {
 	smu  sync.Mutex // guards sum and stop
 	sum  *DistillSummary
 	stop string
+
+	cmu   sync.Mutex // guards calls
+	calls []kb.LLMCall
 }
 
 func newDistiller(opts DistillOptions) *distiller {
@@ -370,16 +373,30 @@ func fatal(err error) bool {
 		errors.Is(err, llm.ErrClosed)
 }
 
-// newTeacher builds the logged teacher client; its call rows go through
-// the writer.
+// newTeacher builds the logged teacher client. Its call rows are kept
+// (Flush hands them over) until the transaction that stores what the call
+// brought: a call's row and its answer are stored together or not at all.
 func (d *distiller) newTeacher() (*llm.Logged, error) {
 	inner, err := llm.New(d.opts.Teacher, d.opts.ClientOptions...)
 	if err != nil {
 		return nil, usagef("teacher: %v", err)
 	}
-	return llm.NewLogged(inner, d.opts.Teacher, func(ctx context.Context, calls []kb.LLMCall) error {
-		return d.tx(ctx, func() error { return kb.AppendLLMCalls(d.w, calls) })
+	return llm.NewLogged(inner, d.opts.Teacher, func(_ context.Context, calls []kb.LLMCall) error {
+		d.cmu.Lock()
+		defer d.cmu.Unlock()
+		d.calls = append(d.calls, calls...)
+		return nil
 	}), nil
+}
+
+// appendCalls stores the call rows handed over so far, in the writer's
+// current transaction.
+func (d *distiller) appendCalls() error {
+	d.cmu.Lock()
+	calls := d.calls
+	d.calls = nil
+	d.cmu.Unlock()
+	return kb.AppendLLMCalls(d.w, calls)
 }
 
 func (d *distiller) logf(msg string, args ...any) { d.opts.Log.Info(msg, args...) }

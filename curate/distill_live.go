@@ -95,6 +95,8 @@ func (d *distiller) live(ctx context.Context, jobs []*job) error {
 		})
 	}
 	err = errors.Join(g.Wait(), client.Close())
+	// The rows of calls that brought nothing to store (cut off).
+	err = errors.Join(err, d.tx(ctx, d.appendCalls))
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -107,9 +109,9 @@ func (d *distiller) left(j *job) {
 
 // call asks the teacher j's request and stores what it brings. The most
 // the request can cost is reserved (in the ledger and the store) before it
-// is sent; its answer, its cost and its items' outcomes are stored in one
-// transaction, after its log row, before the worker takes another request:
-// a run killed at any point never loses an answer it stored, and a request
+// is sent; its log row, its answer, its cost and its items' outcomes are
+// stored in one transaction, before the worker takes another request: a
+// run killed at any point never loses an answer it stored, and a request
 // whose answer is stored is never sent again.
 func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job) error {
 	bound := d.price.upper(j.body)
@@ -152,7 +154,12 @@ func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job) error 
 		}
 		d.count(j.stage, func(s *StageSummary) { s.Failed++ })
 		d.opts.Log.Warn("teacher call failed; the next run asks again", "stage", j.stage, "request", j.key[:12], "err", callErr)
-		if err := d.tx(ctx, func() error { return kb.SettleDistillSpend(ctx, d.w.Conn, d.runID, j.key, fromNanos(cost)) }); err != nil {
+		if err := d.tx(ctx, func() error {
+			if err := d.appendCalls(); err != nil {
+				return err
+			}
+			return kb.SettleDistillSpend(ctx, d.w.Conn, d.runID, j.key, fromNanos(cost))
+		}); err != nil {
 			return err
 		}
 		if fatal(callErr) {
@@ -163,6 +170,9 @@ func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job) error 
 	entry := d.entry(client, j, resp, "")
 	outcomes := d.judge(j, entry)
 	err = d.tx(ctx, func() error {
+		if err := d.appendCalls(); err != nil {
+			return err
+		}
 		if err := kb.AppendDistillCache(ctx, d.w, []kb.DistillCacheEntry{entry}); err != nil {
 			return err
 		}
