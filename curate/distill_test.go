@@ -1,6 +1,7 @@
 package curate
 
 import (
+	"encoding/json"
 	"github.com/cra-dev/cra/internal/gittest"
 	"strings"
 	"testing"
@@ -190,5 +191,62 @@ func TestDistillBudgetIsAHardCap(t *testing.T) {
 	}
 	if got := rawValue[float64](t, home, `SELECT sum(coalesce(settled_usd, reserved_usd)) FROM distill_spend`); !approx(got, ts.Spent()) {
 		t.Errorf("stored spending %s, charged %s", money(got), money(ts.Spent()))
+	}
+}
+
+// A provider's prompt cache: the cached prompt tokens it reports are
+// settled at the cached price, to the cent of what it charged.
+func TestDistillSettlesCachedPromptTokens(t *testing.T) {
+	t.Setenv(teacherKeyEnv, teacherKey)
+	home := minedHome(t, gittest.PythonHistory(t))
+	ts := newTeacher(t, home, always)
+	b := billing(testPrices)
+	b.CacheSystem = true
+	ts.SetBilling(b)
+	opts := distillOptions(ts.Server)
+	opts.Jobs = 1
+	sum := distill(t, home, opts)
+	if sum.Totals.CachedTokens == 0 {
+		t.Fatal("no cached prompt tokens reported: the test proves nothing")
+	}
+	if !approx(sum.Totals.CostUSD, ts.Spent()) || !approx(sum.SpentUSD, ts.Spent()) {
+		t.Errorf("settled %s (spent %s), charged %s", money(sum.Totals.CostUSD), money(sum.SpentUSD), money(ts.Spent()))
+	}
+	if got := rawValue[int](t, home, `SELECT sum(cached_tokens) FROM distill_cache`); int64(got) != sum.Totals.CachedTokens {
+		t.Errorf("the cache holds %d cached tokens, the summary %d", got, sum.Totals.CachedTokens)
+	}
+}
+
+// An OpenAI reasoning model as the teacher gets max_completion_tokens and
+// no temperature, live and in a batch; other models the temperature 0.
+func TestDistillShapesRequestsForReasoningModels(t *testing.T) {
+	t.Setenv(teacherKeyEnv, teacherKey)
+	home := minedHome(t, gittest.PythonHistory(t))
+	ts := newTeacher(t, home, always)
+	for _, tc := range []struct {
+		model string
+		batch bool
+	}{{"o4-mini", false}, {"gpt-5-mini", true}, {"deepseek-chat", false}} {
+		opts := distillOptions(ts.Server)
+		opts.Teacher.Model, opts.Batch, opts.Stages, opts.Name = tc.model, tc.batch, []string{"scope"}, tc.model
+		distill(t, home, opts)
+		seen := 0
+		for _, r := range ts.Requests() {
+			if r.Model != tc.model {
+				continue
+			}
+			seen++
+			var body map[string]any
+			_ = json.Unmarshal(r.Body, &body)
+			_, temp := body["temperature"]
+			_, mct := body["max_completion_tokens"]
+			_, mt := body["max_tokens"]
+			if reasoning := tc.model != "deepseek-chat"; temp == reasoning || mct != reasoning || mt == reasoning {
+				t.Errorf("%s: body %s", tc.model, r.Body)
+			}
+		}
+		if seen == 0 {
+			t.Errorf("%s: no request", tc.model)
+		}
 	}
 }

@@ -6,7 +6,7 @@
 // anti-join on deterministic ids), compaction, the curated read API
 // (KnowledgeBase), dataset versions, and the raw run-log writers
 // and readers that exist so far (index runs, model calls, training examples,
-// status). A read API over the run logs for analysis (LogAnalysis) comes
+// status, distillation's request cache, spending, batches and outcomes). A read API over the run logs for analysis (LogAnalysis) comes
 // with `cra train-plan`.
 //
 // The types stored and exchanged with models (stages, ground truth, plans,
