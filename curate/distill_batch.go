@@ -94,6 +94,9 @@ func distillBatches(ctx context.Context, dir string, opts DistillOptions) (*Dist
 		}
 		return err
 	})
+	if err != nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		if d.runID == 0 {
 			return nil, err
@@ -113,6 +116,9 @@ func distillBatches(ctx context.Context, dir string, opts DistillOptions) (*Dist
 			}
 			return d.register(ctx)
 		})
+	}
+	if runErr != nil && ctx.Err() != nil {
+		runErr = ctx.Err()
 	}
 	return d.sum, errors.Join(runErr, d.finishBatches(ctx, dir, runErr))
 }
@@ -206,6 +212,9 @@ func (d *distiller) drive(ctx context.Context, dir string, api *llm.Batches, cli
 				continue
 			}
 			if err := d.advance(ctx, dir, api, client, b); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err() // whatever step it cut short: an interruption
+				}
 				return err
 			}
 			if b.Status == kb.DistillBatchDownloaded {

@@ -26,6 +26,9 @@ func distillLive(ctx context.Context, w kb.Writer, opts DistillOptions) (*Distil
 		return nil, err
 	}
 	runErr := d.live(ctx, jobs)
+	if runErr != nil && ctx.Err() != nil {
+		runErr = ctx.Err() // whatever step it cut short: an interruption
+	}
 	if runErr == nil || errors.Is(runErr, context.Canceled) {
 		if err := d.register(ctx); err != nil {
 			runErr = errors.Join(runErr, err)
