@@ -265,19 +265,20 @@ func newDistiller(opts DistillOptions) *distiller {
 	return &distiller{opts: opts, sum: sum, price: pricing{prices: opts.Prices, batch: opts.Batch}}
 }
 
-// tx runs fn in one transaction on the writer. Its context is not the
-// run's: what a paid answer brings is stored even when the run is being
-// interrupted.
-func (d *distiller) tx(ctx context.Context, fn func() error) error {
+// tx runs fn in one transaction on the writer, with a context that the
+// run's interruption does not cancel: what a paid answer brings, and how
+// the run ended, are stored even as the run is being interrupted.
+func (d *distiller) tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
-	return d.w.Tx(context.WithoutCancel(ctx), fn)
+	ctx = context.WithoutCancel(ctx)
+	return d.w.Tx(ctx, func() error { return fn(ctx) })
 }
 
 // begin records the run and sets up its spending.
 func (d *distiller) begin(ctx context.Context) error {
 	opts := d.opts
-	return d.tx(ctx, func() (err error) {
+	return d.tx(ctx, func(ctx context.Context) (err error) {
 		d.runID, err = kb.BeginDistillRun(ctx, d.w.Conn, kb.DistillRun{Name: opts.Name, Teacher: opts.Teacher.Model,
 			Source: opts.From, Stages: opts.Stages, Batch: opts.Batch, BudgetUSD: opts.BudgetUSD,
 			Options: map[string]any{"repos": opts.Repos, "sample": opts.Sample, "seed": opts.Seed, "max_calls": opts.MaxCalls,
@@ -309,7 +310,7 @@ func (d *distiller) finish(ctx context.Context, runErr error) error {
 	}
 	stopped := d.stop
 	d.smu.Unlock()
-	return d.tx(ctx, func() error {
+	return d.tx(ctx, func(ctx context.Context) error {
 		spent, err := kb.DistillSpent(ctx, d.w.Conn, d.opts.Name)
 		if err != nil {
 			return err

@@ -180,7 +180,7 @@ func (d *distiller) submit(ctx context.Context, fresh []*job) ([]kb.DistillBatch
 			rs = append(rs, kb.DistillReservation{RunID: d.runID, Name: d.opts.Name, Key: j.key, Batch: b.ID,
 				ReservedUSD: fromNanos(bounds[lo+i]), At: b.Created})
 		}
-		if err := d.tx(ctx, func() error {
+		if err := d.tx(ctx, func(ctx context.Context) error {
 			if err := kb.InsertDistillBatch(ctx, d.w.Conn, b); err != nil {
 				return err
 			}
@@ -239,7 +239,7 @@ func (d *distiller) drive(ctx context.Context, dir string, api *llm.Batches, cli
 func (d *distiller) advance(ctx context.Context, dir string, api *llm.Batches, client *llm.Logged, b *kb.DistillBatch) error {
 	record := func() error {
 		return d.withStore(ctx, dir, func() error {
-			return d.tx(ctx, func() error { return kb.UpdateDistillBatch(ctx, d.w.Conn, *b) })
+			return d.tx(ctx, func(ctx context.Context) error { return kb.UpdateDistillBatch(ctx, d.w.Conn, *b) })
 		})
 	}
 	if b.Status == kb.DistillBatchPending {
@@ -344,7 +344,7 @@ func (d *distiller) download(ctx context.Context, dir string, api *llm.Batches, 
 	}
 	b.Status, b.OutputFileID, b.ErrorFileID = kb.DistillBatchDownloaded, remote.OutputFileID, remote.ErrorFileID
 	return d.withStore(ctx, dir, func() error {
-		return d.tx(ctx, func() error {
+		return d.tx(ctx, func(ctx context.Context) error {
 			if err := kb.AppendLLMCalls(d.w, rows); err != nil {
 				return err
 			}

@@ -115,3 +115,37 @@ func TestDistillBatchCreatedButNotRecordedIsFound(t *testing.T) {
 		t.Errorf("totals %+v", sum.Totals)
 	}
 }
+
+// A live run interrupted (SIGINT) with calls in flight: it says so, keeps
+// what was answered — outcomes, a dataset version of the verified ones —
+// and the next run sends only what was not answered.
+func TestDistillInterruptedLiveRunKeepsItsAnswers(t *testing.T) {
+	t.Setenv(teacherKeyEnv, teacherKey)
+	home := minedHome(t, gittest.PythonHistory(t))
+	ts := newTeacher(t, home, always)
+	ts.HoldAfter(5)
+	opts := distillOptions(ts.Server)
+	opts.Jobs = 2
+	if err := interruptWhen(t, home, opts, func() bool { return ts.Held() == 2 }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	ts.Release()
+	if got := rawRows(t, home, `SELECT status FROM distill_runs`); len(got) != 1 || got[0] != "interrupted" {
+		t.Errorf("run rows %v", got)
+	}
+	if got := rawValue[int](t, home, `SELECT count(*) FROM distill_outcomes`); got != 5 {
+		t.Errorf("%d outcomes kept, want the 5 answered", got)
+	}
+	if got := rawValue[int](t, home, `SELECT examples FROM dataset_versions WHERE name = 'distilled'`); got != 5 {
+		t.Errorf("the interrupted run registered %d examples, want its 5 verified answers", got)
+	}
+	sum := distill(t, home, opts)
+	if sum.Totals.Calls != sum.Totals.Items || sum.Skipped["verified_before"] != 5 {
+		t.Errorf("the next run: %+v, skipped %v", sum.Totals, sum.Skipped)
+	}
+	for k, n := range ts.Charges() {
+		if n != 1 {
+			t.Errorf("request %.12s charged %d times", k, n)
+		}
+	}
+}

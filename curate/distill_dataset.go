@@ -17,7 +17,7 @@ import (
 // verified nothing new adds no version.
 func (d *distiller) register(ctx context.Context) error {
 	name := d.opts.Name
-	return d.tx(ctx, func() error {
+	return d.tx(ctx, func(ctx context.Context) error {
 		var have, latest int
 		if err := d.w.Conn.QueryRowContext(ctx, `SELECT
 			(SELECT count(*) FROM distill_outcomes WHERE name = ? AND example_id IS NOT NULL),

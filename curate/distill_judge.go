@@ -87,7 +87,7 @@ func (d *distiller) replay(ctx context.Context, jobs []*job, cache map[string]kb
 		if len(batch) == 0 {
 			return nil
 		}
-		err := d.tx(ctx, func() error { return kb.AppendDistillOutcomes(ctx, d.w, batch) })
+		err := d.tx(ctx, func(ctx context.Context) error { return kb.AppendDistillOutcomes(ctx, d.w, batch) })
 		batch = batch[:0]
 		return err
 	}

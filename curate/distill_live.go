@@ -13,8 +13,9 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
-// distillLive is a run that calls the teacher one request at a time, up
-// to opts.Jobs at once, on the raw store's writer w (held for the run).
+// distillLive is a run that sends the teacher its requests one by one
+// (not in a batch), up to opts.Jobs at once, on the raw store's writer w
+// (held for the run).
 func distillLive(ctx context.Context, w kb.Writer, opts DistillOptions) (*DistillSummary, error) {
 	d := newDistiller(opts)
 	d.w = w
@@ -99,7 +100,7 @@ func (d *distiller) live(ctx context.Context, jobs []*job) error {
 	}
 	err = errors.Join(g.Wait(), client.Close())
 	// The rows of calls that brought nothing to store (cut off).
-	err = errors.Join(err, d.tx(ctx, d.appendCalls))
+	err = errors.Join(err, d.tx(ctx, func(context.Context) error { return d.appendCalls() }))
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -128,7 +129,7 @@ func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job) error 
 		d.left(j)
 		return nil
 	}
-	err := d.tx(ctx, func() error {
+	err := d.tx(ctx, func(ctx context.Context) error {
 		return kb.ReserveDistillSpend(d.w, []kb.DistillReservation{{RunID: d.runID, Name: d.opts.Name, Key: j.key,
 			ReservedUSD: fromNanos(bound), At: time.Now().UTC()}})
 	})
@@ -157,7 +158,7 @@ func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job) error 
 		}
 		d.count(j.stage, func(s *StageSummary) { s.Failed++ })
 		d.opts.Log.Warn("teacher call failed; the next run asks again", "stage", j.stage, "request", j.key[:12], "err", callErr)
-		if err := d.tx(ctx, func() error {
+		if err := d.tx(ctx, func(ctx context.Context) error {
 			if err := d.appendCalls(); err != nil {
 				return err
 			}
@@ -172,7 +173,7 @@ func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job) error 
 	}
 	entry := d.entry(client, j, resp, "")
 	outcomes := d.judge(j, entry)
-	err = d.tx(ctx, func() error {
+	err = d.tx(ctx, func(ctx context.Context) error {
 		if err := d.appendCalls(); err != nil {
 			return err
 		}
