@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
@@ -253,6 +254,8 @@ type distiller struct {
 
 	cmu   sync.Mutex // guards calls
 	calls []kb.LLMCall
+
+	sent atomic.Int64 // requests sent (or put in a batch) this run, for --max-calls
 }
 
 func newDistiller(opts DistillOptions) *distiller {

@@ -45,54 +45,48 @@ func distillBatches(ctx context.Context, dir string, opts DistillOptions) (*Dist
 	client := llm.NewLogged(inner, opts.Teacher, func(context.Context, []kb.LLMCall) error { return nil })
 	defer client.Close()
 
-	var waiting []*job // requests whose answers come with a batch
+	var sel *selection
 	var open []kb.DistillBatch
-	err = d.withStore(ctx, dir, func() error {
-		jobs, err := d.prepare(ctx)
-		if err != nil {
+	err = d.withStore(ctx, dir, func() (err error) {
+		if sel, err = selectionOf(ctx, d.w.Conn, opts); err != nil {
 			return err
 		}
 		if err := d.begin(ctx); err != nil {
 			return err
 		}
-		cache, err := kb.LoadDistillCache(ctx, d.w.Conn, keysOf(jobs))
-		if err != nil {
-			return err
-		}
-		hits, misses := cached(jobs, cache)
-		if err := d.replay(ctx, hits, cache); err != nil {
-			return err
-		}
 		if open, err = kb.OpenDistillBatches(ctx, d.w.Conn, opts.Name); err != nil {
 			return err
 		}
-		inBatch := map[string]bool{}
+		inBatch := map[string]bool{} // requests whose answers come with a batch
 		for _, b := range open {
 			for _, k := range b.CustomIDs {
 				inBatch[k] = true
 			}
 		}
-		var fresh []*job
-		for _, j := range misses {
-			if inBatch[j.key] {
-				waiting = append(waiting, j)
-			} else {
-				fresh = append(fresh, j)
+		return d.eachWindow(ctx, sel, true, func(jobs []*job) error {
+			cache, err := kb.LoadDistillCache(ctx, d.w.Conn, keysOf(jobs))
+			if err != nil {
+				return err
 			}
-		}
-		submitted, err := d.submit(ctx, fresh)
-		open = append(open, submitted...)
-		for _, b := range submitted {
-			for _, k := range b.CustomIDs {
-				inBatch[k] = true
+			hits, misses := cached(jobs, cache)
+			if err := d.replay(ctx, hits, cache, true); err != nil {
+				return err
 			}
-		}
-		for _, j := range fresh {
-			if inBatch[j.key] {
-				waiting = append(waiting, j)
+			var fresh []*job
+			for _, j := range misses {
+				if !inBatch[j.key] {
+					fresh = append(fresh, j)
+				}
 			}
-		}
-		return err
+			submitted, err := d.submit(ctx, fresh)
+			for _, b := range submitted {
+				for _, k := range b.CustomIDs {
+					inBatch[k] = true
+				}
+			}
+			open = append(open, submitted...)
+			return err
+		})
 	})
 	if err != nil && ctx.Err() != nil {
 		err = ctx.Err()
@@ -105,13 +99,17 @@ func distillBatches(ctx context.Context, dir string, opts DistillOptions) (*Dist
 	}
 	runErr := d.drive(ctx, dir, api, client, open)
 	if runErr == nil {
+		// The answers the batches brought, judged for this selection.
 		runErr = d.withStore(ctx, dir, func() error {
-			cache, err := kb.LoadDistillCache(ctx, d.w.Conn, keysOf(waiting))
+			err := d.eachWindow(ctx, sel, false, func(jobs []*job) error {
+				cache, err := kb.LoadDistillCache(ctx, d.w.Conn, keysOf(jobs))
+				if err != nil {
+					return err
+				}
+				hits, _ := cached(jobs, cache)
+				return d.replay(ctx, hits, cache, false)
+			})
 			if err != nil {
-				return err
-			}
-			hits, _ := cached(waiting, cache)
-			if err := d.replay(ctx, hits, cache); err != nil {
 				return err
 			}
 			return d.register(ctx)
@@ -143,8 +141,8 @@ func (d *distiller) finishBatches(ctx context.Context, dir string, runErr error)
 func (d *distiller) submit(ctx context.Context, fresh []*job) ([]kb.DistillBatch, error) {
 	var take []*job
 	var bounds []int64
-	for i, j := range fresh {
-		if d.opts.MaxCalls > 0 && i >= d.opts.MaxCalls {
+	for _, j := range fresh {
+		if !d.stopped() && d.opts.MaxCalls > 0 && d.sent.Add(1) > int64(d.opts.MaxCalls) {
 			d.stopWith(StopMaxCalls)
 		}
 		bound := d.price.upper(j.body)

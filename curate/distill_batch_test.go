@@ -52,21 +52,22 @@ func TestDistillBatchResumesAfterARestart(t *testing.T) {
 	home := minedHome(t, gittest.PythonHistory(t))
 	ts := newTeacher(t, home, half)
 	ts.HoldBatches(true)
+	smallWindows(t, 4) // a batch per window
 	opts := distillOptions(ts.Server)
 	opts.Batch = true
 	if err := interruptWhen(t, home, opts, func() bool { return polled(ts) }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted run: %v", err)
 	}
-	if got := rawRows(t, home, `SELECT status, batch_id IS NOT NULL, len(custom_ids) FROM distill_batches`); len(got) != 1 {
-		t.Fatalf("batches recorded: %v", got)
+	if got := rawRows(t, home, `SELECT status, batch_id IS NOT NULL FROM distill_batches`); len(got) != 2 {
+		t.Fatalf("batches recorded: %v; want one per window of 4 of the 6 tasks", got)
 	}
 	if n := rawValue[int](t, home, `SELECT count(*) FROM distill_outcomes`); n != 0 {
 		t.Fatalf("%d outcomes before the batch ended", n)
 	}
 	ts.HoldBatches(false)
 	sum := distill(t, home, opts)
-	if ts.Uploads() != 1 || ts.BatchesCreated() != 1 {
-		t.Errorf("uploads %d, batches %d after the restart; want 1 and 1", ts.Uploads(), ts.BatchesCreated())
+	if ts.Uploads() != 2 || ts.BatchesCreated() != 2 {
+		t.Errorf("uploads %d, batches %d after the restart; want 2 and 2", ts.Uploads(), ts.BatchesCreated())
 	}
 	if sum.Totals.Verified+sum.Totals.Rejected != ts.BatchRequests() || sum.Totals.Verified == 0 || sum.Dataset != "distilled@1" {
 		t.Errorf("after the restart: %+v, dataset %q; %d requests answered", sum.Totals, sum.Dataset, ts.BatchRequests())
@@ -85,7 +86,7 @@ func TestDistillBatchResumesAfterARestart(t *testing.T) {
 	if n := rawValue[int](t, home, `SELECT count(*) FROM retrieval_llm_calls WHERE call_type = 'distill' AND response IS NOT NULL`); n != ts.BatchRequests() {
 		t.Errorf("%d logged calls for %d batch requests", n, ts.BatchRequests())
 	}
-	if again := distill(t, home, opts); again.Totals.Calls != 0 || ts.Uploads() != 1 {
+	if again := distill(t, home, opts); again.Totals.Calls != 0 || ts.Uploads() != 2 {
 		t.Errorf("a third run: %+v, %d uploads", again.Totals, ts.Uploads())
 	}
 }

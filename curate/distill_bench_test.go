@@ -52,12 +52,9 @@ func BenchmarkDistillCachedReplay(b *testing.B) {
 // answer as the teacher's, and returns how many requests it cached.
 func fillCache(b *testing.B, home string, opts DistillOptions) int {
 	opts, _ = opts.normalize()
+	items := allItems(b, home, opts)
 	n := 0
 	err := kb.WithWriter(context.Background(), home, kb.Raw, kb.Options{}, func(w kb.Writer) error {
-		items, _, err := selectItems(context.Background(), w.Conn, opts)
-		if err != nil {
-			return err
-		}
 		var entries []kb.DistillCacheEntry
 		for _, j := range jobsOf(items, opts.Teacher) {
 			ex, err := fit(j.items[0].task, j.stage, opts.Budget)

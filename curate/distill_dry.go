@@ -13,36 +13,42 @@ import (
 func dryRun(ctx context.Context, w kb.Writer, opts DistillOptions) (*DistillSummary, error) {
 	d := newDistiller(opts)
 	d.w = w
-	jobs, err := d.prepare(ctx)
+	sel, err := selectionOf(ctx, w.Conn, opts)
 	if err != nil {
 		return nil, err
 	}
-	cache, err := kb.LoadDistillCache(ctx, w.Conn, keysOf(jobs))
+	err = d.eachWindow(ctx, sel, true, func(jobs []*job) error {
+		cache, err := kb.LoadDistillCache(ctx, w.Conn, keysOf(jobs))
+		if err != nil {
+			return err
+		}
+		hits, misses := cached(jobs, cache)
+		for _, j := range hits {
+			d.count(j.stage, func(s *StageSummary) { s.CacheHits++ })
+		}
+		for _, j := range misses {
+			prompt := estimatePrompt(j.body)
+			completion := min(j.expect(), boundCompletion(j.body))
+			cost, most := fromNanos(d.price.cost(prompt, 0, completion)), fromNanos(d.price.upper(j.body))
+			d.count(j.stage, func(s *StageSummary) {
+				if s.Estimate == nil {
+					s.Estimate = &Estimate{}
+				}
+				s.Estimate.Calls++
+				s.Estimate.PromptTokens += prompt
+				s.Estimate.CompletionTokens += completion
+				s.Estimate.CostUSD += cost
+				s.Estimate.MaxCostUSD += most
+			})
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	spent, err := kb.DistillSpent(ctx, w.Conn, opts.Name)
 	if err != nil {
 		return nil, err
-	}
-	hits, misses := cached(jobs, cache)
-	for _, j := range hits {
-		d.count(j.stage, func(s *StageSummary) { s.CacheHits++ })
-	}
-	for _, j := range misses {
-		prompt := estimatePrompt(j.body)
-		completion := min(j.expect(), boundCompletion(j.body))
-		cost, most := fromNanos(d.price.cost(prompt, 0, completion)), fromNanos(d.price.upper(j.body))
-		d.count(j.stage, func(s *StageSummary) {
-			if s.Estimate == nil {
-				s.Estimate = &Estimate{}
-			}
-			s.Estimate.Calls++
-			s.Estimate.PromptTokens += prompt
-			s.Estimate.CompletionTokens += completion
-			s.Estimate.CostUSD += cost
-			s.Estimate.MaxCostUSD += most
-		})
 	}
 	d.fillMoney(spent)
 	return d.sum, nil

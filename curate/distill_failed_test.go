@@ -16,17 +16,21 @@ import (
 // parsing; teacher and student meet in distill_pairs.
 func TestDistillFromFailedRuns(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, gittest.PythonHistory(t))
+	repo := gittest.PythonHistory(t)
+	// One call a window: the same prompt, logged by two runs, comes in
+	// two windows and is paid once all the same, live or in batches.
+	smallWindows(t, 1)
+	for _, batch := range []bool{false, true} {
+		t.Run(map[bool]string{false: "live", true: "batch"}[batch], func(t *testing.T) { testFailedRuns(t, repo, batch) })
+	}
+}
+
+func testFailedRuns(t *testing.T, repo *gittest.Repo, batch bool) {
+	home := minedHome(t, repo)
 	ts := newTeacher(t, home, always)
 	opts := distillOptions(ts.Server)
 	norm, _ := opts.normalize()
-	var items []*item
-	if err := kb.WithWriter(context.Background(), home, kb.Raw, kb.Options{}, func(w kb.Writer) (err error) {
-		items, _, err = selectItems(context.Background(), w.Conn, norm)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	items := allItems(t, home, norm)
 	var scope, implement *item
 	for _, it := range items {
 		if it.task.ID == items[0].task.ID {
@@ -71,13 +75,19 @@ func TestDistillFromFailedRuns(t *testing.T) {
 
 	opts.From = FromFailedRuns
 	opts.Stages = []string{schema.StageScope, schema.StageImplement}
+	opts.Batch = batch
 	sum := distill(t, home, opts)
 	if sum.Items != 4 {
 		t.Fatalf("%d items, want the 4 calls of the two failed runs", sum.Items)
 	}
 	// Two runs logged the same prompts: two requests, paid once each.
-	if ts.Calls() != 2 || sum.Totals.Calls != 2 {
-		t.Errorf("%d requests for 2 distinct prompts", ts.Calls())
+	if len(ts.Charges()) != 2 || sum.Totals.Calls != 2 {
+		t.Errorf("%d requests for 2 distinct prompts (summary %+v)", len(ts.Charges()), sum.Totals)
+	}
+	for k, n := range ts.Charges() {
+		if n != 1 {
+			t.Errorf("request %.12s charged %d times", k, n)
+		}
 	}
 	got := rawRows(t, home, `SELECT c.task_id, o.stage, o.checked, o.verified, o.task_id IS NOT NULL
 		FROM distill_outcomes o JOIN retrieval_llm_calls c ON c.id = o.student_call_id ORDER BY 1, 2`)

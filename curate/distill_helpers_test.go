@@ -36,6 +36,31 @@ func minedHome(t testing.TB, repo *gittest.Repo) string {
 	return home
 }
 
+// smallWindows makes the selection come a few ids at a time for the
+// rest of the test.
+func smallWindows(t testing.TB, n int) {
+	old := selectionWindow
+	selectionWindow = n
+	t.Cleanup(func() { selectionWindow = old })
+}
+
+// allItems are every item of the selection of opts (normalized).
+func allItems(t testing.TB, home string, opts DistillOptions) []*item {
+	t.Helper()
+	var items []*item
+	if err := kb.WithWriter(context.Background(), home, kb.Raw, kb.Options{}, func(w kb.Writer) error {
+		sel, err := selectionOf(context.Background(), w.Conn, opts)
+		if err != nil {
+			return err
+		}
+		items, err = sel.load(context.Background(), w.Conn, sel.ids, map[string]int{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
 // teacherServer is a paid fake teacher that answers each prompt with the
 // ground truth's answer when right(prompt) says so and with a wrong (but
 // parsable) answer otherwise. Its tokens are chars/4, as the estimator's
@@ -61,16 +86,10 @@ func newTeacher(t testing.TB, home string, right func(prompt string) bool) *teac
 	t.Helper()
 	ts := &teacherServer{Server: fakellm.New(t), truth: map[string]string{}, wrong: map[string]string{}}
 	opts, _ := distillOptions(ts.Server).normalize()
-	if err := kb.WithWriter(context.Background(), home, kb.Raw, kb.Options{}, func(w kb.Writer) error {
-		items, _, err := selectItems(context.Background(), w.Conn, opts)
-		for _, it := range items {
-			ex, _ := fit(it.task, it.stage, opts.Budget)
-			ts.truth[it.user] = ex.assistant
-			ts.wrong[it.user] = wrongAnswer(it.stage, ex.assistant)
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
+	for _, it := range allItems(t, home, opts) {
+		ex, _ := fit(it.task, it.stage, opts.Budget)
+		ts.truth[it.user] = ex.assistant
+		ts.wrong[it.user] = wrongAnswer(it.stage, ex.assistant)
 	}
 	ts.SetDefault(func(req fakellm.Request) fakellm.Reply {
 		user := req.Messages[len(req.Messages)-1].Content

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -40,63 +41,78 @@ type job struct {
 // retrieval_llm_calls; their task id is "distill:" + the request key.
 const callType = "distill"
 
-// selectItems reads the items of the run's selection; skipped counts the
-// ones not worth asking, by reason.
-func selectItems(ctx context.Context, conn *sql.Conn, opts DistillOptions) ([]*item, map[string]int, error) {
-	if opts.From == FromFailedRuns {
-		return failedRunItems(ctx, conn, opts)
-	}
-	return syntheticItems(ctx, conn, opts)
+// selection is what a run asks about, read a window at a time so memory
+// stays flat however many tasks there are: the ids of the selected tasks
+// (synthetic) or student calls (failed-runs), sampled, in order, and how to
+// load the items of some of them.
+type selection struct {
+	ids  []string
+	load func(ctx context.Context, conn *sql.Conn, ids []string, skipped map[string]int) ([]*item, error)
 }
 
-// syntheticItems renders the selected tasks' targets through curate's
+// selectionWindow is how many ids one window loads (a variable for tests
+// that need several windows).
+var selectionWindow = taskWindow
+
+func selectionOf(ctx context.Context, conn *sql.Conn, opts DistillOptions) (*selection, error) {
+	if opts.From == FromFailedRuns {
+		return failedRunSelection(ctx, conn, opts)
+	}
+	return syntheticSelection(ctx, conn, opts)
+}
+
+// syntheticSelection renders the selected tasks' targets through curate's
 // renderers, fitted to the student's budget, leaving out what curate-data
 // drops before filtering (empty and trivial targets, prompts that cannot
 // fit, ground truth that does not decode).
-func syntheticItems(ctx context.Context, conn *sql.Conn, opts DistillOptions) ([]*item, map[string]int, error) {
+func syntheticSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions) (*selection, error) {
 	if err := checkRepos(ctx, conn, Options{Repos: opts.Repos}); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	where, args := repoFilter(opts.Repos)
 	ids, err := queryStrings(ctx, conn, `SELECT k.id FROM synthetic_tasks k WHERE true`+where+` ORDER BY k.id`, args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ids = sample(ids, opts.Sample, opts.Seed)
-	skipped := map[string]int{}
-	var items []*item
-	err = eachTaskOf(ctx, conn, ids, func(t *task) error {
-		for _, stage := range opts.Stages {
-			if _, ok := t.Targets[stage]; !ok {
-				continue
-			}
-			if why := emptiness(t, stage); why != "" {
-				skipped[why]++
-				continue
-			}
-			ex, err := fit(t, stage, opts.Budget)
-			switch {
-			case err != nil:
-				skipped[DropRenderFailure]++
-				continue
-			case ex == nil:
-				skipped[DropOverBudget]++
-				continue
-			}
-			items = append(items, &item{id: t.TargetIDs[stage], stage: stage, source: FromSynthetic, task: t,
-				repo: t.Repo, commit: t.Commit, split: splitOf(t.Repo, t.Commit, opts.Curate.ValidationFraction, nil),
-				system: ex.system, user: ex.user, expect: int64(chars4.Estimate(ex.assistant))})
+	load := func(ctx context.Context, conn *sql.Conn, ids []string, skipped map[string]int) ([]*item, error) {
+		var tasks []*task
+		if err := eachTaskOf(ctx, conn, ids, func(t *task) error { tasks = append(tasks, t); return nil }); err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	return items, skipped, err
+		var items []*item
+		for _, t := range tasks {
+			for _, stage := range opts.Stages {
+				if _, ok := t.Targets[stage]; !ok {
+					continue
+				}
+				if why := emptiness(t, stage); why != "" {
+					skipped[why]++
+					continue
+				}
+				ex, err := fit(t, stage, opts.Budget)
+				switch {
+				case err != nil:
+					skipped[DropRenderFailure]++
+					continue
+				case ex == nil:
+					skipped[DropOverBudget]++
+					continue
+				}
+				items = append(items, &item{id: t.TargetIDs[stage], stage: stage, source: FromSynthetic, task: t,
+					repo: t.Repo, commit: t.Commit, split: splitOf(t.Repo, t.Commit, opts.Curate.ValidationFraction, nil),
+					system: ex.system, user: ex.user, expect: int64(chars4.Estimate(ex.assistant))})
+			}
+		}
+		return items, nil
+	}
+	return &selection{ids: sample(ids, opts.Sample, opts.Seed), load: load}, nil
 }
 
-// failedRunItems reads the student's calls of the selected stages in runs
-// that failed (task_runs.success = false). A call of an eval run has the
-// ground truth of the synthetic task the eval replayed; others have none
-// and are checked by parsing alone.
-func failedRunItems(ctx context.Context, conn *sql.Conn, opts DistillOptions) ([]*item, map[string]int, error) {
+// failedRunSelection selects the student's calls of the selected stages in
+// runs that failed (task_runs.success = false). A call of an eval run has
+// the ground truth of the synthetic task the eval replayed; others have
+// none and are checked by parsing alone.
+func failedRunSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions) (*selection, error) {
 	stages := make([]any, len(opts.Stages))
 	for i, s := range opts.Stages {
 		stages[i] = s
@@ -113,43 +129,48 @@ func failedRunItems(ctx context.Context, conn *sql.Conn, opts DistillOptions) ([
 	from := ` FROM retrieval_llm_calls c JOIN task_runs r ON r.task_id = c.task_id WHERE ` + cond
 	ids, err := queryStrings(ctx, conn, `SELECT c.id::VARCHAR`+from+` ORDER BY c.id`, args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(ids) == 0 {
-		return nil, nil, usagef("no failed run has a call of %s to learn from: run `cra solve` or `cra eval` first, or use --from synthetic",
+		return nil, usagef("no failed run has a call of %s to learn from: run `cra solve` or `cra eval` first, or use --from synthetic",
 			strings.Join(opts.Stages, ", "))
 	}
-	ids = sample(ids, opts.Sample, opts.Seed)
+	load := func(ctx context.Context, conn *sql.Conn, ids []string, _ map[string]int) ([]*item, error) {
+		return failedRunItems(ctx, conn, opts, from, args, ids)
+	}
+	return &selection{ids: sample(ids, opts.Sample, opts.Seed), load: load}, nil
+}
+
+// failedRunItems loads the student calls ids (of the failed calls from)
+// and the ground truth of those an eval ran.
+func failedRunItems(ctx context.Context, conn *sql.Conn, opts DistillOptions, from string, args []any, ids []string) ([]*item, error) {
 	type call struct {
 		id                                  int64
 		stage, system, user, response, repo string
 		runTask, evalTask                   string
 	}
+	// The eval that ran a failed run gives its ground truth.
+	rows, err := conn.QueryContext(ctx, `SELECT c.id, c.stage_name, coalesce(c.system_prompt, ''), c.prompt,
+		coalesce(c.response, ''), r.repo_path, r.task_id, coalesce(e.task_id, '')`+evalJoin(from)+
+		` AND c.id::VARCHAR IN (SELECT unnest(?::VARCHAR[])) ORDER BY c.id`, append(slices.Clone(args), ids)...)
+	if err != nil {
+		return nil, err
+	}
 	var calls []call
 	truth := map[string]*task{}
-	for lo := 0; lo < len(ids); lo += taskWindow {
-		// The eval that ran a failed run gives its ground truth.
-		rows, err := conn.QueryContext(ctx, `SELECT c.id, c.stage_name, coalesce(c.system_prompt, ''), c.prompt,
-			coalesce(c.response, ''), r.repo_path, r.task_id, coalesce(e.task_id, '')`+evalJoin(from)+
-			` AND c.id::VARCHAR IN (SELECT unnest(?::VARCHAR[])) ORDER BY c.id`,
-			append(slices.Clone(args), ids[lo:min(lo+taskWindow, len(ids))])...)
-		if err != nil {
-			return nil, nil, err
+	for rows.Next() {
+		var c call
+		if err := rows.Scan(&c.id, &c.stage, &c.system, &c.user, &c.response, &c.repo, &c.runTask, &c.evalTask); err != nil {
+			rows.Close()
+			return nil, err
 		}
-		for rows.Next() {
-			var c call
-			if err := rows.Scan(&c.id, &c.stage, &c.system, &c.user, &c.response, &c.repo, &c.runTask, &c.evalTask); err != nil {
-				rows.Close()
-				return nil, nil, err
-			}
-			calls = append(calls, c)
-			if c.evalTask != "" {
-				truth[c.evalTask] = nil
-			}
+		calls = append(calls, c)
+		if c.evalTask != "" {
+			truth[c.evalTask] = nil
 		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return nil, nil, err
-		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
 	}
 	tasks := make([]string, 0, len(truth))
 	for id := range truth {
@@ -157,7 +178,7 @@ func failedRunItems(ctx context.Context, conn *sql.Conn, opts DistillOptions) ([
 	}
 	sort.Strings(tasks)
 	if err := eachTaskOf(ctx, conn, tasks, func(t *task) error { truth[t.ID] = t; return nil }); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	items := make([]*item, 0, len(calls))
 	for _, c := range calls {
@@ -172,7 +193,7 @@ func failedRunItems(ctx context.Context, conn *sql.Conn, opts DistillOptions) ([
 		it.split = splitOf(c.repo, splitKey, opts.Curate.ValidationFraction, nil)
 		items = append(items, it)
 	}
-	return items, map[string]int{}, nil
+	return items, nil
 }
 
 // evalJoin adds to from (the failed calls) the synthetic task an eval
@@ -242,6 +263,44 @@ func (j *job) expect() int64 {
 		n = max(n, it.expect)
 	}
 	return n
+}
+
+// eachWindow hands fn the jobs of each window of sel, the work of earlier
+// runs dropped. With count, the items and the ones left out are counted in
+// the summary (a second pass over the same selection counts nothing).
+func (d *distiller) eachWindow(ctx context.Context, sel *selection, count bool, fn func(jobs []*job) error) error {
+	verified, judged, err := kb.DistillDone(ctx, d.w.Conn, d.opts.Name)
+	if err != nil {
+		return err
+	}
+	skipped := map[string]int{}
+	for lo := 0; lo < len(sel.ids); lo += selectionWindow {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		items, err := sel.load(ctx, d.w.Conn, sel.ids[lo:min(lo+selectionWindow, len(sel.ids))], skipped)
+		if err != nil {
+			return err
+		}
+		jobs := pending(jobsOf(items, d.opts.Teacher), verified, judged, skipped)
+		if count {
+			d.smu.Lock()
+			d.sum.Items += len(items)
+			d.smu.Unlock()
+			for _, j := range jobs {
+				d.count(j.stage, func(s *StageSummary) { s.Items += len(j.items) })
+			}
+		}
+		if err := fn(jobs); err != nil {
+			return err
+		}
+	}
+	if count {
+		d.smu.Lock()
+		d.sum.Skipped = skipped
+		d.smu.Unlock()
+	}
+	return nil
 }
 
 // pending drops the items done by earlier runs (a verified answer, or

@@ -54,9 +54,10 @@ func (d *distiller) judge(j *job, e kb.DistillCacheEntry) []kb.DistillOutcome {
 	return out
 }
 
-// replay judges the jobs answered in cache — nothing is paid — on every
-// core, and stores their outcomes in bounded transactions.
-func (d *distiller) replay(ctx context.Context, jobs []*job, cache map[string]kb.DistillCacheEntry) error {
+// replay judges the jobs answered in cache on every core and stores their
+// outcomes in bounded transactions; hits counts them as cache hits (not
+// when the answers came with this run's batches).
+func (d *distiller) replay(ctx context.Context, jobs []*job, cache map[string]kb.DistillCacheEntry, hits bool) error {
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -77,7 +78,9 @@ func (d *distiller) replay(ctx context.Context, jobs []*job, cache map[string]kb
 		if ctx.Err() != nil {
 			break
 		}
-		d.count(j.stage, func(s *StageSummary) { s.CacheHits++ })
+		if hits {
+			d.count(j.stage, func(s *StageSummary) { s.CacheHits++ })
+		}
 		next <- i
 	}
 	close(next)

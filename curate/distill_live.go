@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -15,18 +14,39 @@ import (
 
 // distillLive is a run that sends the teacher its requests one by one
 // (not in a batch), up to opts.Jobs at once, on the raw store's writer w
-// (held for the run).
+// (held for the run), a window of the selection at a time.
 func distillLive(ctx context.Context, w kb.Writer, opts DistillOptions) (*DistillSummary, error) {
 	d := newDistiller(opts)
 	d.w = w
-	jobs, err := d.prepare(ctx)
+	sel, err := selectionOf(ctx, w.Conn, opts)
 	if err != nil {
 		return nil, err
 	}
 	if err := d.begin(ctx); err != nil {
 		return nil, err
 	}
-	runErr := d.live(ctx, jobs)
+	var client *llm.Logged // made for the first request the cache cannot answer
+	runErr := d.eachWindow(ctx, sel, true, func(jobs []*job) error {
+		cache, err := kb.LoadDistillCache(ctx, d.w.Conn, keysOf(jobs))
+		if err != nil {
+			return err
+		}
+		hits, misses := cached(jobs, cache)
+		if err := d.replay(ctx, hits, cache, true); err != nil {
+			return err
+		}
+		if len(misses) > 0 && client == nil {
+			if client, err = d.newTeacher(); err != nil {
+				return err
+			}
+		}
+		return d.live(ctx, client, misses)
+	})
+	if client != nil {
+		runErr = errors.Join(runErr, client.Close())
+		// The rows of calls that brought nothing to store (cut off).
+		runErr = errors.Join(runErr, d.tx(ctx, func(context.Context) error { return d.appendCalls() }))
+	}
 	if runErr != nil && ctx.Err() != nil {
 		runErr = ctx.Err() // whatever step it cut short: an interruption
 	}
@@ -38,59 +58,23 @@ func distillLive(ctx context.Context, w kb.Writer, opts DistillOptions) (*Distil
 	return d.sum, errors.Join(runErr, d.finish(ctx, runErr))
 }
 
-// prepare selects the items, drops the work earlier runs did and returns
-// the jobs left, counted in the summary.
-func (d *distiller) prepare(ctx context.Context) ([]*job, error) {
-	items, skipped, err := selectItems(ctx, d.w.Conn, d.opts)
-	if err != nil {
-		return nil, err
-	}
-	if len(items) == 0 && len(skipped) == 0 {
-		return nil, usagef("the selection has no item: check --stage, --repos and --from")
-	}
-	verified, judged, err := kb.DistillDone(ctx, d.w.Conn, d.opts.Name)
-	if err != nil {
-		return nil, err
-	}
-	d.sum.Items = len(items)
-	d.sum.Skipped = skipped
-	jobs := pending(jobsOf(items, d.opts.Teacher), verified, judged, skipped)
-	for _, j := range jobs {
-		d.count(j.stage, func(s *StageSummary) { s.Items += len(j.items) })
-	}
-	return jobs, nil
-}
-
-// live replays the cached jobs, then calls the teacher for the others in
-// order until done, the budget or --max-calls stops it, or ctx ends.
-func (d *distiller) live(ctx context.Context, jobs []*job) error {
-	cache, err := kb.LoadDistillCache(ctx, d.w.Conn, keysOf(jobs))
-	if err != nil {
-		return err
-	}
-	hits, misses := cached(jobs, cache)
-	if err := d.replay(ctx, hits, cache); err != nil {
-		return err
-	}
-	if len(misses) == 0 {
+// live calls the teacher for jobs, in order, until done, the budget or
+// --max-calls stops the run, or ctx ends.
+func (d *distiller) live(ctx context.Context, client *llm.Logged, jobs []*job) error {
+	if len(jobs) == 0 {
 		return nil
 	}
-	client, err := d.newTeacher()
-	if err != nil {
-		return err
-	}
-	d.opts.Progress.Phase("ask the teacher", int64(len(misses)))
-	var calls atomic.Int64
+	d.opts.Progress.Phase("ask the teacher", int64(len(jobs)))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(d.opts.Jobs)
-	for _, j := range misses {
+	for _, j := range jobs {
 		if d.stopped() || gctx.Err() != nil {
 			d.left(j)
 			continue
 		}
 		g.Go(func() error {
 			defer d.opts.Progress.Add(1)
-			if d.opts.MaxCalls > 0 && calls.Add(1) > int64(d.opts.MaxCalls) {
+			if d.opts.MaxCalls > 0 && d.sent.Add(1) > int64(d.opts.MaxCalls) {
 				d.stopWith(StopMaxCalls)
 				d.left(j)
 				return nil
@@ -98,13 +82,10 @@ func (d *distiller) live(ctx context.Context, jobs []*job) error {
 			return d.call(gctx, client, j)
 		})
 	}
-	err = errors.Join(g.Wait(), client.Close())
-	// The rows of calls that brought nothing to store (cut off).
-	err = errors.Join(err, d.tx(ctx, func(context.Context) error { return d.appendCalls() }))
-	if err == nil {
-		err = ctx.Err()
+	if err := g.Wait(); err != nil {
+		return err
 	}
-	return err
+	return ctx.Err()
 }
 
 func (d *distiller) left(j *job) {

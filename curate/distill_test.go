@@ -64,6 +64,7 @@ func TestDistillCachePaysOnce(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
 	home := minedHome(t, gittest.PythonHistory(t))
 	ts := newTeacher(t, home, half)
+	smallWindows(t, 2)
 	opts := distillOptions(ts.Server)
 	first := distill(t, home, opts)
 	calls := ts.Calls()
