@@ -255,7 +255,8 @@ type distiller struct {
 	cmu   sync.Mutex // guards calls
 	calls []kb.LLMCall
 
-	sent atomic.Int64 // requests sent (or put in a batch) this run, for --max-calls
+	sent  atomic.Int64 // requests sent (or put in a batch) this run, for --max-calls
+	turns int64        // the next call's turn in the ledger (the dispatcher's)
 }
 
 func newDistiller(opts DistillOptions) *distiller {

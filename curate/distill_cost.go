@@ -89,6 +89,12 @@ func (p pricing) upper(body llm.ChatBody) int64 {
 // it can cost is reserved against what is left; after, what it cost
 // settles the reservation. No call is started whose reservation would take
 // spending (settled and reserved) past the cap.
+//
+// Reservations are taken in the order of the calls (each has a turn), so
+// the run stops at the first call, in order, that cannot fit even with
+// nothing in flight, whatever the scheduling: a later, smaller call never
+// slips in before it, and a re-run with the same budget stops at the same
+// call.
 type ledger struct {
 	mu       sync.Mutex
 	changed  *sync.Cond
@@ -96,6 +102,8 @@ type ledger struct {
 	spent    int64 // settled, earlier runs' included
 	reserved int64
 	inFlight int
+	turn     int64 // the turn whose reservation comes next
+	closed   bool  // a reservation did not fit: none comes after it
 }
 
 func newLedger(spent int64, budgetUSD *float64) *ledger {
@@ -107,29 +115,51 @@ func newLedger(spent int64, budgetUSD *float64) *ledger {
 	return l
 }
 
-// reserve takes x nano-dollars from what is left, waiting while calls in
-// flight may settle for less than they reserved; false when x cannot fit
-// even with nothing in flight.
-func (l *ledger) reserve(x int64) bool {
+// reserve takes x nano-dollars from what is left at turn (0, 1, 2, ...:
+// every turn is taken once, by reserve or pass), after the turns before
+// it, waiting while calls in flight may settle for less than they
+// reserved; false when x cannot fit even with nothing in flight, or an
+// earlier turn could not.
+func (l *ledger) reserve(turn, x int64) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.limit >= 0 && l.spent+l.reserved+x > l.limit {
-		if l.inFlight == 0 {
-			return false
-		}
+	defer l.changed.Broadcast()
+	for !l.closed && (l.turn != turn || l.over(x) && l.inFlight > 0) {
 		l.changed.Wait()
+	}
+	if l.closed {
+		return false
+	}
+	l.turn++
+	if l.over(x) { // with nothing in flight: it never fits
+		l.closed = true
+		return false
 	}
 	l.reserved += x
 	l.inFlight++
 	return true
 }
 
+// pass gives up turn without reserving (its call is not made).
+func (l *ledger) pass(turn int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for !l.closed && l.turn != turn {
+		l.changed.Wait()
+	}
+	l.turn++
+	l.changed.Broadcast()
+}
+
+func (l *ledger) over(x int64) bool { return l.limit >= 0 && l.spent+l.reserved+x > l.limit }
+
 // take reserves x if it fits what is left now, without waiting: for
 // batches, whose reservations settle only when their results come.
 func (l *ledger) take(x int64) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.limit >= 0 && l.spent+l.reserved+x > l.limit {
+	if l.closed || l.over(x) {
+		l.closed = true
 		return false
 	}
 	l.reserved += x

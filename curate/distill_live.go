@@ -72,14 +72,17 @@ func (d *distiller) live(ctx context.Context, client *llm.Logged, jobs []*job) e
 			d.left(j)
 			continue
 		}
+		turn := d.turns
+		d.turns++
 		g.Go(func() error {
 			defer d.opts.Progress.Add(1)
 			if d.opts.MaxCalls > 0 && d.sent.Add(1) > int64(d.opts.MaxCalls) {
+				d.spend.pass(turn)
 				d.stopWith(StopMaxCalls)
 				d.left(j)
 				return nil
 			}
-			return d.call(gctx, client, j)
+			return d.call(gctx, client, j, turn)
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -98,9 +101,9 @@ func (d *distiller) left(j *job) {
 // stored in one transaction, before the worker takes another request: a
 // run killed at any point never loses an answer it stored, and a request
 // whose answer is stored is never sent again.
-func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job) error {
+func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job, turn int64) error {
 	bound := d.price.upper(j.body)
-	if !d.spend.reserve(bound) {
+	if !d.spend.reserve(turn, bound) {
 		d.stopWith(StopBudget)
 		d.left(j)
 		return nil

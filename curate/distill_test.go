@@ -178,7 +178,8 @@ func TestDistillBudgetIsAHardCap(t *testing.T) {
 	calls := ts.Calls()
 	same := distill(t, home, opts)
 	if ts.Calls() != calls || same.Stopped != StopBudget {
-		t.Errorf("the same budget again: %d more requests, stopped %q; want none and a budget stop", ts.Calls()-calls, same.Stopped)
+		t.Errorf("the same budget again: %d more requests, stopped %q; want none and a budget stop (first run %+v, this one %+v)",
+			ts.Calls()-calls, same.Stopped, sum.Totals, same.Totals)
 	}
 	more := est.MaxCostUSD
 	opts.BudgetUSD = &more

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/agent/prompt"
@@ -114,40 +115,57 @@ func TestUpperBoundsTheCost(t *testing.T) {
 	}
 }
 
-// Under any interleaving, reserved plus settled never passes the cap, a
-// reservation that cannot fit with nothing in flight is refused, and one
-// that can waits for calls in flight to settle.
+// Under any interleaving, reserved plus settled never passes the cap; a
+// reservation that cannot fit with nothing in flight is refused, and so is
+// every later turn; one that can waits for calls in flight to settle.
 func TestLedgerNeverPassesTheCap(t *testing.T) {
 	budget := 1.0
 	l := newLedger(toNanos(0.25), &budget)
-	if l.reserve(toNanos(0.8)) {
-		t.Fatal("a reservation over what is left was taken")
-	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	worst := int64(0)
-	for i := range 64 {
+	refused := map[int64]bool{}
+	const turns = 400
+	for turn := range int64(turns) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(i), 7))
-			for range 50 {
-				x := toNanos(0.01 + rng.Float64()*0.2)
-				if !l.reserve(x) {
-					return
-				}
-				mu.Lock()
-				worst = max(worst, l.total())
-				mu.Unlock()
-				l.settle(x, x/int64(1+rng.IntN(4)))
+			rng := rand.New(rand.NewPCG(uint64(turn), 7))
+			x := toNanos(0.01 + rng.Float64()*0.05)
+			if turn%7 == 3 {
+				l.pass(turn) // a call not made (--max-calls) takes its turn too
+				return
 			}
+			if !l.reserve(turn, x) {
+				mu.Lock()
+				refused[turn] = true
+				mu.Unlock()
+				return
+			}
+			mu.Lock()
+			worst = max(worst, l.total())
+			mu.Unlock()
+			time.Sleep(time.Duration(rng.IntN(200)) * time.Microsecond)
+			l.settle(x, x/int64(1+rng.IntN(4)))
 		}()
 	}
 	wg.Wait()
 	if worst > toNanos(budget) || l.total() > toNanos(budget) {
 		t.Errorf("spending reached %s of a %s cap", money(fromNanos(worst)), money(budget))
 	}
-	if l.total() < toNanos(budget)-toNanos(0.21) {
-		t.Errorf("stopped at %s of %s: a reservation that fit was refused", money(fromNanos(l.total())), money(budget))
+	first := int64(turns)
+	for turn := range refused {
+		first = min(first, turn)
+	}
+	for turn := first; turn < turns; turn++ {
+		if !refused[turn] && turn%7 != 3 {
+			t.Errorf("turn %d reserved after turn %d was refused", turn, first)
+		}
+	}
+	if first == turns || l.total() < toNanos(budget)-toNanos(0.06) {
+		t.Errorf("first refusal at turn %d with %s spent of %s: a reservation that fit was refused", first, money(fromNanos(l.total())), money(budget))
+	}
+	if l.reserve(turns, 1) {
+		t.Error("a reservation after a refusal was taken")
 	}
 }
