@@ -47,7 +47,9 @@ func (a *app) distillCommand() *cli.Command {
 			"(rejection sampling, thresholds in [teacher.verify]): scope and precision by overlap, a\n" +
 			"plan by validation and the F1 of its files, edits by reproducing the commit byte for byte.\n" +
 			"Verified answers become the next version of the dataset --name (source distilled); every\n" +
-			"outcome is in raw.distill_outcomes, every call in raw.retrieval_llm_calls (call_type distill).\n\n" +
+			"outcome is in raw.distill_outcomes, every call in raw.retrieval_llm_calls (call_type distill).\n" +
+			"An answer judged once is not judged again under the same --name: to judge the cached\n" +
+			"answers by other thresholds, use a new --name (they come from the cache, free).\n\n" +
 			"Every request is cached by the sha256 of its canonical form (model, messages, parameters):\n" +
 			"a re-run, or a run resumed after kill -9, never pays for a request twice. --budget-usd is a\n" +
 			"hard cap on what --name has spent in all: before each call the most it can cost (its bytes\n" +
@@ -64,15 +66,15 @@ func (a *app) distillCommand() *cli.Command {
 			&cli.StringFlag{Name: "stage", Usage: "comma-separated stages (default: " + strings.Join(schema.SyntheticStages, ",") + ")"},
 			&cli.StringFlag{Name: "from", Value: curate.FromSynthetic, Usage: "synthetic (bootstrap's tasks) or failed-runs (the student's calls in failed runs)"},
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these repositories (paths; repeat or comma-separate)"},
-			&cli.IntFlag{Name: "sample", Usage: "take `N` tasks (or failed calls), chosen by --seed"},
-			&cli.Int64Flag{Name: "seed", Usage: "the seed of --sample"},
+			&cli.IntFlag{Name: "sample", HideDefault: true, Usage: "take `N` tasks (or failed calls), chosen by --seed (default: all)"},
+			&cli.Int64Flag{Name: "seed", HideDefault: true, Usage: "the seed of --sample"},
 			&cli.StringFlag{Name: "teacher", Usage: "the teacher `MODEL` (default: teacher.model)"},
-			&cli.Float64Flag{Name: "budget-usd", Usage: "hard cap, in USD, on what --name may have spent in all (earlier runs included)"},
-			&cli.IntFlag{Name: "max-calls", Usage: "send at most `N` requests this run"},
+			&cli.Float64Flag{Name: "budget-usd", HideDefault: true, Usage: "hard cap, in USD, on what --name may have spent in all (earlier runs included); none by default"},
+			&cli.IntFlag{Name: "max-calls", HideDefault: true, Usage: "send at most `N` requests this run (default: no limit)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the calls, tokens and cost expected; call nothing"},
 			&cli.BoolFlag{Name: "batch", Usage: "use the Batch API (cheaper, slower; resumable by batch id)"},
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "teacher calls in flight at once (default: teacher.max_concurrency)"},
-			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for another run of the same --name; by default exit 1 at once, naming it"},
+			&cli.IntFlag{Name: "jobs", HideDefault: true, Aliases: []string{"j"}, Usage: "teacher calls in flight at once (default: teacher.max_concurrency)"},
+			&cli.DurationFlag{Name: "wait", HideDefault: true, Usage: "wait up to `DURATION` for another run of the same --name; by default exit 1 at once, naming it"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := parseDistill(cmd)
