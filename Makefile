@@ -9,7 +9,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-eval bench-datasets demo clean
+.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-eval bench-datasets bench-distill demo clean
 
 # -buildvcs=auto stamps the git revision `cra version` prints, even where
 # GOFLAGS turns it off.
@@ -69,6 +69,12 @@ bench-eval:
 bench-datasets:
 	$(GO) test -run '^$$' -bench 'BenchmarkCurateSynthetic|BenchmarkExportParquet' -benchmem -count $(COUNT) -benchtime 1x ./curate/ ./datasets/ | tee bench-datasets.txt
 
+# cra distill: a run of 10,000 requests all answered from the cache
+# (requests/s; target under 10 s) and the verification of 10,000 implement
+# answers against their ground truth (answers/s; target under 30 s).
+bench-distill:
+	$(GO) test -run '^$$' -bench 'BenchmarkDistillCachedReplay|BenchmarkVerifyImplement' -benchmem -count $(COUNT) -benchtime 1x ./curate/ | tee bench-distill.txt
+
 # The main job on a throw-away home: REPO=path to choose the repository.
 demo: build
 	@home=$$(mktemp -d -t cra-demo-XXXXXX); \
@@ -86,4 +92,4 @@ demo: build
 		"select file_path, qualified_name, called_by from code_index order by len(called_by) desc limit 5"
 
 clean:
-	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-retrieval.txt bench-solve.txt bench-eval.txt bench-datasets.txt
+	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-retrieval.txt bench-solve.txt bench-eval.txt bench-datasets.txt bench-distill.txt

@@ -177,7 +177,8 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 }
 
 // DatasetLock is the batch name of a dataset's lock (kb.LockInput): held
-// by a curate-data run building the dataset, and by datasets prune.
+// by a curate-data or distill run building the dataset, and by datasets
+// prune.
 const DatasetLock = "curate-data"
 
 // UsageError is a mistake in what curate was asked for (an unknown stage

@@ -100,46 +100,70 @@ func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary
 	if err != nil {
 		return 0, err
 	}
-	rawPlan := string(opts.TrainingPlan)
-	if rawPlan == "" {
-		rawPlan = string(criteria)
-	}
-	ref := kb.DatasetRef{Name: w.name, Version: w.version}
 	planID := w.planID
-	err = w.Tx(ctx, func() error {
-		// A plan train-plan recorded stands as it is: the dataset names it.
-		if planID == 0 {
-			if err := w.Conn.QueryRowContext(ctx, `INSERT INTO training_plans
-				(task_id, target_stage, base_model, source, data_criteria, raw_plan, timestamp)
-				VALUES (?, ?, 'per_stage', 'synthetic', ?, ?, now()) RETURNING id`,
-				"curate:"+ref.String(), strings.Join(opts.Stages, ","), string(criteria), rawPlan).Scan(&planID); err != nil {
-				return err
-			}
-		}
-		total := 0
-		for _, stage := range opts.Stages {
-			splits := sum.Examples[stage]
-			if splits == nil {
-				splits = map[string]int{}
-			}
-			js, err := json.Marshal(splits)
-			if err != nil {
-				return err
-			}
-			n := splits[kb.SplitTrain] + splits[kb.SplitValidation]
-			total += n
-			if _, err := w.Conn.ExecContext(ctx, `INSERT INTO training_datasets
-				(training_plan_id, stage_name, base_model, source, dataset_path, example_count, positive_count,
-				 negative_count, format, timestamp, name, version, split_counts)
-				VALUES (?, ?, ?, 'synthetic', ?, ?, ?, 0, 'table', now(), ?, ?, ?)`,
-				planID, stage, string(llm.StageRole(stage)), "raw.training_examples", n, n, w.name, w.version, string(js)); err != nil {
-				return fmt.Errorf("record dataset %s/%s: %w", ref, stage, err)
-			}
-		}
-		return kb.RegisterDatasetVersion(ctx, w.Writer, kb.DatasetVersion{
-			Name: w.name, Version: w.version, TrainingPlanID: planID, Examples: total, Dropped: sum.Dropped,
-			Criteria: criteria, CraVersion: version.String(), Created: time.Now().UTC(),
-		})
+	err = w.Tx(ctx, func() (err error) {
+		planID, err = registerVersion(ctx, w.Writer, builtVersion{name: w.name, version: w.version, source: "synthetic",
+			stages: opts.Stages, criteria: criteria, plan: opts.TrainingPlan, planID: planID, examples: sum.Examples, dropped: sum.Dropped})
+		return err
 	})
 	return planID, err
+}
+
+// builtVersion is one built version of a dataset, as registerVersion
+// records it.
+type builtVersion struct {
+	name     string
+	version  int
+	source   string // synthetic, distilled
+	stages   []string
+	criteria []byte                    // the selection, JSON
+	plan     []byte                    // the training plan followed; nil: criteria stands for it
+	planID   int64                     // the training_plans row train-plan recorded for it; 0: one is made
+	examples map[string]map[string]int // stage → split → count
+	dropped  map[string]int
+}
+
+// registerVersion records v — its training_plans row, a training_datasets
+// row per stage, its dataset_versions row — in the writer's current
+// transaction, and returns the plan's id.
+func registerVersion(ctx context.Context, w kb.Writer, v builtVersion) (int64, error) {
+	rawPlan := string(v.plan)
+	if rawPlan == "" {
+		rawPlan = string(v.criteria)
+	}
+	ref := kb.DatasetRef{Name: v.name, Version: v.version}
+	planID := v.planID
+	// A plan train-plan recorded stands as it is: the dataset names it.
+	if planID == 0 {
+		if err := w.Conn.QueryRowContext(ctx, `INSERT INTO training_plans
+			(task_id, target_stage, base_model, source, data_criteria, raw_plan, timestamp)
+			VALUES (?, ?, 'per_stage', ?, ?, ?, now()) RETURNING id`,
+			"curate:"+ref.String(), strings.Join(v.stages, ","), v.source, string(v.criteria), rawPlan).Scan(&planID); err != nil {
+			return 0, err
+		}
+	}
+	total := 0
+	for _, stage := range v.stages {
+		splits := v.examples[stage]
+		if splits == nil {
+			splits = map[string]int{}
+		}
+		js, err := json.Marshal(splits)
+		if err != nil {
+			return 0, err
+		}
+		n := splits[kb.SplitTrain] + splits[kb.SplitValidation]
+		total += n
+		if _, err := w.Conn.ExecContext(ctx, `INSERT INTO training_datasets
+			(training_plan_id, stage_name, base_model, source, dataset_path, example_count, positive_count,
+			 negative_count, format, timestamp, name, version, split_counts)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'table', now(), ?, ?, ?)`,
+			planID, stage, string(llm.StageRole(stage)), v.source, "raw.training_examples", n, n, v.name, v.version, string(js)); err != nil {
+			return 0, fmt.Errorf("record dataset %s/%s: %w", ref, stage, err)
+		}
+	}
+	return planID, kb.RegisterDatasetVersion(ctx, w, kb.DatasetVersion{
+		Name: v.name, Version: v.version, TrainingPlanID: planID, Examples: total, Dropped: v.dropped,
+		Criteria: v.criteria, CraVersion: version.String(), Created: time.Now().UTC(),
+	})
 }

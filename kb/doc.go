@@ -6,7 +6,8 @@
 // anti-join on deterministic ids), compaction, the curated read API
 // (KnowledgeBase), dataset versions, the raw run-log writers and
 // readers (index runs, model calls, task runs, solve runs, training
-// examples, training plans, status) and the read API over the run logs for
+// examples, training plans, status, distillation's request cache,
+// spending, batches and outcomes) and the read API over the run logs for
 // `cra train-plan` (LogAnalysis: eval scores, solve runs, training data
 // available).
 //

@@ -61,6 +61,14 @@ var runKinds = []struct{ kind, query string }{
 			name || '@' || version || ': ' || examples || ' examples'
 		FROM raw.dataset_versions UNION ALL SELECT 'curate', 0, NULL, NULL, NULL, NULL
 		ORDER BY 3 DESC NULLS LAST LIMIT 1`},
+	{"distill", `SELECT 'distill', (SELECT count(*) FROM raw.distill_runs), r.started_at, r.status,
+			epoch(r.finished_at - r.started_at),
+			r.name || ': ' || (SELECT count(*) FROM raw.distill_outcomes o WHERE o.run_id = r.id) || ' answers judged, '
+				|| (SELECT count(*) FROM raw.distill_outcomes o WHERE o.run_id = r.id AND o.verified) || ' verified, $'
+				|| round((SELECT coalesce(sum(coalesce(settled_usd, reserved_usd)), 0) FROM raw.distill_spend s WHERE s.run_id = r.id), 4)
+				|| ' spent' || coalesce(', stopped: ' || r.stopped, '')
+		FROM raw.distill_runs r UNION ALL SELECT 'distill', 0, NULL, NULL, NULL, NULL
+		ORDER BY 3 DESC NULLS LAST LIMIT 1`},
 	{"task", `SELECT 'task:' || mode, count(*), max(timestamp), NULL, NULL, NULL FROM raw.task_runs GROUP BY mode
 		UNION ALL SELECT 'task', 0, NULL, NULL, NULL, NULL WHERE NOT EXISTS (FROM raw.task_runs) ORDER BY 1`},
 	{"orchestrator", "SELECT 'orchestrator', count(*), max(timestamp), NULL, NULL, NULL FROM raw.orchestrator_runs"},

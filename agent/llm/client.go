@@ -87,6 +87,32 @@ func (c *client) Complete(ctx context.Context, req Request) (Response, error) {
 		return Response{}, c.stopped(err, 0, 0)
 	}
 	defer c.limit.release()
+	resp, n, err := retrying(ctx, c, func(actx context.Context) (Response, error) {
+		start := c.now()
+		resp, err := c.provider.send(actx, req)
+		if err == nil {
+			resp.Latency = c.now().Sub(start)
+			resp.Provider = c.cfg.Provider
+			if resp.Model == "" {
+				resp.Model = c.cfg.Model
+			}
+		}
+		return resp, err
+	})
+	if err != nil {
+		return Response{}, err
+	}
+	resp.Attempts = n
+	return resp, nil
+}
+
+// retrying makes op's attempts by the client's policy: each under the
+// per-attempt timeout, retried with backoff on retryable failures, after
+// the shared 429 cooldown of the provider and model. op returns a *failure
+// for an HTTP answer it classified, and any other error as it came. It
+// returns the value, the attempts made and an *Error.
+func retrying[T any](ctx context.Context, c *client, op func(ctx context.Context) (T, error)) (T, int, error) {
+	var zero T
 	var waited time.Time // the cooldown this call has already waited out
 	for n := 1; ; n++ {
 		if until := c.cool.deadline(); until.After(waited) {
@@ -95,26 +121,25 @@ func (c *client) Complete(ctx context.Context, req Request) (Response, error) {
 					if ctx.Err() != nil {
 						err = ctx.Err()
 					}
-					return Response{}, c.stopped(err, n-1, 0)
+					return zero, n - 1, c.stopped(err, n-1, 0)
 				}
 			}
 			waited = until
 		}
-		resp, f := c.attempt(ctx, req)
+		v, f := attempt(ctx, c, op)
 		if f == nil {
-			resp.Attempts = n
-			return resp, nil
+			return v, n, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return Response{}, c.stopped(err, n, f.status)
+			return zero, n, c.stopped(err, n, f.status)
 		}
 		if !f.retryable || n > c.cfg.MaxRetries {
-			return Response{}, c.fail(f, n)
+			return zero, n, c.fail(f, n)
 		}
 		wait := backoff(n, f, c.jitter)
 		if wait > maxRetryAfter {
 			f.err = tooLong(f)
-			return Response{}, c.fail(f, n)
+			return zero, n, c.fail(f, n)
 		}
 		if f.status == http.StatusTooManyRequests && f.hasRetryAfter {
 			// Every other call to this provider and model waits too; this
@@ -126,35 +151,30 @@ func (c *client) Complete(ctx context.Context, req Request) (Response, error) {
 			if ctx.Err() != nil {
 				err = ctx.Err()
 			}
-			return Response{}, c.stopped(err, n, f.status)
+			return zero, n, c.stopped(err, n, f.status)
 		}
 	}
 }
 
 // attempt makes one request under the per-attempt timeout.
-func (c *client) attempt(ctx context.Context, req Request) (Response, *failure) {
+func attempt[T any](ctx context.Context, c *client, op func(ctx context.Context) (T, error)) (T, *failure) {
+	var zero T
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
-	start := c.now()
-	resp, err := c.provider.send(actx, req)
+	v, err := op(actx)
 	if err == nil {
-		resp.Latency = c.now().Sub(start)
-		resp.Provider = c.cfg.Provider
-		if resp.Model == "" {
-			resp.Model = c.cfg.Model
-		}
-		return resp, nil
+		return v, nil
 	}
 	var f *failure
 	switch {
 	case ctx.Err() != nil:
-		return Response{}, &failure{err: ctx.Err()} // Complete returns ctx.Err()
+		return zero, &failure{err: ctx.Err()} // the caller gets ctx.Err()
 	case errors.As(err, &f):
-		return Response{}, f
+		return zero, f
 	case errors.Is(actx.Err(), context.DeadlineExceeded):
-		return Response{}, c.timeoutFailure(err)
+		return zero, c.timeoutFailure(err)
 	default:
-		return Response{}, c.transportFailure(err)
+		return zero, c.transportFailure(err)
 	}
 }
 

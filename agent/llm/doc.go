@@ -12,8 +12,12 @@
 //     and connection errors (honouring Retry-After), context cancellation, a
 //     per-client concurrency limit, and typed errors (*Error and the Err*
 //     kinds) with messages that say what to do;
+//   - the OpenAI request body (chatbody.go: ChatBody), the one home of its
+//     shape, whose sha256 is the canonical key a teacher's answer is cached
+//     under; and the OpenAI Batch API (batch.go: upload, create, ask, find a
+//     batch again by its input file, download results);
 //   - routing (router.go): which model serves a role (coding, reasoning) or a
-//     stage override from [models];
+//     stage override from [models], and the teacher of [teacher];
 //   - the prompt budget (budget.go): what fits in the context window;
 //   - the logged client (logged.go): every call, failed ones included, a row
 //     of raw.retrieval_llm_calls, written in batches through a CallLog the

@@ -78,11 +78,23 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 	if err == nil {
 		resp, err = l.inner.Complete(ctx, req)
 	}
+	row := l.Record(req, resp, err, start, time.Since(start))
+	if !l.enqueue(row) {
+		return resp, errors.Join(err, ErrClosed) // closed during the call: it could not be logged
+	}
+	return resp, err
+}
+
+// Record builds the row of one call, masked and counted in Tokens as
+// Complete does, without storing it: for a call made outside Complete (a
+// Batch API result), which the caller stores in the same transaction as
+// what depends on it. latency is used when resp carries none.
+func (l *Logged) Record(req Request, resp Response, err error, start time.Time, latency time.Duration) kb.LLMCall {
 	row := kb.LLMCall{
 		TaskID: req.TaskID, CallType: req.CallType, StageName: req.StageName,
 		Model: l.cfg.Model, Provider: l.cfg.Provider,
 		SystemPrompt: l.mask(req.System), Prompt: l.mask(req.Prompt),
-		Latency: time.Since(start), At: start.UTC(),
+		Latency: latency, At: start.UTC(),
 	}
 	if row.Provider == "" {
 		row.Provider = ProviderOllama
@@ -92,27 +104,24 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 	}
 	if err != nil {
 		row.Error = l.mask(err.Error())
-	} else {
-		text := l.mask(resp.Text)
-		row.Response = &text
-		if resp.Thinking != "" {
-			thinking := l.mask(resp.Thinking)
-			row.Thinking = &thinking
-		}
-		row.PromptTokens, row.CompletionTokens = resp.PromptTokens, resp.CompletionTokens
-		for _, n := range []*int{resp.PromptTokens, resp.CompletionTokens} {
-			if n != nil {
-				l.tokens.Add(int64(*n))
-			}
-		}
-		if resp.Latency > 0 {
-			row.Latency = resp.Latency
+		return row
+	}
+	text := l.mask(resp.Text)
+	row.Response = &text
+	if resp.Thinking != "" {
+		thinking := l.mask(resp.Thinking)
+		row.Thinking = &thinking
+	}
+	row.PromptTokens, row.CompletionTokens = resp.PromptTokens, resp.CompletionTokens
+	for _, n := range []*int{resp.PromptTokens, resp.CompletionTokens} {
+		if n != nil {
+			l.tokens.Add(int64(*n))
 		}
 	}
-	if !l.enqueue(row) {
-		return resp, errors.Join(err, ErrClosed) // closed during the call: it could not be logged
+	if resp.Latency > 0 {
+		row.Latency = resp.Latency
 	}
-	return resp, err
+	return row
 }
 
 // gate is the hard gate before a call (spec 4.4): the system prompt, the
@@ -139,6 +148,10 @@ func (l *Logged) enqueue(row kb.LLMCall) bool {
 	l.queue <- row
 	return true
 }
+
+// Mask is s with the API key masked, as every logged row has it: for what
+// a caller stores of a call beside its row.
+func (l *Logged) Mask(s string) string { return l.mask(s) }
 
 func (l *Logged) mask(s string) string {
 	if l.secret == "" {

@@ -17,7 +17,7 @@ type ollama struct{ c *client }
 
 type ollamaChatRequest struct {
 	Model    string        `json:"model"`
-	Messages []chatMessage `json:"messages"`
+	Messages []Message     `json:"messages"`
 	Stream   bool          `json:"stream"`
 	Format   string        `json:"format,omitempty"`
 	Options  ollamaOptions `json:"options"`
@@ -53,8 +53,8 @@ func (o *ollama) send(ctx context.Context, req Request) (Response, error) {
 		Messages: messages(req),
 		Options: ollamaOptions{
 			NumCtx:      c.cfg.ContextWindow,
-			Temperature: c.temperature(req),
-			NumPredict:  c.maxTokens(req),
+			Temperature: c.cfg.temperature(req),
+			NumPredict:  c.cfg.maxTokens(req),
 		},
 	}
 	if req.JSON {

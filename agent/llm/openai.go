@@ -28,34 +28,37 @@ func newOpenAI(c *client, key string) *openAI {
 
 func (p *openAI) send(ctx context.Context, req Request) (Response, error) {
 	c := p.c
-	in := openai.ChatCompletionRequest{Model: c.cfg.Model}
-	x := &exchange{extra: map[string]any{"temperature": c.temperature(req)}}
-	if ReasoningModel(c.cfg.Model) {
-		// Reasoning models refuse max_tokens (go-openai deprecates it for
-		// them) and any temperature but their own.
-		in.MaxCompletionTokens = c.maxTokens(req)
-		x.extra = nil
-	} else {
-		//lint:ignore SA1019 vLLM, llama-server and older OpenAI-compatible servers read max_tokens only
-		in.MaxTokens = c.maxTokens(req)
+	body := NewChatBody(c.cfg, req)
+	in := openai.ChatCompletionRequest{Model: body.Model, MaxCompletionTokens: body.MaxCompletionTokens,
+		ChatTemplateKwargs: body.ChatTemplateKwargs}
+	//lint:ignore SA1019 vLLM, llama-server and older OpenAI-compatible servers read max_tokens only
+	in.MaxTokens = body.MaxTokens
+	x := &exchange{}
+	if body.Temperature != nil {
+		x.extra = map[string]any{"temperature": *body.Temperature}
 	}
-	for _, m := range messages(req) {
+	for _, m := range body.Messages {
 		in.Messages = append(in.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
-	if req.JSON {
-		in.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
-	}
-	if c.cfg.Provider == ProviderOpenAICompat {
-		// vLLM's chat template switch for Qwen3-class models (remote APIs
-		// would refuse the unknown field).
-		in.ChatTemplateKwargs = map[string]any{"enable_thinking": c.cfg.Think}
+	if body.ResponseFormat != nil {
+		in.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatType(body.ResponseFormat.Type)}
 	}
 	out, err := p.api.CreateChatCompletion(withExchange(ctx, x), in)
 	if err != nil {
 		return Response{}, p.classify(err, x)
 	}
+	resp, err := responseOf(out)
+	if err != nil {
+		return Response{}, c.malformed(x.body, err)
+	}
+	return resp, nil
+}
+
+// responseOf reads a chat completion: the text without thinking, the
+// thinking apart, and the usage.
+func responseOf(out openai.ChatCompletionResponse) (Response, error) {
 	if len(out.Choices) == 0 {
-		return Response{}, c.malformed(x.body, errors.New("no choices in the answer"))
+		return Response{}, errors.New("no choices in the answer")
 	}
 	msg := out.Choices[0].Message
 	text, thinking := splitThinking(msg.Content, msg.ReasoningContent)
@@ -65,6 +68,10 @@ func (p *openAI) send(ctx context.Context, req Request) (Response, error) {
 	if u := out.Usage; u.PromptTokens != 0 || u.CompletionTokens != 0 {
 		pt, ct := u.PromptTokens, u.CompletionTokens
 		resp.PromptTokens, resp.CompletionTokens = &pt, &ct
+		if d := u.PromptTokensDetails; d != nil {
+			cached := d.CachedTokens
+			resp.CachedPromptTokens = &cached
+		}
 	}
 	return resp, nil
 }

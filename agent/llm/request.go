@@ -28,6 +28,10 @@ type Response struct {
 	// when it omits them (Ollama skips prompt_eval_count on a cached prompt;
 	// some servers send no usage).
 	PromptTokens, CompletionTokens *int
+	// CachedPromptTokens is the part of PromptTokens the provider served
+	// from its prompt cache (OpenAI's prompt_tokens_details.cached_tokens,
+	// billed at a lower price); nil when it does not say.
+	CachedPromptTokens *int
 	// Latency is the duration of the attempt that succeeded (request sent to
 	// body read), not counting earlier failed attempts or backoff.
 	Latency time.Duration
@@ -56,31 +60,33 @@ type Client interface {
 	Close() error
 }
 
-// chatMessage is one message as both wire formats spell it.
-type chatMessage struct {
+// Message is one chat message as both wire formats spell it.
+type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
 }
 
 // messages is the chat both wire formats send: optional system, then user.
-func messages(req Request) []chatMessage {
-	var msgs []chatMessage
+func messages(req Request) []Message {
+	var msgs []Message
 	if req.System != "" {
-		msgs = append(msgs, chatMessage{Role: "system", Content: req.System})
+		msgs = append(msgs, Message{Role: "system", Content: req.System})
 	}
-	return append(msgs, chatMessage{Role: "user", Content: req.Prompt})
+	return append(msgs, Message{Role: "user", Content: req.Prompt})
 }
 
-func (c *client) temperature(req Request) float64 {
+// temperature is the sampling temperature of req on this model.
+func (cfg ModelConfig) temperature(req Request) float64 {
 	if req.Temperature != nil {
 		return *req.Temperature
 	}
-	return c.cfg.Temperature
+	return cfg.Temperature
 }
 
-func (c *client) maxTokens(req Request) int {
+// maxTokens is the completion cap of req on this model (0: the server's).
+func (cfg ModelConfig) maxTokens(req Request) int {
 	if req.MaxTokens > 0 {
 		return req.MaxTokens
 	}
-	return c.cfg.MaxTokens
+	return cfg.MaxTokens
 }

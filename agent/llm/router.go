@@ -70,17 +70,17 @@ func (r *Router) Resolve(role Role, stage string) (ModelConfig, error) {
 }
 
 // Teacher resolves the [teacher] section; an empty model means distillation
-// is not configured.
-func Teacher(t config.Teacher, maxTokens, contextWindow int) (ModelConfig, error) {
+// is not configured. The teacher's window is the provider's business: no
+// context-window gate is set.
+func Teacher(t config.Teacher) (ModelConfig, error) {
 	if t.Model == "" {
-		return ModelConfig{}, fmt.Errorf("%w: no teacher model: set teacher.model and teacher.base_url in config.toml", ErrInvalidConfig)
+		return ModelConfig{}, fmt.Errorf("%w: no teacher model: set teacher.model and teacher.base_url in config.toml (or pass --teacher)", ErrInvalidConfig)
 	}
 	return ModelConfig{
 		Provider:       t.Provider,
 		BaseURL:        t.BaseURL,
 		Model:          t.Model,
-		MaxTokens:      maxTokens,
-		ContextWindow:  contextWindow,
+		MaxTokens:      t.MaxTokens,
 		APIKeyEnv:      t.APIKeyEnv,
 		Timeout:        time.Duration(t.TimeoutSeconds) * time.Second,
 		MaxRetries:     t.MaxRetries,

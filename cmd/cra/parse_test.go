@@ -104,3 +104,38 @@ func TestTrainPlanFlagsParse(t *testing.T) {
 		}
 	}
 }
+
+func TestDistillFlagsParse(t *testing.T) {
+	a := &app{}
+	budget := 2.5
+	d, err := parseWith(t, a.distillCommand(), parseDistill, "--stage", "scope, implement", "--from", "failed-runs",
+		"--repos", "/r1,/r2", "--sample", "10", "--seed", "7", "--teacher", "gpt-x", "--budget-usd", "2.5",
+		"--max-calls", "100", "--dry-run", "--batch", "-j", "8", "--name", "mine", "--wait", "1m")
+	want := distillOptions{name: "mine", stages: []string{"scope", "implement"}, from: "failed-runs", repos: []string{"/r1", "/r2"},
+		sample: 10, seed: 7, teacher: "gpt-x", budgetUSD: &budget, maxCalls: 100, dryRun: true, batch: true, jobs: 8, wait: time.Minute}
+	if err != nil || !reflect.DeepEqual(d, want) {
+		t.Errorf("distill: %+v, %v;\nwant %+v", d, err, want)
+	}
+	d, err = parseWith(t, a.distillCommand(), parseDistill)
+	if want := (distillOptions{name: "distilled", from: "synthetic"}); err != nil || !reflect.DeepEqual(d, want) {
+		t.Errorf("distill defaults: %+v, %v", d, err)
+	}
+	if d, err := parseWith(t, a.distillCommand(), parseDistill, "--budget-usd", "0"); err != nil || d.budgetUSD == nil || *d.budgetUSD != 0 {
+		t.Errorf("--budget-usd 0 is a cap of nothing, not no cap: %+v, %v", d, err)
+	}
+	for name, args := range map[string][]string{
+		"an argument":         {"extra"},
+		"plan and stage":      {"--training-plan", "p.json", "--stage", "scope"},
+		"unknown source":      {"--from", "logs"},
+		"seed without sample": {"--seed", "3"},
+		"negative sample":     {"--sample", "-1"},
+		"negative budget":     {"--budget-usd", "-1"},
+		"negative max calls":  {"--max-calls", "-2"},
+		"negative jobs":       {"--jobs", "-1"},
+		"negative wait":       {"--wait", "-1s"},
+	} {
+		if _, err := parseWith(t, a.distillCommand(), parseDistill, args...); exitCode(context.Background(), err) != exitUsage {
+			t.Errorf("%s: %v; want a usage error", name, err)
+		}
+	}
+}

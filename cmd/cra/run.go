@@ -99,6 +99,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.indexCommand(),
 			a.bootstrapCommand(),
 			a.curateCommand(),
+			a.distillCommand(),
 			a.datasetsCommand(),
 			a.modelsCommand(),
 			a.enrichCommand(),

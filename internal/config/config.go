@@ -18,7 +18,7 @@ type Config struct {
 	Orchestrator Orchestrator `toml:"orchestrator" doc:"cra solve: bounds of the recursive plan -> implement loop."`
 	Bootstrap    Bootstrap    `toml:"bootstrap" doc:"cra bootstrap: which commits become synthetic ground truth."`
 	Curate       Curate       `toml:"curate" doc:"cra curate-data: filters, dedup, splits and shards of training datasets."`
-	Teacher      Teacher      `toml:"teacher" doc:"Teacher model for distillation (the coming cra distill), any OpenAI-compatible API."`
+	Teacher      Teacher      `toml:"teacher" doc:"Teacher model for cra distill, any OpenAI-compatible API (OpenAI, DeepSeek, Qwen's compatible mode, a vLLM server)."`
 }
 
 // Models selects providers and model tags per role, with per-stage overrides.
@@ -153,13 +153,40 @@ type Curate struct {
 
 // Teacher configures the remote model used for distillation.
 type Teacher struct {
-	Provider       string `toml:"provider" doc:"remote_api or openai_compat."`
-	BaseURL        string `toml:"base_url" doc:"OpenAI-compatible endpoint of the teacher."`
-	Model          string `toml:"model" doc:"Teacher model name; empty disables distillation."`
-	APIKeyEnv      string `toml:"api_key_env" doc:"Name of the environment variable holding the teacher's API key."`
-	MaxConcurrency int    `toml:"max_concurrency" doc:"Teacher calls in flight at once."`
-	TimeoutSeconds int    `toml:"timeout_seconds" doc:"Per-call timeout."`
-	MaxRetries     int    `toml:"max_retries" doc:"Retries on 429, 5xx and connection errors."`
+	Provider         string        `toml:"provider" doc:"remote_api or openai_compat."`
+	BaseURL          string        `toml:"base_url" doc:"OpenAI-compatible endpoint of the teacher."`
+	Model            string        `toml:"model" doc:"Teacher model name; empty disables distillation."`
+	APIKeyEnv        string        `toml:"api_key_env" doc:"Name of the environment variable holding the teacher's API key."`
+	MaxConcurrency   int           `toml:"max_concurrency" doc:"Teacher calls in flight at once."`
+	TimeoutSeconds   int           `toml:"timeout_seconds" doc:"Per-call timeout."`
+	MaxRetries       int           `toml:"max_retries" doc:"Retries on 429, 5xx and connection errors."`
+	MaxTokens        int           `toml:"max_tokens" doc:"Completion tokens asked for per call (max_completion_tokens for reasoning models); also the output side of the most a call can cost, which --budget-usd reserves before each call."`
+	BatchPollSeconds int           `toml:"batch_poll_seconds" doc:"How often cra distill --batch asks the Batch API whether its batches are done."`
+	Prices           TeacherPrices `toml:"prices" doc:"The teacher's prices in USD, for --dry-run estimates and the --budget-usd cap. Look them up on the provider's pricing page; all 0 means unknown (a --budget-usd is then refused)."`
+	Verify           TeacherVerify `toml:"verify" doc:"Rejection sampling: a teacher answer becomes a training example only when it is this close to the ground truth."`
+}
+
+// TeacherPrices are a teacher model's prices per million tokens, in USD.
+type TeacherPrices struct {
+	InputPerMillion       float64 `toml:"input_per_million" doc:"USD per million prompt tokens."`
+	CachedInputPerMillion float64 `toml:"cached_input_per_million" doc:"USD per million prompt tokens the provider reports as served from its prompt cache."`
+	OutputPerMillion      float64 `toml:"output_per_million" doc:"USD per million completion tokens (reasoning tokens included)."`
+	BatchDiscount         float64 `toml:"batch_discount" doc:"Fraction taken off every price for requests sent through the Batch API (--batch); OpenAI's is 0.5."`
+}
+
+// Zero reports whether no price is set.
+func (p TeacherPrices) Zero() bool {
+	return p.InputPerMillion == 0 && p.CachedInputPerMillion == 0 && p.OutputPerMillion == 0
+}
+
+// TeacherVerify holds the thresholds a teacher answer must meet against
+// the ground truth of its stage.
+type TeacherVerify struct {
+	ScopeMinRecall            float64 `toml:"scope_min_recall" doc:"Scope: share of the files the commit touched that the answer keeps."`
+	ScopeMinPrecision         float64 `toml:"scope_min_precision" doc:"Scope: share of the answer's files that the commit touched."`
+	PrecisionMinF1            float64 `toml:"precision_min_f1" doc:"Precision: F1 of the answer's non-excluded symbols against the ground truth's."`
+	PrecisionMinPrimaryRecall float64 `toml:"precision_min_primary_recall" doc:"Precision: share of the ground truth's primary symbols the answer marks primary."`
+	PlanMinFileF1             float64 `toml:"plan_min_file_f1" doc:"Plan: F1 of the plan's affected files against the files the commit changed (the plan must also pass validation)."`
 }
 
 // The [index] limits' defaults, the one home of both numbers: index,
@@ -216,7 +243,10 @@ func Default() Config {
 		},
 		Teacher: Teacher{
 			Provider: "remote_api", APIKeyEnv: "CRA_TEACHER_API_KEY",
-			MaxConcurrency: 4, TimeoutSeconds: 120, MaxRetries: 5,
+			MaxConcurrency: 4, TimeoutSeconds: 120, MaxRetries: 5, MaxTokens: 4096, BatchPollSeconds: 30,
+			Prices: TeacherPrices{BatchDiscount: 0.5},
+			Verify: TeacherVerify{ScopeMinRecall: 1, ScopeMinPrecision: 0.5, PrecisionMinF1: 0.7,
+				PrecisionMinPrimaryRecall: 1, PlanMinFileF1: 0.8},
 		},
 	}
 }

@@ -21,7 +21,7 @@ func TestTemplateLoadsBackAsDefaults(t *testing.T) {
 	// comments taken off, it alone — decoded onto zero values, not onto the
 	// defaults Parse starts from — must give Default(): a key missing from
 	// the template, or written with another value, fails here.
-	all := regexp.MustCompile(`(?m)^# ([a-z_]+ = |\[\[[a-z.]+\]\]$)`).ReplaceAllString(text, "$1")
+	all := regexp.MustCompile(`(?m)^# ([a-z0-9_]+ = |\[\[[a-z.]+\]\]$)`).ReplaceAllString(text, "$1")
 	var cfg Config
 	if _, err := toml.Decode(all, &cfg); err != nil {
 		t.Fatalf("the template with every default active does not load: %v", err)
@@ -44,7 +44,7 @@ func TestTemplateLoadsBackAsDefaults(t *testing.T) {
 func TestTemplateDocumentsEverySection(t *testing.T) {
 	text := Template(Default())
 	for _, section := range []string{"[models]", "[models.overrides]", "[models.temperature]", "[budget]", "[index]",
-		"[testing]", "[orchestrator]", "[bootstrap]", "[curate]", "[teacher]"} {
+		"[testing]", "[orchestrator]", "[bootstrap]", "[curate]", "[teacher]", "[teacher.prices]", "[teacher.verify]"} {
 		i := strings.Index(text, "\n"+section+"\n")
 		if i < 0 {
 			t.Errorf("template lacks %s", section)

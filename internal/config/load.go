@@ -141,6 +141,24 @@ func (c Config) Validate(path string) []error {
 	positive(bad, "teacher.max_concurrency", c.Teacher.MaxConcurrency)
 	positive(bad, "teacher.timeout_seconds", c.Teacher.TimeoutSeconds)
 	nonNegative(bad, "teacher.max_retries", c.Teacher.MaxRetries)
+	positive(bad, "teacher.max_tokens", c.Teacher.MaxTokens)
+	positive(bad, "teacher.batch_poll_seconds", c.Teacher.BatchPollSeconds)
+	for key, v := range map[string]float64{"input_per_million": c.Teacher.Prices.InputPerMillion,
+		"cached_input_per_million": c.Teacher.Prices.CachedInputPerMillion, "output_per_million": c.Teacher.Prices.OutputPerMillion} {
+		if v < 0 {
+			bad("teacher.prices."+key, fmt.Sprintf("%g is negative", v), "write the provider's price in USD per million tokens")
+		}
+	}
+	if d := c.Teacher.Prices.BatchDiscount; d < 0 || d >= 1 {
+		bad("teacher.prices.batch_discount", fmt.Sprintf("%g is outside [0, 1)", d), "0.5 takes half off, as OpenAI's Batch API does")
+	}
+	for key, v := range map[string]float64{"scope_min_recall": c.Teacher.Verify.ScopeMinRecall,
+		"scope_min_precision": c.Teacher.Verify.ScopeMinPrecision, "precision_min_f1": c.Teacher.Verify.PrecisionMinF1,
+		"precision_min_primary_recall": c.Teacher.Verify.PrecisionMinPrimaryRecall, "plan_min_file_f1": c.Teacher.Verify.PlanMinFileF1} {
+		if v < 0 || v > 1 {
+			bad("teacher.verify."+key, fmt.Sprintf("%g is outside [0, 1]", v), "use a fraction; 1 demands a perfect match")
+		}
+	}
 	return errs
 }
 

@@ -1,9 +1,6 @@
 package fakellm
 
-import (
-	"strings"
-	"time"
-)
+import "time"
 
 // Reply is one scripted answer to a chat request.
 type Reply struct {
@@ -29,8 +26,9 @@ type Reply struct {
 	// OmitUsage leaves out the token counts: Ollama's prompt_eval_count and
 	// eval_count, OpenAI's usage object.
 	OmitUsage bool
-	// PromptTokens and CompletionTokens are the counts reported; 0 means a
-	// word count of the request's messages and of Text.
+	// PromptTokens and CompletionTokens are the counts reported (and
+	// charged); 0 means a count of the request's messages and of Text, in
+	// words or by Billing.Tokens.
 	PromptTokens, CompletionTokens int
 	// Drop closes the connection without writing a response.
 	Drop bool
@@ -60,18 +58,4 @@ func (r Reply) status() int {
 		return 200
 	}
 	return r.Status
-}
-
-// tokens returns the counts to report, counting words when not scripted.
-func (r Reply) tokens(req Request) (prompt, completion int) {
-	prompt, completion = r.PromptTokens, r.CompletionTokens
-	if prompt == 0 {
-		for _, m := range req.Messages {
-			prompt += len(strings.Fields(m.Content))
-		}
-	}
-	if completion == 0 {
-		completion = len(strings.Fields(r.Text))
-	}
-	return prompt, completion
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +31,22 @@ type Server struct {
 	inFlight    int
 	maxInFlight int
 	allowUnused bool
+
+	// billing.go: charging, 429 injection, holding requests.
+	billing    Billing
+	spent      float64
+	charges    map[string]int  // RequestKey → times charged
+	systems    map[string]bool // system messages of charged requests (CacheSystem)
+	limitEvery int
+	limitAfter string
+	holding    bool
+	holdAfter  int
+	answered   int
+	held       int
+	released   chan struct{}
+
+	// batch.go: the Batch API's files and batches.
+	batches batchState
 }
 
 // New starts a server that answers chat requests with replies, in order,
@@ -38,11 +55,12 @@ type Server struct {
 func New(t testing.TB, replies ...Reply) *Server {
 	t.Helper()
 	s := &Server{
-		script:  append([]Reply(nil), replies...),
-		def:     Echo,
-		models:  []string{"fake-model"},
-		arrived: make(chan struct{}),
-		stop:    make(chan struct{}),
+		script:   append([]Reply(nil), replies...),
+		def:      Echo,
+		models:   []string{"fake-model"},
+		arrived:  make(chan struct{}),
+		stop:     make(chan struct{}),
+		released: make(chan struct{}),
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
@@ -158,6 +176,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.record(req)
 		writeModels(w, FormatOpenAI, s.modelNames())
 		return
+	case strings.HasPrefix(r.URL.Path, "/v1/files") || strings.HasPrefix(r.URL.Path, "/v1/batches"):
+		s.record(req)
+		s.serveBatchAPI(w, r, body)
+		return
 	default:
 		s.record(req)
 		// Like Ollama's router: plain text, which clients must cope with.
@@ -166,8 +188,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	req.decode()
 
-	rep, seq := s.next(req)
+	rep, seq, limited := s.next(req)
 	defer s.done()
+	if !limited && !s.admit(r.Context()) {
+		return // held, and the client went away: nothing answered, nothing charged
+	}
 	s.answer(r.Context(), w, req, rep, seq)
 }
 
@@ -208,8 +233,37 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req Request,
 	case rep.Malformed:
 		writeMalformed(w)
 	default:
-		writeChat(w, req, rep, seq)
+		prompt, cached, completion := s.usage(req, rep)
+		s.charge(req, prompt, cached, completion, false)
+		writeChat(w, req, rep, seq, prompt, cached, completion)
 	}
+}
+
+// admit lets a chat request be answered, holding it first while
+// HoldAfter's count is reached; false when its client went away meanwhile.
+func (s *Server) admit(ctx context.Context) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.holding && s.answered >= s.holdAfter {
+		ch := s.released
+		s.held++
+		s.mu.Unlock()
+		var gone bool
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			gone = true
+		case <-s.stop:
+			gone = true
+		}
+		s.mu.Lock()
+		s.held--
+		if gone {
+			return false
+		}
+	}
+	s.answered++
+	return true
 }
 
 func (s *Server) record(req Request) {
@@ -218,8 +272,9 @@ func (s *Server) record(req Request) {
 	s.reqs = append(s.reqs, req)
 }
 
-// next records a chat request, counts it in flight and picks its reply.
-func (s *Server) next(req Request) (Reply, int) {
+// next records a chat request, counts it in flight and picks its reply;
+// limited is true for a 429 injected by RateLimitEvery.
+func (s *Server) next(req Request) (rep Reply, seq int, limited bool) {
 	s.mu.Lock()
 	s.reqs = append(s.reqs, req)
 	s.calls++
@@ -227,17 +282,29 @@ func (s *Server) next(req Request) (Reply, int) {
 	s.arrived = make(chan struct{})
 	s.inFlight++
 	s.maxInFlight = max(s.maxInFlight, s.inFlight)
-	seq := s.calls
+	seq = s.calls
+	if s.limitEvery > 0 && seq%s.limitEvery == 0 {
+		rep = Reply{Status: http.StatusTooManyRequests, RetryAfter: s.limitAfter}
+		s.mu.Unlock()
+		return rep, seq, true
+	}
+	s.mu.Unlock()
+	return s.pick(req), seq, false
+}
+
+// pick is the reply to req: the next scripted one, else the default.
+func (s *Server) pick(req Request) Reply {
+	s.mu.Lock()
 	if len(s.script) > 0 {
 		rep := s.script[0]
 		s.script = s.script[1:]
 		s.mu.Unlock()
-		return rep, seq
+		return rep
 	}
 	def := s.def
 	s.mu.Unlock()
 	// Called unlocked: a default may well call back into the server.
-	return def(req), seq
+	return def(req)
 }
 
 func (s *Server) done() {

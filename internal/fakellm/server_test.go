@@ -317,3 +317,82 @@ func TestOracleMode(t *testing.T) {
 		t.Errorf("an unknown request got %q", got)
 	}
 }
+
+// Billing: usage from the tokenizer, charged at the prices, the system
+// message cached after its first charge, 429s and errors free, batches at
+// the discount; every charge counted by request.
+func TestBillingChargesAnswersOnly(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Reply{Status: 500})
+	srv.SetBilling(fakellm.Billing{InputPerMillion: 1e6, CachedInputPerMillion: 1e5, OutputPerMillion: 2e6,
+		Tokens: func(s string) int { return len(s) }, CacheSystem: true})
+	srv.RateLimitEvery(3, "0")
+	var usages []map[string]any
+	for range 4 { // 500, answer, 429, answer
+		resp, out := post(t, srv.OpenAIURL()+"/chat/completions", openAIChat)
+		if resp.StatusCode == 200 {
+			usages = append(usages, out["usage"].(map[string]any))
+		}
+	}
+	if len(usages) != 2 {
+		t.Fatalf("%d answers, want 2 (one 500 and one 429 between)", len(usages))
+	}
+	// "sys" + "hello there" = 14 tokens, "hello there" echoed = 11.
+	if usages[0]["prompt_tokens"] != 14.0 || usages[0]["completion_tokens"] != 11.0 || usages[0]["prompt_tokens_details"] != nil {
+		t.Errorf("first usage %v", usages[0])
+	}
+	if d, _ := usages[1]["prompt_tokens_details"].(map[string]any); d["cached_tokens"] != 3.0 {
+		t.Errorf("second usage %v: want the 3 system tokens cached", usages[1])
+	}
+	want := (14 + 11*2) + (11 + 3*0.1 + 11*2)
+	if got := srv.Spent(); got < want-1e-9 || got > want+1e-9 {
+		t.Errorf("spent %v, want %v", got, want)
+	}
+	for k, n := range srv.Charges() {
+		if n != 2 {
+			t.Errorf("request %s charged %d times, want 2", k[:8], n)
+		}
+	}
+}
+
+// HoldAfter answers n requests and holds the rest until Release; a held
+// request whose client goes away is never charged.
+func TestHoldAfter(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.SetBilling(fakellm.Billing{OutputPerMillion: 1e6})
+	srv.HoldAfter(1)
+	post(t, srv.OpenAIURL()+"/chat/completions", openAIChat)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.OpenAIURL()+"/chat/completions", strings.NewReader(openAIChat))
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			t.Error("a held request was answered")
+		}
+	}()
+	srv.WaitUntil(t, "a held request", func() bool { return srv.Held() == 1 }, 5*time.Second)
+	cancel()
+	<-gone
+	srv.WaitUntil(t, "the abandoned request to let go", func() bool { return srv.Held() == 0 }, 5*time.Second)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		post(t, srv.OpenAIURL()+"/chat/completions", openAIChat)
+	}()
+	srv.WaitUntil(t, "the next held request", func() bool { return srv.Held() == 1 }, 5*time.Second)
+	srv.Release()
+	wg.Wait()
+	if got := srv.Charges(); len(got) != 1 || srv.Answered() != 2 {
+		t.Errorf("charges %v, answered %d: want the one request charged twice (the abandoned one not)", got, srv.Answered())
+	}
+	for _, n := range srv.Charges() {
+		if n != 2 {
+			t.Errorf("charged %d times, want 2", n)
+		}
+	}
+	if got := srv.Received(); len(got) != 1 {
+		t.Errorf("received %v", got)
+	}
+}

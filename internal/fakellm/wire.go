@@ -17,8 +17,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func writeChat(w http.ResponseWriter, req Request, rep Reply, seq int) {
-	prompt, completion := rep.tokens(req)
+func writeChat(w http.ResponseWriter, req Request, rep Reply, seq, prompt, cached, completion int) {
 	switch req.Format {
 	case FormatOllama:
 		body := map[string]any{
@@ -35,26 +34,36 @@ func writeChat(w http.ResponseWriter, req Request, rep Reply, seq int) {
 		}
 		writeJSON(w, http.StatusOK, body)
 	default:
-		body := map[string]any{
-			"id":      fmt.Sprintf("chatcmpl-fake-%d", seq),
-			"object":  "chat.completion",
-			"created": 0,
-			"model":   req.Model,
-			"choices": []map[string]any{{
-				"index":         0,
-				"message":       map[string]any{"role": "assistant", "content": rep.Text, "reasoning_content": rep.Thinking},
-				"finish_reason": "stop",
-			}},
-		}
-		if !rep.OmitUsage {
-			body["usage"] = map[string]int{
-				"prompt_tokens":     prompt,
-				"completion_tokens": completion,
-				"total_tokens":      prompt + completion,
-			}
-		}
-		writeJSON(w, http.StatusOK, body)
+		writeJSON(w, http.StatusOK, openAIChat(req, rep, fmt.Sprintf("chatcmpl-fake-%d", seq), prompt, cached, completion))
 	}
+}
+
+// openAIChat is an OpenAI chat completion body, as a live call or a batch
+// result carries it.
+func openAIChat(req Request, rep Reply, id string, prompt, cached, completion int) map[string]any {
+	body := map[string]any{
+		"id":      id,
+		"object":  "chat.completion",
+		"created": 0,
+		"model":   req.Model,
+		"choices": []map[string]any{{
+			"index":         0,
+			"message":       map[string]any{"role": "assistant", "content": rep.Text, "reasoning_content": rep.Thinking},
+			"finish_reason": "stop",
+		}},
+	}
+	if !rep.OmitUsage {
+		usage := map[string]any{
+			"prompt_tokens":     prompt,
+			"completion_tokens": completion,
+			"total_tokens":      prompt + completion,
+		}
+		if cached > 0 {
+			usage["prompt_tokens_details"] = map[string]int{"cached_tokens": cached}
+		}
+		body["usage"] = usage
+	}
+	return body
 }
 
 func writeError(w http.ResponseWriter, req Request, rep Reply) {

@@ -54,8 +54,11 @@ func DeletesFile(content []byte, edits []Edit) bool {
 		return false
 	}
 	last := edits[len(edits)-1]
+	if last.Replace != "" || last.Search == "" {
+		return false // known before applying anything: most edit lists end otherwise
+	}
 	before, err := ApplyEdits(content, edits[:len(edits)-1])
-	return err == nil && last.Replace == "" && last.Search != "" && last.Search == string(before)
+	return err == nil && last.Search == string(before)
 }
 
 // Occurrences counts the places sub starts in s, overlapping ones included

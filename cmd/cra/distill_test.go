@@ -1,0 +1,282 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/gittest"
+)
+
+const (
+	distillKeyEnv = "CRA_TEST_DISTILL_KEY"
+	distillKey    = "sk-cli-distill-8d2f6a1c9e-SECRET"
+)
+
+// teacherAnswers is a fake teacher: a valid answer of each stage's format
+// (right for the tasks that changed app/store.py alone).
+func teacherAnswers(req fakellm.Request) fakellm.Reply {
+	system := req.Messages[0].Content
+	switch {
+	case strings.HasPrefix(system, "You select the files"):
+		return fakellm.Reply{Text: `{"relevant": ["app/store.py"]}`}
+	case strings.HasPrefix(system, "You decide how much"):
+		return fakellm.Reply{Text: `{"symbols": {}}`}
+	case strings.HasPrefix(system, "You plan a code change"):
+		return fakellm.Reply{Text: `{"task_summary": "", "affected_files": [{"path": "app/store.py", "role": "modify", "changes": []}], "execution_order": ["app/store.py"], "rationale": ""}`}
+	}
+	return fakellm.Reply{Text: "<edit file=\"app/store.py\">\n<search>\nclass Store:\n</search>\n<replacement>\nclass Store:  # edited\n</replacement>\n</edit>"}
+}
+
+// distillHome is a home whose teacher is srv (prices set), with the
+// synthetic tasks of a small Python history mined.
+func distillHome(t *testing.T, srv *fakellm.Server, extra string) string {
+	t.Helper()
+	t.Setenv(distillKeyEnv, distillKey)
+	home := newHome(t)
+	path := filepath.Join(home, "config.toml")
+	cfg, _ := os.ReadFile(path)
+	text := strings.Replace(string(cfg), "[teacher]\n", "[teacher]\nbase_url = \""+srv.OpenAIURL()+"\"\nmodel = \"teacher-1\"\n"+
+		"api_key_env = \""+distillKeyEnv+"\"\nmax_tokens = 512\nbatch_poll_seconds = 1\nmax_retries = 8\n"+extra, 1)
+	text = strings.Replace(text, "[teacher.prices]\n", "[teacher.prices]\ninput_per_million = 3.0\noutput_per_million = 15.0\n", 1)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.SetBilling(fakellm.Billing{InputPerMillion: 3, OutputPerMillion: 15, BatchDiscount: 0.5,
+		Tokens: func(s string) int { return (len(s) + 3) / 4 }})
+	mustRun(t, home, "bootstrap", gittest.PythonHistory(t).Dir)
+	return home
+}
+
+// startCra runs cra with args as a child process.
+func startCra(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	js, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CRA_TEST_CLI_ARGS="+string(js))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill() //nolint:errcheck // the test failed before it could
+			cmd.Wait()         //nolint:errcheck
+		}
+	})
+	return cmd
+}
+
+func kill9(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait() //nolint:errcheck // killed on purpose
+}
+
+func chargedOnce(t *testing.T, srv *fakellm.Server) {
+	t.Helper()
+	for k, n := range srv.Charges() {
+		if n != 1 {
+			t.Errorf("request %.12s paid %d times", k, n)
+		}
+	}
+}
+
+// A real `cra distill` process killed -9 with calls in flight, then run
+// again: no answered request is sent twice (the server counts), the
+// answers stored before the kill are not lost, and the requests cut off
+// by the kill — never answered — count at their reservation.
+func TestDistillKilledResumesWithoutPayingTwice(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.SetDefault(teacherAnswers)
+	home := distillHome(t, srv, "")
+	const answered, jobs = 6, 2
+	srv.HoldAfter(answered)
+	child := startCra(t, "--home", home, "distill", "--jobs", "2")
+	srv.WaitUntil(t, "the child's calls held", func() bool { return srv.Answered() == answered && srv.Held() == jobs }, time.Minute)
+	kill9(t, child)
+	srv.Release()
+	before := srv.Charges()
+
+	out := mustRun(t, home, "--json", "distill")
+	var sum struct {
+		Totals  struct{ Calls, CacheHits, Verified, Rejected, Left int }
+		Skipped map[string]int
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	chargedOnce(t, srv)
+	twice := 0
+	for k, n := range srv.Received() {
+		if n > 1 {
+			twice++
+			if before[k] != 0 {
+				t.Errorf("request %.12s was answered before the kill and sent again", k)
+			}
+		}
+	}
+	if twice > jobs {
+		t.Errorf("%d requests sent twice; only the %d cut off by the kill may be", twice, jobs)
+	}
+	if sum.Skipped["judged_before"]+sum.Skipped["verified_before"] != answered || sum.Totals.Left != 0 {
+		t.Errorf("the re-run: %+v, skipped %v; want the %d answers stored before the kill kept", sum.Totals, sum.Skipped, answered)
+	}
+	logged := sqlRows(t, home, "select count(*) from raw.retrieval_llm_calls where call_type = 'distill' and response is not null")
+	if want := "count_star()\n" + strconv.Itoa(len(srv.Charges())) + "\n"; logged != want {
+		t.Errorf("logged answers %q, want one per paid request (%d)", logged, len(srv.Charges()))
+	}
+	if got := sqlRows(t, home, "select status, count(*) from raw.distill_runs group by all order by all"); got != "status,count_star()\ninterrupted,1\nok,1\n" {
+		t.Errorf("runs: %q", got)
+	}
+	if got := sqlRows(t, home, "select count(*) from raw.distill_spend where settled_usd is null"); got != "count_star()\n"+strconv.Itoa(jobs)+"\n" {
+		t.Errorf("unsettled reservations %q: want the %d requests cut off", got, jobs)
+	}
+}
+
+// `cra distill --batch` killed -9 while its batch runs, then run again:
+// the batch is picked up by its id — one upload, one batch, every request
+// paid once — and its verified answers become the dataset.
+func TestDistillBatchKilledBetweenUploadAndDownload(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.SetDefault(teacherAnswers)
+	home := distillHome(t, srv, "")
+	srv.HoldBatches(true)
+	child := startCra(t, "--home", home, "distill", "--batch")
+	srv.WaitUntil(t, "the child to poll its batch", func() bool {
+		for _, r := range srv.Requests() {
+			if r.Method == "GET" && strings.HasPrefix(r.Path, "/v1/batches/batch_") {
+				return true
+			}
+		}
+		return false
+	}, time.Minute)
+	kill9(t, child)
+	srv.HoldBatches(false)
+	out := mustRun(t, home, "distill", "--batch")
+	if srv.Uploads() != 1 || srv.BatchesCreated() != 1 || srv.BatchRequests() == 0 {
+		t.Errorf("uploads %d, batches %d, batch requests %d: want the one batch resumed", srv.Uploads(), srv.BatchesCreated(), srv.BatchRequests())
+	}
+	chargedOnce(t, srv)
+	if !strings.Contains(out, "dataset distilled@1") {
+		t.Errorf("no dataset registered:\n%s", out)
+	}
+	if got := sqlRows(t, home, "select count(*) > 0 from raw.training_examples where dataset = 'distilled' and source = 'distilled'"); got != "(count_star() > 0)\ntrue\n" {
+		t.Errorf("examples: %q", got)
+	}
+}
+
+// --dry-run prints what it would send and cost and sends nothing; a run
+// prints its summary; a budget too small for one call stops cleanly.
+func TestDistillCommandOutput(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.SetDefault(teacherAnswers)
+	home := distillHome(t, srv, "")
+	dry := mustRun(t, home, "distill", "--dry-run", "--stage", "scope,plan")
+	for _, want := range []string{"dry run of distilled with teacher teacher-1", "STAGE", "scope", "plan", "total", "estimated cost $", "(±10%), at most $"} {
+		if !strings.Contains(dry, want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, dry)
+		}
+	}
+	if srv.Calls() != 0 {
+		t.Fatalf("the dry run sent %d requests", srv.Calls())
+	}
+	res := cra(t, home, "", "distill", "--budget-usd", "0.000001")
+	if res.code != exitOK || !strings.Contains(res.stdout, "stopped: the next call could cost more than the budget left") || srv.Calls() != 0 {
+		t.Errorf("a budget too small: exit %d, %d calls:\n%s%s", res.code, srv.Calls(), res.stdout, res.stderr)
+	}
+	out := mustRun(t, home, "distill", "--stage", "scope", "--max-calls", "2")
+	if srv.Calls() != 2 || !strings.Contains(out, "stopped: --max-calls reached") {
+		t.Errorf("--max-calls 2: %d calls:\n%s", srv.Calls(), out)
+	}
+	var sum struct {
+		Stages map[string]struct {
+			Calls, Verified, Rejected int
+			Rate                      float64 `json:"verification_rate"`
+		}
+		SpentUSD float64 `json:"spent_usd"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "distill", "--stage", "scope")), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if s := sum.Stages["scope"]; s.Calls == 0 || s.Verified+s.Rejected != s.Calls || sum.SpentUSD <= 0 {
+		t.Errorf("--json summary %+v", sum)
+	}
+	if st := mustRun(t, home, "status"); !strings.Contains(st, "distilled: ") || !strings.Contains(st, " verified, $") {
+		t.Errorf("cra status does not show the last distill run:\n%s", st)
+	}
+	for _, args := range [][]string{{"distill", "--stage", "review"}, {"distill", "--from", "failed-runs"},
+		{"distill", "--repos", "/nowhere"}, {"distill", "--training-plan", filepath.Join(home, "none.json")}} {
+		if res := cra(t, home, "", args...); res.code != exitUsage {
+			t.Errorf("%v: exit %d, %s", args, res.code, res.stderr)
+		}
+	}
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	os.WriteFile(plan, []byte(`{"target_stage": "precision"}`), 0o644) //nolint:errcheck
+	if out := mustRun(t, home, "distill", "--dry-run", "--training-plan", plan); !strings.Contains(out, "precision") || strings.Contains(out, "\nscope") {
+		t.Errorf("--training-plan naming precision:\n%s", out)
+	}
+}
+
+// The API key reaches the server (the Authorization header) and nothing
+// else: not a row of either store (live and batch runs, a server that
+// echoes the key in an error and in answers), not a log line at debug
+// level, not the summary, not an export of the dataset, not a file of the
+// home.
+func TestDistillKeyNeverLeaks(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Reply{Status: 400, Error: "Incorrect API key provided: " + distillKey})
+	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		rep := teacherAnswers(req)
+		if strings.HasPrefix(rep.Text, `{"relevant"`) {
+			rep.Text = `{"relevant": ["app/store.py", "` + distillKey + `"]}`
+			rep.Thinking = "the key is " + distillKey
+		}
+		return rep
+	})
+	home := distillHome(t, srv, "")
+	var output strings.Builder
+	for _, args := range [][]string{
+		{"--log-level", "debug", "distill", "--stage", "scope,plan"},
+		{"--log-level", "debug", "--json", "distill", "--stage", "scope,plan"},
+		{"--log-level", "debug", "distill", "--batch", "--name", "batched"},
+	} {
+		res := cra(t, home, "", args...)
+		output.WriteString(res.stdout + res.stderr)
+	}
+	if !strings.Contains(srv.Requests()[0].Authorization, distillKey) {
+		t.Fatal("the key never reached the server: the test proves nothing")
+	}
+	if n := sqlRows(t, home, "select count(*) from raw.retrieval_llm_calls where response like '%[REDACTED]%' or error like '%[REDACTED]%'"); n == "count_star()\n0\n" {
+		t.Fatal("no answer or error carried the key: the test proves nothing")
+	}
+	for _, ref := range []string{"distilled", "batched"} {
+		for _, format := range []string{"parquet", "jsonl"} {
+			output.WriteString(mustRun(t, home, "datasets", "export", ref, "--format", format))
+		}
+	}
+	for _, store := range []string{"raw", "curated"} {
+		tables := strings.Split(strings.TrimSpace(sqlRows(t, home,
+			"select table_name from duckdb_tables() where database_name = '"+store+"'")), "\n")[1:]
+		for _, table := range tables {
+			output.WriteString(mustRun(t, home, "sql", "--format", "jsonl", "from "+store+"."+table))
+		}
+	}
+	if strings.Contains(output.String(), distillKey) {
+		t.Error("the key is in a row, a log line, a summary or an export listing")
+	}
+	filepath.WalkDir(home, func(path string, d os.DirEntry, err error) error { //nolint:errcheck
+		if err == nil && !d.IsDir() {
+			if data, _ := os.ReadFile(path); strings.Contains(string(data), distillKey) {
+				t.Errorf("the key is in %s", path)
+			}
+		}
+		return nil
+	})
+}

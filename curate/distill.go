@@ -1,0 +1,341 @@
+package curate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/version"
+	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// Where distill's prompts come from.
+const (
+	FromSynthetic  = "synthetic"   // bootstrap's tasks, rendered as the student sees them
+	FromFailedRuns = "failed-runs" // the logged prompts of the student's calls in failed runs
+)
+
+// DefaultDistillName is the distillation (and dataset) name when none is
+// given.
+const DefaultDistillName = "distilled"
+
+// Why a distill run stopped before every item was done.
+const (
+	StopBudget   = "budget"    // the next call could take spending past --budget-usd
+	StopMaxCalls = "max_calls" // --max-calls requests were sent
+)
+
+// DistillOptions configure one cra distill run.
+type DistillOptions struct {
+	// Name is the distillation: its spending adds up across runs and its
+	// verified answers make the dataset of that name.
+	Name   string
+	From   string   // FromSynthetic (default) or FromFailedRuns
+	Stages []string // default: every synthetic stage
+	Repos  []string // only these repositories; empty means all
+	// Sample, when > 0, takes that many tasks (synthetic) or student calls
+	// (failed-runs), chosen by a hash of Seed and their ids.
+	Sample int
+	Seed   int64
+	// Teacher is the resolved teacher model (llm.Teacher).
+	Teacher llm.ModelConfig
+	Prices  config.TeacherPrices
+	Verify  config.TeacherVerify
+	// Curate gives the validation split's share and what to do with
+	// credentials in an example.
+	Curate config.Curate
+	// Budget is the student's prompt budget: prompts are rendered as the
+	// student sees them, fitted to its window. Its safety margin is the
+	// estimate's stated margin.
+	Budget llm.Budget
+	// BudgetUSD caps what Name may have spent in all (nil: no cap).
+	BudgetUSD *float64
+	MaxCalls  int // requests sent this run at most; 0: no limit
+	DryRun    bool
+	Batch     bool          // through the Batch API
+	BatchPoll time.Duration // how often to ask about batches
+	Jobs      int           // live calls in flight at once
+	// Wait is how long to wait for another run of the same Name.
+	Wait     time.Duration
+	Log      *slog.Logger
+	Progress Progress
+	// ClientOptions are given to llm.New and llm.NewBatches.
+	ClientOptions []llm.Option
+	// TrainingPlan is the training plan (JSON) the selection came from,
+	// recorded with the dataset version.
+	TrainingPlan []byte
+}
+
+// Progress is where a run reports how far it got.
+type Progress interface {
+	Phase(label string, total int64)
+	Add(n int64)
+}
+
+// Distill runs the distillation opts.Name in home dir: the selected items'
+// prompts go to the teacher (from the cache when asked before), each answer
+// is verified against its ground truth, and the verified ones become the
+// next version of the dataset opts.Name. A dry run says what it would cost
+// and calls nothing.
+func Distill(ctx context.Context, dir string, opts DistillOptions) (*DistillSummary, error) {
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if opts.DryRun {
+		var sum *DistillSummary
+		err := kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra distill --dry-run", Wait: kb.BatchWait},
+			func(w kb.Writer) (err error) {
+				sum, err = dryRun(ctx, w, opts)
+				return err
+			})
+		return sum, err
+	}
+	// The name is a dataset's: one run builds it at a time, curate-data's
+	// or distill's, for the whole run.
+	lock, err := kb.LockInput(ctx, dir, DatasetLock, opts.Name, "cra distill --name "+opts.Name, opts.Wait)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release() //nolint:errcheck // dropped at exit anyway
+	if opts.Batch {
+		return distillBatches(ctx, dir, opts)
+	}
+	var sum *DistillSummary
+	err = kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra distill", Wait: kb.BatchWait, MemoryLimit: kb.BatchMemoryLimit},
+		func(w kb.Writer) (err error) {
+			sum, err = distillLive(ctx, w, opts)
+			return err
+		})
+	return sum, err
+}
+
+func (opts DistillOptions) normalize() (DistillOptions, error) {
+	if opts.Name == "" {
+		opts.Name = DefaultDistillName
+	}
+	if strings.ContainsAny(opts.Name, "@/\\\x00") {
+		return opts, usagef("name %q: give a name without @, / or \\", opts.Name)
+	}
+	if opts.From == "" {
+		opts.From = FromSynthetic
+	}
+	if opts.From != FromSynthetic && opts.From != FromFailedRuns {
+		return opts, usagef("--from %q: use %s or %s", opts.From, FromSynthetic, FromFailedRuns)
+	}
+	if len(opts.Stages) == 0 {
+		opts.Stages = schema.SyntheticStages
+	}
+	for _, s := range opts.Stages {
+		if !slices.Contains(schema.SyntheticStages, s) {
+			return opts, usagef("stage %q: distill knows %s", s, strings.Join(schema.SyntheticStages, ", "))
+		}
+	}
+	if opts.Curate.Secrets != "redact" && opts.Curate.Secrets != "drop" {
+		return opts, usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
+	}
+	if opts.Teacher.Model == "" {
+		return opts, usagef("no teacher model: set teacher.model and teacher.base_url in config.toml, or pass --teacher")
+	}
+	if opts.Teacher.MaxTokens <= 0 {
+		return opts, usagef("teacher.max_tokens must be set: it bounds what a call can cost")
+	}
+	if opts.BudgetUSD != nil && opts.Prices.Zero() {
+		return opts, usagef("--budget-usd needs the teacher's prices: set [teacher.prices] input_per_million and output_per_million in config.toml")
+	}
+	if opts.BudgetUSD != nil && *opts.BudgetUSD < 0 {
+		return opts, usagef("--budget-usd must not be negative")
+	}
+	if opts.Jobs <= 0 {
+		opts.Jobs = max(opts.Teacher.MaxConcurrency, 1)
+	}
+	// --jobs is the teacher calls in flight: the client must allow them.
+	opts.Teacher.MaxConcurrency = opts.Jobs
+	if opts.BatchPoll <= 0 {
+		opts.BatchPoll = 30 * time.Second
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Progress == nil {
+		opts.Progress = noProgress{}
+	}
+	return opts, nil
+}
+
+type noProgress struct{}
+
+func (noProgress) Phase(string, int64) {}
+func (noProgress) Add(int64)           {}
+
+// distiller is one run on the raw store's writer: its selection, its
+// teacher client, its spending, its summary.
+type distiller struct {
+	opts  DistillOptions
+	w     kb.Writer
+	wmu   sync.Mutex // one transaction at a time on w
+	runID int64
+	price pricing
+	spend *ledger
+
+	smu  sync.Mutex // guards sum and stop
+	sum  *DistillSummary
+	stop string
+
+	cmu   sync.Mutex // guards calls
+	calls []kb.LLMCall
+
+	sent  atomic.Int64 // requests sent (or put in a batch) this run, for --max-calls
+	turns int64        // the next call's turn in the ledger (the dispatcher's)
+}
+
+func newDistiller(opts DistillOptions) *distiller {
+	sum := &DistillSummary{Name: opts.Name, Teacher: opts.Teacher.Model, Source: opts.From, DryRun: opts.DryRun,
+		Batch: opts.Batch, Skipped: map[string]int{}, Stages: map[string]*StageSummary{}, BudgetUSD: opts.BudgetUSD,
+		Margin: opts.Budget.SafetyMargin}
+	for _, s := range opts.Stages {
+		sum.Stages[s] = &StageSummary{}
+	}
+	return &distiller{opts: opts, sum: sum, price: pricing{prices: opts.Prices, batch: opts.Batch}}
+}
+
+// tx runs fn in one transaction on the writer, with a context that the
+// run's interruption does not cancel: what a paid answer brings, and how
+// the run ended, are stored even as the run is being interrupted.
+func (d *distiller) tx(ctx context.Context, fn func(ctx context.Context) error) error {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	ctx = context.WithoutCancel(ctx)
+	return d.w.Tx(ctx, func() error { return fn(ctx) })
+}
+
+// begin records the run and sets up its spending.
+func (d *distiller) begin(ctx context.Context) error {
+	opts := d.opts
+	return d.tx(ctx, func(ctx context.Context) (err error) {
+		d.runID, err = kb.BeginDistillRun(ctx, d.w.Conn, kb.DistillRun{Name: opts.Name, Teacher: opts.Teacher.Model,
+			Source: opts.From, Stages: opts.Stages, Batch: opts.Batch, BudgetUSD: opts.BudgetUSD,
+			Options: map[string]any{"repos": opts.Repos, "sample": opts.Sample, "seed": opts.Seed, "max_calls": opts.MaxCalls,
+				"jobs": opts.Jobs}, CraVersion: version.String(), Started: time.Now().UTC()})
+		if err != nil {
+			return err
+		}
+		d.sum.RunID = d.runID
+		spent, err := kb.DistillSpent(ctx, d.w.Conn, opts.Name)
+		d.spend = newLedger(toNanos(spent), opts.BudgetUSD)
+		return err
+	})
+}
+
+// finish records how the run ended and fills in the money of the summary.
+func (d *distiller) finish(ctx context.Context, runErr error) error {
+	status := kb.StatusOK
+	d.smu.Lock()
+	switch {
+	case errors.Is(runErr, context.Canceled) || ctx.Err() != nil:
+		status, d.sum.Stopped = kb.StatusInterrupted, kb.StatusInterrupted
+	case runErr != nil:
+		status = kb.StatusFailed
+	case d.stop != "" || d.sum.Totals.Failed > 0:
+		status = kb.StatusPartial
+	}
+	if d.stop != "" && d.sum.Stopped == "" {
+		d.sum.Stopped = d.stop
+	}
+	stopped := d.stop
+	d.smu.Unlock()
+	return d.tx(ctx, func(ctx context.Context) error {
+		spent, err := kb.DistillSpent(ctx, d.w.Conn, d.opts.Name)
+		if err != nil {
+			return err
+		}
+		d.fillMoney(spent)
+		return kb.FinishDistillRun(ctx, d.w.Conn, d.runID, status, stopped)
+	})
+}
+
+// stopWith stops the run's further calls for reason (the first reason
+// stays).
+func (d *distiller) stopWith(reason string) {
+	d.smu.Lock()
+	defer d.smu.Unlock()
+	if d.stop == "" {
+		d.stop = reason
+	}
+}
+
+func (d *distiller) stopped() bool {
+	d.smu.Lock()
+	defer d.smu.Unlock()
+	return d.stop != ""
+}
+
+// fatal reports whether err stops the run: every later call would fail
+// the same way (the key is refused, the model is unknown, the client is
+// misconfigured).
+func fatal(err error) bool {
+	return errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrInvalidConfig) ||
+		errors.Is(err, llm.ErrClosed)
+}
+
+// newTeacher builds the logged teacher client. Its call rows are kept
+// (Flush hands them over) until the transaction that stores what the call
+// brought: a call's row and its answer are stored together or not at all.
+func (d *distiller) newTeacher() (*llm.Logged, error) {
+	inner, err := llm.New(d.opts.Teacher, d.opts.ClientOptions...)
+	if err != nil {
+		return nil, usagef("teacher: %v", err)
+	}
+	return llm.NewLogged(inner, d.opts.Teacher, func(_ context.Context, calls []kb.LLMCall) error {
+		d.cmu.Lock()
+		defer d.cmu.Unlock()
+		d.calls = append(d.calls, calls...)
+		return nil
+	}), nil
+}
+
+// appendCalls stores the call rows handed over so far, in the writer's
+// current transaction.
+func (d *distiller) appendCalls() error {
+	d.cmu.Lock()
+	calls := d.calls
+	d.calls = nil
+	d.cmu.Unlock()
+	return kb.AppendLLMCalls(d.w, calls)
+}
+
+func (d *distiller) logf(msg string, args ...any) { d.opts.Log.Info(msg, args...) }
+
+// PlanStages reads the stages a training plan (JSON) selects: its
+// "target_stage", its data_criteria's "stages", or its own "stages".
+func PlanStages(plan []byte) ([]string, error) {
+	var p struct {
+		TargetStage  string   `json:"target_stage"`
+		Stages       []string `json:"stages"`
+		DataCriteria struct {
+			Stages []string `json:"stages"`
+		} `json:"data_criteria"`
+	}
+	if err := json.Unmarshal(plan, &p); err != nil {
+		return nil, usagef("training plan: %v", err)
+	}
+	var out []string
+	for _, s := range append(append([]string{p.TargetStage}, p.DataCriteria.Stages...), p.Stages...) {
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("training plan names no stage (target_stage, data_criteria.stages or stages)")
+	}
+	return out, nil
+}

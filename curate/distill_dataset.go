@@ -1,0 +1,100 @@
+package curate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sort"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// register makes the verified answers of the distillation — every run's,
+// not only this one's — the next version of the dataset of its name, in
+// one transaction, when they differ from its latest version: a killed
+// run's verified answers reach the next run's version, and a run that
+// verified nothing new adds no version.
+func (d *distiller) register(ctx context.Context) error {
+	name := d.opts.Name
+	return d.tx(ctx, func(ctx context.Context) error {
+		var have, latest int
+		if err := d.w.Conn.QueryRowContext(ctx, `SELECT
+			(SELECT count(*) FROM distill_outcomes WHERE name = ? AND example_id IS NOT NULL),
+			coalesce((SELECT examples FROM dataset_versions WHERE name = ? ORDER BY version DESC LIMIT 1), -1)`,
+			name, name).Scan(&have, &latest); err != nil {
+			return err
+		}
+		if have == 0 || have == latest {
+			return nil
+		}
+		v, err := kb.NextDatasetVersion(ctx, d.w, name)
+		if err != nil {
+			return err
+		}
+		if _, err := d.w.Conn.ExecContext(ctx, `INSERT INTO training_examples (id, dataset, version, stage, source, split,
+			label, repo_path, commit, target_id, messages, prompt_tokens, completion_tokens, created_at)
+			SELECT example_id, name, ?, stage, 'distilled', split, 'positive', repo_path, commit, item_id, messages,
+				prompt_tokens, completion_tokens, now()
+			FROM distill_outcomes WHERE name = ? AND example_id IS NOT NULL`, v, name); err != nil {
+			return err
+		}
+		examples, dropped, err := d.versionCounts(ctx)
+		if err != nil {
+			return err
+		}
+		criteria, err := json.Marshal(map[string]any{"source": "distilled", "from": d.opts.From, "teacher": d.opts.Teacher.Model,
+			"stages": d.opts.Stages, "repos": d.opts.Repos, "sample": d.opts.Sample, "seed": d.opts.Seed,
+			"verify": d.opts.Verify, "secrets": d.opts.Curate.Secrets, "validation_fraction": d.opts.Curate.ValidationFraction,
+			"context_window": d.opts.Budget.ContextWindow})
+		if err != nil {
+			return err
+		}
+		stages := slices.Clone(d.opts.Stages)
+		for s := range examples { // stages verified by earlier runs with another selection
+			if !slices.Contains(stages, s) {
+				stages = append(stages, s)
+			}
+		}
+		sort.Strings(stages[len(d.opts.Stages):])
+		if _, err := registerVersion(ctx, d.w, builtVersion{name: name, version: v, source: "distilled", stages: stages,
+			criteria: criteria, plan: d.opts.TrainingPlan, examples: examples, dropped: dropped}); err != nil {
+			return err
+		}
+		d.sum.Dataset = kb.DatasetRef{Name: name, Version: v}.String()
+		return nil
+	})
+}
+
+// versionCounts are the distillation's examples per stage and split, and
+// its answers left out per reason (rejected by verification, or holding a
+// credential under secrets = drop).
+func (d *distiller) versionCounts(ctx context.Context) (map[string]map[string]int, map[string]int, error) {
+	rows, err := d.w.Conn.QueryContext(ctx, `SELECT stage, split, example_id IS NOT NULL, verified, count(*)
+		FROM distill_outcomes WHERE name = ? GROUP BY ALL`, d.opts.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	examples, dropped := map[string]map[string]int{}, map[string]int{}
+	for rows.Next() {
+		var stage, split string
+		var example, verified bool
+		var n int
+		if err := rows.Scan(&stage, &split, &example, &verified, &n); err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		switch {
+		case example:
+			if examples[stage] == nil {
+				examples[stage] = map[string]int{}
+			}
+			examples[stage][split] += n
+		case verified:
+			dropped[DropSecret] += n
+		default:
+			dropped["unverified"] += n
+		}
+	}
+	return examples, dropped, errors.Join(rows.Err(), rows.Close())
+}

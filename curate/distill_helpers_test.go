@@ -1,0 +1,188 @@
+package curate
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/bootstrap"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/kb"
+)
+
+const (
+	teacherKeyEnv = "CRA_TEST_DISTILL_KEY"
+	teacherKey    = "sk-distill-test-4e1d7c9a2b-SECRET"
+)
+
+// minedHome is a home whose raw store holds the synthetic tasks of repo,
+// mined by bootstrap.
+func minedHome(t testing.TB, repo *gittest.Repo) string {
+	t.Helper()
+	home := storetest.Home(t)
+	if _, err := bootstrap.Run(context.Background(), home, []string{repo.Dir},
+		bootstrap.Options{Jobs: 2, Filter: config.Default().Bootstrap}); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// smallWindows makes the selection come a few ids at a time for the
+// rest of the test.
+func smallWindows(t testing.TB, n int) {
+	old := selectionWindow
+	selectionWindow = n
+	t.Cleanup(func() { selectionWindow = old })
+}
+
+// allItems are every item of the selection of opts (normalized).
+func allItems(t testing.TB, home string, opts DistillOptions) []*item {
+	t.Helper()
+	var items []*item
+	if err := kb.WithWriter(context.Background(), home, kb.Raw, kb.Options{}, func(w kb.Writer) error {
+		sel, err := selectionOf(context.Background(), w.Conn, opts)
+		if err != nil {
+			return err
+		}
+		items, err = sel.load(context.Background(), w.Conn, sel.ids, map[string]int{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+// teacherServer is a paid fake teacher that answers each prompt with the
+// ground truth's answer when right(prompt) says so and with a wrong (but
+// parsable) answer otherwise. Its tokens are chars/4, as the estimator's
+// rule assumes.
+type teacherServer struct {
+	*fakellm.Server
+	truth map[string]string // user prompt → the ground truth's answer
+	wrong map[string]string // user prompt → a wrong answer
+	mu    sync.Mutex
+	delay time.Duration // how long each answer takes
+}
+
+// slow makes each answer take d.
+func (ts *teacherServer) slow(d time.Duration) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.delay = d
+}
+
+var testPrices = config.TeacherPrices{InputPerMillion: 2.5, CachedInputPerMillion: 1.25, OutputPerMillion: 10, BatchDiscount: 0.5}
+
+func newTeacher(t testing.TB, home string, right func(prompt string) bool) *teacherServer {
+	t.Helper()
+	ts := &teacherServer{Server: fakellm.New(t), truth: map[string]string{}, wrong: map[string]string{}}
+	opts, _ := distillOptions(ts.Server).normalize()
+	// Keyed by system and user prompt: the plan stages share their user
+	// prompt (the task and its context) and differ by the system prompt.
+	for _, it := range allItems(t, home, opts) {
+		ex, _ := fit(it.task, it.stage, opts.Budget)
+		ts.truth[ex.system+"\x00"+it.user] = ex.assistant
+		ts.wrong[ex.system+"\x00"+it.user] = wrongAnswer(it.stage, ex.assistant)
+	}
+	ts.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		user := req.Messages[len(req.Messages)-1].Content
+		key := req.Messages[0].Content + "\x00" + user
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		if ans, ok := ts.truth[key]; ok && right(user) {
+			return fakellm.Reply{Text: ans, Delay: ts.delay}
+		}
+		if ans, ok := ts.wrong[key]; ok {
+			return fakellm.Reply{Text: ans, Delay: ts.delay}
+		}
+		return fakellm.Reply{Text: "I cannot help with that.", Delay: ts.delay}
+	})
+	ts.SetBilling(billing(testPrices))
+	return ts
+}
+
+func billing(p config.TeacherPrices) fakellm.Billing {
+	return fakellm.Billing{InputPerMillion: p.InputPerMillion, CachedInputPerMillion: p.CachedInputPerMillion,
+		OutputPerMillion: p.OutputPerMillion, BatchDiscount: p.BatchDiscount,
+		Tokens: func(s string) int { return chars4.Estimate(s) }}
+}
+
+// wrongAnswer is an answer of the stage's format that verification must
+// reject.
+func wrongAnswer(stage, right string) string {
+	switch stage {
+	case "scope":
+		return `{"relevant": []}`
+	case "precision":
+		return `{"symbols": {}}`
+	case "plan":
+		return `{"task_summary": "x", "affected_files": [{"path": "nowhere/else.py", "role": "create", "changes": []}], "execution_order": ["nowhere/else.py"], "rationale": ""}`
+	case "meta_plan":
+		return `{"task_summary": "x", "parts": [{"id": "p1", "description": "x", "affected_files": ["nowhere/else.py"], "depends_on": []}], "rationale": ""}`
+	case "part_plan":
+		return `{"part_id": "p1", "task_summary": "x", "steps": [{"id": "s1", "description": "x", "target_files": ["nowhere/else.py"], "target_symbols": [], "depends_on": []}], "rationale": ""}`
+	}
+	return strings.Replace(right, "</replacement>", "# wrong\n</replacement>", 1)
+}
+
+// half says yes to about half of the prompts, always the same ones.
+func half(prompt string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(prompt))
+	return h.Sum32()%2 == 0
+}
+
+func always(string) bool { return true }
+
+func distillOptions(srv *fakellm.Server) DistillOptions {
+	cfg := config.Default()
+	b, _ := llm.NewBudget(cfg)
+	return DistillOptions{Name: "distilled", From: FromSynthetic,
+		Teacher: llm.ModelConfig{Provider: llm.ProviderRemoteAPI, BaseURL: srv.OpenAIURL(), Model: "teacher-1",
+			APIKeyEnv: teacherKeyEnv, MaxTokens: 2048, Timeout: 20 * time.Second, MaxRetries: 8, MaxConcurrency: 4},
+		Prices: testPrices, Verify: cfg.Teacher.Verify, Curate: cfg.Curate, Budget: b, Jobs: 4,
+		BatchPoll: 10 * time.Millisecond}
+}
+
+func distill(t testing.TB, home string, opts DistillOptions) *DistillSummary {
+	t.Helper()
+	sum, err := Distill(context.Background(), home, opts)
+	if err != nil {
+		t.Fatalf("distill: %v", err)
+	}
+	return sum
+}
+
+// rawRows are a raw-store query's rows as tab-separated lines.
+func rawRows(t testing.TB, home, q string, args ...any) []string {
+	t.Helper()
+	return storetest.Rows(t, home, kb.Raw, q, args...)
+}
+
+// rawValue is a one-value raw-store query.
+func rawValue[T any](t testing.TB, home, q string, args ...any) T {
+	t.Helper()
+	s, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v T
+	if err := s.DB.QueryRow(q, args...).Scan(&v); err != nil && err != sql.ErrNoRows {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return v
+}
+
+func approx(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+func money(x float64) string { return fmt.Sprintf("$%.9f", x) }

@@ -1,0 +1,346 @@
+package curate
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// item is one thing the teacher is asked: a synthetic target of one stage
+// (its prompt rendered as the student sees it), or a student's call of a
+// failed run (its logged prompt).
+type item struct {
+	id, stage, source   string
+	task                *task  // the ground truth; nil when there is none
+	student             *int64 // the student's call (failed-runs)
+	repo, commit, split string
+	system, user        string
+	expect              int64 // the answer's expected tokens (chars/4)
+}
+
+// job is one request to the teacher and the items it answers: items with
+// the same prompt share one request, paid once.
+type job struct {
+	req   llm.Request
+	body  llm.ChatBody
+	key   string
+	stage string
+	items []*item
+}
+
+// callType is how distill's teacher calls are logged in
+// retrieval_llm_calls; their task id is "distill:" + the request key.
+const callType = "distill"
+
+// selection is what a run asks about, read a window at a time so memory
+// stays flat however many tasks there are: the ids of the selected tasks
+// (synthetic) or student calls (failed-runs), sampled, in order, and how to
+// load the items of some of them.
+type selection struct {
+	ids  []string
+	load func(ctx context.Context, conn *sql.Conn, ids []string, skipped map[string]int) ([]*item, error)
+}
+
+// selectionWindow is how many ids one window loads (a variable for tests
+// that need several windows).
+var selectionWindow = taskWindow
+
+func selectionOf(ctx context.Context, conn *sql.Conn, opts DistillOptions) (*selection, error) {
+	if opts.From == FromFailedRuns {
+		return failedRunSelection(ctx, conn, opts)
+	}
+	return syntheticSelection(ctx, conn, opts)
+}
+
+// syntheticSelection renders the selected tasks' targets through curate's
+// renderers, fitted to the student's budget, leaving out what curate-data
+// drops before filtering (empty and trivial targets, prompts that cannot
+// fit, ground truth that does not decode).
+func syntheticSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions) (*selection, error) {
+	if err := checkRepos(ctx, conn, Options{Repos: opts.Repos}); err != nil {
+		return nil, err
+	}
+	where, args := repoFilter(opts.Repos)
+	ids, err := queryStrings(ctx, conn, `SELECT k.id FROM synthetic_tasks k WHERE true`+where+` ORDER BY k.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	load := func(ctx context.Context, conn *sql.Conn, ids []string, skipped map[string]int) ([]*item, error) {
+		var tasks []*task
+		if err := eachTaskOf(ctx, conn, ids, func(t *task) error { tasks = append(tasks, t); return nil }); err != nil {
+			return nil, err
+		}
+		var items []*item
+		for _, t := range tasks {
+			for _, stage := range opts.Stages {
+				if _, ok := t.Targets[stage]; !ok {
+					continue
+				}
+				if why := emptiness(t, stage); why != "" {
+					skipped[why]++
+					continue
+				}
+				ex, err := fit(t, stage, opts.Budget)
+				switch {
+				case err != nil:
+					skipped[DropRenderFailure]++
+					continue
+				case ex == nil:
+					skipped[DropOverBudget]++
+					continue
+				}
+				items = append(items, &item{id: t.TargetIDs[stage], stage: stage, source: FromSynthetic, task: t,
+					repo: t.Repo, commit: t.Commit, split: kb.SplitOf(t.Repo, t.Commit, opts.Curate.ValidationFraction, nil),
+					system: ex.system, user: ex.user, expect: int64(chars4.Estimate(ex.assistant))})
+			}
+		}
+		return items, nil
+	}
+	return &selection{ids: sample(ids, opts.Sample, opts.Seed), load: load}, nil
+}
+
+// failedRunSelection selects the student's calls of the selected stages in
+// runs that failed (task_runs.success = false). A call of an eval run has
+// the ground truth of the synthetic task the eval replayed; others have
+// none and are checked by parsing alone.
+func failedRunSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions) (*selection, error) {
+	stages := make([]any, len(opts.Stages))
+	for i, s := range opts.Stages {
+		stages[i] = s
+	}
+	cond := `r.success = false AND c.call_type = c.stage_name AND c.stage_name IN (` +
+		strings.TrimSuffix(strings.Repeat("?,", len(stages)), ",") + `)`
+	args := stages
+	if len(opts.Repos) > 0 {
+		cond += ` AND r.repo_path IN (` + strings.TrimSuffix(strings.Repeat("?,", len(opts.Repos)), ",") + `)`
+		for _, r := range opts.Repos {
+			args = append(args, r)
+		}
+	}
+	from := ` FROM retrieval_llm_calls c JOIN task_runs r ON r.task_id = c.task_id WHERE ` + cond
+	ids, err := queryStrings(ctx, conn, `SELECT c.id::VARCHAR`+from+` ORDER BY c.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, usagef("no failed run has a call of %s to learn from: run `cra solve` or `cra eval` first, or use --from synthetic",
+			strings.Join(opts.Stages, ", "))
+	}
+	load := func(ctx context.Context, conn *sql.Conn, ids []string, _ map[string]int) ([]*item, error) {
+		return failedRunItems(ctx, conn, opts, from, args, ids)
+	}
+	return &selection{ids: sample(ids, opts.Sample, opts.Seed), load: load}, nil
+}
+
+// failedRunItems loads the student calls ids (of the failed calls from)
+// and the ground truth of those an eval ran.
+func failedRunItems(ctx context.Context, conn *sql.Conn, opts DistillOptions, from string, args []any, ids []string) ([]*item, error) {
+	type call struct {
+		id                                  int64
+		stage, system, user, response, repo string
+		runTask, evalTask                   string
+	}
+	// The eval that ran a failed run gives its ground truth.
+	rows, err := conn.QueryContext(ctx, `SELECT c.id, c.stage_name, coalesce(c.system_prompt, ''), c.prompt,
+		coalesce(c.response, ''), r.repo_path, r.task_id, coalesce(e.task_id, '')`+evalJoin(from)+
+		` AND c.id::VARCHAR IN (SELECT unnest(?::VARCHAR[])) ORDER BY c.id`, append(slices.Clone(args), ids)...)
+	if err != nil {
+		return nil, err
+	}
+	var calls []call
+	truth := map[string]*task{}
+	for rows.Next() {
+		var c call
+		if err := rows.Scan(&c.id, &c.stage, &c.system, &c.user, &c.response, &c.repo, &c.runTask, &c.evalTask); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		calls = append(calls, c)
+		if c.evalTask != "" {
+			truth[c.evalTask] = nil
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
+	}
+	tasks := make([]string, 0, len(truth))
+	for id := range truth {
+		tasks = append(tasks, id)
+	}
+	sort.Strings(tasks)
+	if err := eachTaskOf(ctx, conn, tasks, func(t *task) error { truth[t.ID] = t; return nil }); err != nil {
+		return nil, err
+	}
+	items := make([]*item, 0, len(calls))
+	for _, c := range calls {
+		it := &item{id: "call:" + strconv.FormatInt(c.id, 10), stage: c.stage, source: FromFailedRuns, student: &c.id,
+			repo: c.repo, system: c.system, user: c.user, expect: int64(chars4.Estimate(c.response))}
+		splitKey := strings.SplitN(c.runTask, ":", 2)[0]
+		if t := truth[c.evalTask]; t != nil {
+			if _, ok := t.Targets[c.stage]; ok {
+				it.task, it.commit, splitKey = t, t.Commit, t.Commit
+			}
+		}
+		it.split = kb.SplitOf(c.repo, splitKey, opts.Curate.ValidationFraction, nil)
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// evalJoin adds to from (the failed calls) the synthetic task an eval
+// replayed in the call's run.
+func evalJoin(from string) string {
+	return strings.Replace(from, " WHERE ", ` LEFT JOIN (SELECT task_run_id, any_value(task_id) AS task_id FROM eval_tasks
+		GROUP BY task_run_id) e ON e.task_run_id = r.id WHERE `, 1)
+}
+
+// eachTaskOf hands fn each task of ids (with its targets), in id order.
+func eachTaskOf(ctx context.Context, conn *sql.Conn, ids []string, fn func(*task) error) error {
+	for lo := 0; lo < len(ids); lo += taskWindow {
+		q := `SELECT k.id, k.repo_path, k.commit, k.task, t.stage, t.id, t.target::VARCHAR
+			FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
+			WHERE k.id IN (SELECT unnest(?::VARCHAR[])) ORDER BY k.id, t.stage`
+		if err := eachInWindow(ctx, conn, q, []any{ids[lo:min(lo+taskWindow, len(ids))]}, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sample keeps n of ids (all when n <= 0), chosen by a hash of seed and
+// each id, in their original order.
+func sample(ids []string, n int, seed int64) []string {
+	if n <= 0 || n >= len(ids) {
+		return ids
+	}
+	s := strconv.FormatInt(seed, 10)
+	picked := slices.Clone(ids)
+	sort.SliceStable(picked, func(i, j int) bool { return kb.UnitHash(s, picked[i]) < kb.UnitHash(s, picked[j]) })
+	picked = picked[:n]
+	order := map[string]int{}
+	for i, id := range ids {
+		order[id] = i
+	}
+	sort.Slice(picked, func(i, j int) bool { return order[picked[i]] < order[picked[j]] })
+	return picked
+}
+
+// jobsOf turns items into requests as the student's would be (the JSON
+// stages ask for JSON), one per distinct request, in the items' order.
+func jobsOf(items []*item, teacher llm.ModelConfig) []*job {
+	var jobs []*job
+	byKey := map[string]*job{}
+	for _, it := range items {
+		req := llm.Request{System: it.system, Prompt: it.user, JSON: it.stage != schema.StageImplement,
+			CallType: callType, StageName: it.stage}
+		body := llm.NewChatBody(teacher, req)
+		key := body.Key()
+		if j := byKey[key]; j != nil {
+			j.items = append(j.items, it)
+			continue
+		}
+		req.TaskID = callType + ":" + key
+		j := &job{req: req, body: body, key: key, stage: it.stage, items: []*item{it}}
+		byKey[key] = j
+		jobs = append(jobs, j)
+	}
+	return jobs
+}
+
+// expect is the answer's expected tokens: the longest of its items'.
+func (j *job) expect() int64 {
+	var n int64
+	for _, it := range j.items {
+		n = max(n, it.expect)
+	}
+	return n
+}
+
+// eachWindow hands fn the jobs of each window of sel, the work of earlier
+// runs dropped. With count, the items and the ones left out are counted in
+// the summary (a second pass over the same selection counts nothing).
+func (d *distiller) eachWindow(ctx context.Context, sel *selection, count bool, fn func(jobs []*job) error) error {
+	verified, judged, err := kb.DistillDone(ctx, d.w.Conn, d.opts.Name)
+	if err != nil {
+		return err
+	}
+	skipped := map[string]int{}
+	for lo := 0; lo < len(sel.ids); lo += selectionWindow {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		items, err := sel.load(ctx, d.w.Conn, sel.ids[lo:min(lo+selectionWindow, len(sel.ids))], skipped)
+		if err != nil {
+			return err
+		}
+		jobs := pending(jobsOf(items, d.opts.Teacher), verified, judged, skipped)
+		if count {
+			d.smu.Lock()
+			d.sum.Items += len(items)
+			d.smu.Unlock()
+			for _, j := range jobs {
+				d.count(j.stage, func(s *StageSummary) { s.Items += len(j.items) })
+			}
+		}
+		if err := fn(jobs); err != nil {
+			return err
+		}
+	}
+	if count {
+		d.smu.Lock()
+		d.sum.Skipped = skipped
+		d.smu.Unlock()
+	}
+	return nil
+}
+
+// pending drops the items done by earlier runs (a verified answer, or
+// this very request answered and judged) and the jobs left without items,
+// counting what it drops.
+func pending(jobs []*job, verified, judged map[string]bool, skipped map[string]int) []*job {
+	var out []*job
+	for _, j := range jobs {
+		var left []*item
+		for _, it := range j.items {
+			switch {
+			case verified[it.id]:
+				skipped["verified_before"]++
+			case judged[it.id+"\x00"+j.key]:
+				skipped["judged_before"]++
+			default:
+				left = append(left, it)
+			}
+		}
+		if len(left) > 0 {
+			j.items = left
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+func queryStrings(ctx context.Context, conn *sql.Conn, q string, args ...any) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("select items: %w", err)
+	}
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, errors.Join(rows.Err(), rows.Close())
+}

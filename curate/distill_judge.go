@@ -1,0 +1,130 @@
+package curate
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// judge verifies a cached answer for each item of j and returns their
+// outcomes: the verified ones carry their training example (the
+// student's prompt, the answer as its parser reads it back, credentials
+// redacted or the example left out per [curate] secrets).
+func (d *distiller) judge(j *job, e kb.DistillCacheEntry) []kb.DistillOutcome {
+	out := make([]kb.DistillOutcome, 0, len(j.items))
+	now := time.Now().UTC()
+	for _, it := range j.items {
+		v := verify(it.stage, it.task, e.Response, d.opts.Verify)
+		o := kb.DistillOutcome{Name: d.opts.Name, ItemID: it.id, Source: it.source, Stage: it.stage,
+			StudentCallID: it.student, Key: j.key, CallTaskID: e.CallTaskID, RunID: d.runID, RepoPath: it.repo,
+			Commit: it.commit, Split: it.split, Verified: v.ok, Checked: v.checked, Reason: v.reason, Score: v.score, At: now}
+		if it.task != nil {
+			o.TaskID = it.task.ID
+		}
+		if v.ok {
+			msgs := []kb.Message{{Role: "system", Content: it.system}, {Role: "user", Content: it.user}, {Role: "assistant", Content: v.answer}}
+			switch {
+			case !hasSecret(it.system, it.user, v.answer):
+			case d.opts.Curate.Secrets == "drop":
+				msgs = nil
+				o.Reason += "; no example: it holds a credential ([curate] secrets = drop)"
+			default:
+				for i := range msgs {
+					msgs[i].Content = redact(msgs[i].Content)
+				}
+			}
+			if msgs != nil {
+				o.Messages, o.ExampleID = msgs, exampleID(d.opts.Name, it.id)
+				o.PromptTokens = d.opts.Budget.Estimate(msgs[0].Content) + d.opts.Budget.Estimate(msgs[1].Content)
+				o.CompletionTokens = d.opts.Budget.Estimate(msgs[2].Content)
+			}
+		}
+		d.count(it.stage, func(s *StageSummary) {
+			if v.ok {
+				s.Verified++
+			} else {
+				s.Rejected++
+			}
+		})
+		out = append(out, o)
+	}
+	return out
+}
+
+// replay judges the jobs answered in cache on every core and stores their
+// outcomes in bounded transactions; hits counts them as cache hits (not
+// when the answers came with this run's batches).
+func (d *distiller) replay(ctx context.Context, jobs []*job, cache map[string]kb.DistillCacheEntry, hits bool) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	d.opts.Progress.Phase("replay cached answers", int64(len(jobs)))
+	results := make([][]kb.DistillOutcome, len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.NumCPU() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = d.judge(jobs[i], cache[jobs[i].key])
+			}
+		}()
+	}
+	for i, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		if hits {
+			d.count(j.stage, func(s *StageSummary) { s.CacheHits++ })
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var batch []kb.DistillOutcome
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := d.tx(ctx, func(ctx context.Context) error { return kb.AppendDistillOutcomes(ctx, d.w, batch) })
+		batch = batch[:0]
+		return err
+	}
+	for _, r := range results {
+		batch = append(batch, r...)
+		d.opts.Progress.Add(1)
+		if len(batch) >= writeBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// cached splits jobs into those answered in the cache and the rest.
+func cached(jobs []*job, cache map[string]kb.DistillCacheEntry) (hits, misses []*job) {
+	for _, j := range jobs {
+		if _, ok := cache[j.key]; ok {
+			hits = append(hits, j)
+		} else {
+			misses = append(misses, j)
+		}
+	}
+	return hits, misses
+}
+
+func keysOf(jobs []*job) []string {
+	keys := make([]string, len(jobs))
+	for i, j := range jobs {
+		keys[i] = j.key
+	}
+	return keys
+}

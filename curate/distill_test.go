@@ -1,0 +1,255 @@
+package curate
+
+import (
+	"encoding/json"
+	"github.com/cra-dev/cra/internal/gittest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A run over bootstrap's real tasks: the prompts the teacher gets are the
+// ones curate-data renders for the student, right answers are verified
+// and become the dataset, wrong ones are kept as outcomes with their
+// reason and reach no training example.
+func TestDistillVerifiesAndKeepsOnlyVerified(t *testing.T) {
+	t.Setenv(teacherKeyEnv, teacherKey)
+	home := minedHome(t, gittest.PythonHistory(t))
+	ts := newTeacher(t, home, half)
+	opts := distillOptions(ts.Server)
+	sum := distill(t, home, opts)
+	t.Logf("summary %+v", sum.Totals)
+	if sum.Totals.Calls == 0 || sum.Totals.Verified == 0 || sum.Totals.Rejected == 0 {
+		t.Fatalf("totals %+v: want calls, some verified and some rejected", sum.Totals)
+	}
+	// Every prompt sent is one curate-data renders for the student.
+	curated := map[string]bool{}
+	run(t, home, testOptions("student"))
+	for _, r := range rawRows(t, home, `SELECT messages[1].content || chr(0) || messages[2].content FROM training_examples WHERE dataset = 'student'`) {
+		curated[r] = true
+	}
+	for _, r := range ts.Requests() {
+		if prompt := r.Messages[0].Content + "\x00" + r.Messages[1].Content; !curated[prompt] {
+			t.Errorf("the teacher got a prompt curate-data does not render: %.200q", prompt)
+		}
+	}
+	// Only verified answers, and all of them, are examples; each is the
+	// ground truth's answer (the fake's right answers).
+	ex := rawRows(t, home, `SELECT target_id FROM training_examples WHERE dataset = 'distilled' AND source = 'distilled' ORDER BY 1`)
+	ver := rawRows(t, home, `SELECT item_id FROM distill_outcomes WHERE verified ORDER BY 1`)
+	if len(ex) != sum.Totals.Verified || strings.Join(ex, ",") != strings.Join(ver, ",") {
+		t.Errorf("examples %v, verified outcomes %v (summary says %d)", ex, ver, sum.Totals.Verified)
+	}
+	if n := rawValue[int](t, home, `SELECT count(*) FROM training_examples e JOIN distill_outcomes o ON o.item_id = e.target_id
+		WHERE e.dataset = 'distilled' AND NOT o.verified`); n != 0 {
+		t.Errorf("%d unverified answers reached training_examples", n)
+	}
+	if n := rawValue[int](t, home, `SELECT count(*) FROM distill_outcomes WHERE NOT verified AND (messages IS NOT NULL OR reason = '')`); n != 0 {
+		t.Errorf("%d rejected outcomes carry an example or no reason", n)
+	}
+	for _, r := range rawRows(t, home, `SELECT messages[1].content || chr(0) || messages[2].content, messages[3].content FROM training_examples WHERE dataset = 'distilled'`) {
+		prompt, answer, _ := strings.Cut(r, "\t")
+		if ts.truth[prompt] != answer {
+			t.Errorf("an example's answer is not the ground truth's:\n%s\nwant\n%s", answer, ts.truth[prompt])
+		}
+	}
+	if sum.Dataset != "distilled@1" {
+		t.Errorf("dataset %q, want distilled@1", sum.Dataset)
+	}
+}
+
+// The cache: a second run, and a run of another distillation with the
+// same prompts, send nothing; the server charged every request once.
+func TestDistillCachePaysOnce(t *testing.T) {
+	t.Setenv(teacherKeyEnv, teacherKey)
+	home := minedHome(t, gittest.PythonHistory(t))
+	ts := newTeacher(t, home, half)
+	smallWindows(t, 2)
+	opts := distillOptions(ts.Server)
+	first := distill(t, home, opts)
+	calls := ts.Calls()
+	again := distill(t, home, opts)
+	if ts.Calls() != calls || again.Totals.Calls != 0 || again.Skipped["verified_before"]+again.Skipped["judged_before"] != first.Totals.Items {
+		t.Errorf("a re-run called %d times (summary %+v, skipped %v); want nothing", ts.Calls()-calls, again.Totals, again.Skipped)
+	}
+	if again.Dataset != "" {
+		t.Errorf("a re-run with nothing new registered %s", again.Dataset)
+	}
+	opts.Name = "other"
+	other := distill(t, home, opts)
+	if ts.Calls() != calls || other.Totals.CacheHits != first.Totals.Calls || other.Totals.Verified != first.Totals.Verified {
+		t.Errorf("another name: %d calls, totals %+v; want every answer from the cache, judged the same", ts.Calls()-calls, other.Totals)
+	}
+	if other.Totals.CostUSD != 0 {
+		t.Errorf("cached answers cost $%g", other.Totals.CostUSD)
+	}
+	for k, n := range ts.Charges() {
+		if n != 1 {
+			t.Errorf("request %.12s charged %d times", k, n)
+		}
+	}
+	// Every call is a logged row; the outcomes name it.
+	if n := rawValue[int](t, home, `SELECT count(*) FROM retrieval_llm_calls WHERE call_type = 'distill' AND response IS NOT NULL`); n != calls {
+		t.Errorf("%d logged teacher calls, want %d", n, calls)
+	}
+	if n := rawValue[int](t, home, `SELECT count(*) FROM distill_outcomes o LEFT JOIN retrieval_llm_calls c
+		ON c.task_id = o.call_task_id AND c.call_type = 'distill' WHERE c.task_id IS NULL`); n != 0 {
+		t.Errorf("%d outcomes name no logged call", n)
+	}
+}
+
+// The dry run's estimate against what the paid fake then charges: within
+// the stated margin; the run's own accounting equals the charge.
+func TestDistillEstimateMatchesTheCharge(t *testing.T) {
+	t.Setenv(teacherKeyEnv, teacherKey)
+	for _, batch := range []bool{false, true} {
+		t.Run(map[bool]string{false: "live", true: "batch"}[batch], func(t *testing.T) {
+			home := minedHome(t, gittest.PythonHistory(t))
+			ts := newTeacher(t, home, always)
+			opts := distillOptions(ts.Server)
+			opts.Batch = batch
+			opts.DryRun = true
+			dry := distill(t, home, opts)
+			if ts.Calls() != 0 || ts.Uploads() != 0 {
+				t.Fatalf("the dry run called the server")
+			}
+			if n := rawValue[int](t, home, `SELECT (SELECT count(*) FROM distill_runs) + (SELECT count(*) FROM distill_spend)`); n != 0 {
+				t.Errorf("the dry run wrote %d rows", n)
+			}
+			est := dry.Totals.Estimate
+			if est == nil || est.Calls != dry.Totals.Items || est.Calls == 0 {
+				t.Fatalf("estimate %+v for %d items", est, dry.Totals.Items)
+			}
+			opts.DryRun = false
+			sum := distill(t, home, opts)
+			charged := ts.Spent()
+			if charged == 0 {
+				t.Fatal("the fake charged nothing")
+			}
+			if d := est.CostUSD - charged; d > dry.Margin*est.CostUSD || -d > dry.Margin*est.CostUSD {
+				t.Errorf("estimate %s, charged %s: off by more than the stated ±%.0f%%", money(est.CostUSD), money(charged), dry.Margin*100)
+			}
+			if est.MaxCostUSD < charged {
+				t.Errorf("the most it could cost, %s, is under the charge %s", money(est.MaxCostUSD), money(charged))
+			}
+			if !approx(sum.Totals.CostUSD, charged) || !approx(sum.SpentUSD, charged) {
+				t.Errorf("the run counts %s (spent %s), the server charged %s", money(sum.Totals.CostUSD), money(sum.SpentUSD), money(charged))
+			}
+			if got := rawValue[float64](t, home, `SELECT sum(cost_usd) FROM distill_cache`); !approx(got, charged) {
+				t.Errorf("the cache holds costs %s, the server charged %s", money(got), money(charged))
+			}
+		})
+	}
+}
+
+// --budget-usd with 8 calls in flight and 429s among them: spending never
+// passes the cap, the run stops cleanly, the same budget does nothing
+// more, a larger one goes on, and no request is ever paid twice.
+func TestDistillBudgetIsAHardCap(t *testing.T) {
+	t.Setenv(teacherKeyEnv, teacherKey)
+	home := minedHome(t, gittest.PythonHistory(t))
+	ts := newTeacher(t, home, always)
+	ts.RateLimitEvery(3, "0")
+	// Answers slower than a transaction on a busy machine, so calls overlap.
+	ts.slow(150 * time.Millisecond)
+	opts := distillOptions(ts.Server)
+	opts.Jobs = 8
+	// max_tokens just above the longest answer: reservations near what
+	// calls cost, so that several fit in flight at once.
+	opts.Teacher.MaxTokens = 0
+	for _, a := range ts.truth {
+		opts.Teacher.MaxTokens = max(opts.Teacher.MaxTokens, chars4.Estimate(a)+8)
+	}
+	opts.DryRun = true
+	est := distill(t, home, opts).Totals.Estimate
+	opts.DryRun = false
+	budget := est.CostUSD * 0.6
+	opts.BudgetUSD = &budget
+	sum := distill(t, home, opts)
+	if ts.Spent() > budget || sum.SpentUSD > budget {
+		t.Fatalf("charged %s, counted %s: over the budget %s", money(ts.Spent()), money(sum.SpentUSD), money(budget))
+	}
+	if sum.Stopped != StopBudget || sum.Totals.Left == 0 || sum.Totals.Calls == 0 {
+		t.Fatalf("summary %+v stopped %q: want some calls, then a stop on the budget with items left", sum.Totals, sum.Stopped)
+	}
+	if ts.MaxInFlight() < 2 {
+		t.Errorf("at most %d calls were in flight: the test did not run them concurrently", ts.MaxInFlight())
+	}
+	calls := ts.Calls()
+	same := distill(t, home, opts)
+	if ts.Calls() != calls || same.Stopped != StopBudget {
+		t.Errorf("the same budget again: %d more requests, stopped %q; want none and a budget stop (first run %+v, this one %+v)",
+			ts.Calls()-calls, same.Stopped, sum.Totals, same.Totals)
+	}
+	more := est.MaxCostUSD
+	opts.BudgetUSD = &more
+	rest := distill(t, home, opts)
+	if rest.Stopped != "" || rest.Totals.Left != 0 || ts.Spent() > more {
+		t.Errorf("a larger budget: stopped %q, totals %+v, charged %s of %s", rest.Stopped, rest.Totals, money(ts.Spent()), money(more))
+	}
+	for k, n := range ts.Charges() {
+		if n != 1 {
+			t.Errorf("request %.12s charged %d times", k, n)
+		}
+	}
+	if got := rawValue[float64](t, home, `SELECT sum(coalesce(settled_usd, reserved_usd)) FROM distill_spend`); !approx(got, ts.Spent()) {
+		t.Errorf("stored spending %s, charged %s", money(got), money(ts.Spent()))
+	}
+}
+
+// A provider's prompt cache: the cached prompt tokens it reports are
+// settled at the cached price, to the cent of what it charged.
+func TestDistillSettlesCachedPromptTokens(t *testing.T) {
+	t.Setenv(teacherKeyEnv, teacherKey)
+	home := minedHome(t, gittest.PythonHistory(t))
+	ts := newTeacher(t, home, always)
+	b := billing(testPrices)
+	b.CacheSystem = true
+	ts.SetBilling(b)
+	opts := distillOptions(ts.Server)
+	opts.Jobs = 1
+	sum := distill(t, home, opts)
+	if sum.Totals.CachedTokens == 0 {
+		t.Fatal("no cached prompt tokens reported: the test proves nothing")
+	}
+	if !approx(sum.Totals.CostUSD, ts.Spent()) || !approx(sum.SpentUSD, ts.Spent()) {
+		t.Errorf("settled %s (spent %s), charged %s", money(sum.Totals.CostUSD), money(sum.SpentUSD), money(ts.Spent()))
+	}
+	if got := rawValue[int](t, home, `SELECT sum(cached_tokens) FROM distill_cache`); int64(got) != sum.Totals.CachedTokens {
+		t.Errorf("the cache holds %d cached tokens, the summary %d", got, sum.Totals.CachedTokens)
+	}
+}
+
+// An OpenAI reasoning model as the teacher gets max_completion_tokens and
+// no temperature, live and in a batch; other models the temperature 0.
+func TestDistillShapesRequestsForReasoningModels(t *testing.T) {
+	t.Setenv(teacherKeyEnv, teacherKey)
+	home := minedHome(t, gittest.PythonHistory(t))
+	ts := newTeacher(t, home, always)
+	for _, tc := range []struct {
+		model string
+		batch bool
+	}{{"o4-mini", false}, {"gpt-5-mini", true}, {"deepseek-chat", false}} {
+		opts := distillOptions(ts.Server)
+		opts.Teacher.Model, opts.Batch, opts.Stages, opts.Name = tc.model, tc.batch, []string{"scope"}, tc.model
+		distill(t, home, opts)
+		seen := 0
+		for _, r := range ts.Requests() {
+			if r.Model != tc.model {
+				continue
+			}
+			seen++
+			var body map[string]any
+			_ = json.Unmarshal(r.Body, &body)
+			_, temp := body["temperature"]
+			_, mct := body["max_completion_tokens"]
+			_, mt := body["max_tokens"]
+			if reasoning := tc.model != "deepseek-chat"; temp == reasoning || mct != reasoning || mt == reasoning {
+				t.Errorf("%s: body %s", tc.model, r.Body)
+			}
+		}
+		if seen == 0 {
+			t.Errorf("%s: no request", tc.model)
+		}
+	}
+}
