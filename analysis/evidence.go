@@ -2,11 +2,16 @@ package analysis
 
 import (
 	"time"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Stages are the pipeline's scored stages in pipeline order: first-error
-// attribution charges a failed run to the earliest wrong one.
-var Stages = []string{"task_analysis", "scope", "precision", "plan", "implement"}
+// attribution charges a failed run to the earliest wrong one. cra eval
+// scores cra solve's plan passes (meta_plan, part_plan) where cra plan's
+// runs have the one plan stage.
+var Stages = []string{schema.StageTaskAnalysis, schema.StageScope, schema.StagePrecision, schema.StagePlan,
+	schema.StageMetaPlan, schema.StagePartPlan, schema.StageImplement}
 
 // EndToEnd is the eval_results stage of a task's outcome; its metric
 // MetricSuccess is 1 when the task succeeded.

@@ -75,10 +75,21 @@ func (t Truth) PartPlanFor(files []string) schema.PartPlan {
 	if len(t.PartPlan.Steps) > 0 {
 		pp := t.PartPlan
 		pp.Steps = nil
+		var kept []string
 		for _, s := range t.PartPlan.Steps {
 			if in(s.TargetFiles) {
 				pp.Steps = append(pp.Steps, s)
+				kept = append(kept, s.ID)
 			}
+		}
+		for i, s := range pp.Steps { // a step left out is no dependency
+			deps := []string{}
+			for _, d := range s.DependsOn {
+				if slices.Contains(kept, d) {
+					deps = append(deps, d)
+				}
+			}
+			pp.Steps[i].DependsOn = deps
 		}
 		return pp
 	}
