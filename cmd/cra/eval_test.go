@@ -138,6 +138,11 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 	if b := repo.Git("branch", "--list", "cra/*"); b != "" {
 		t.Errorf("branches left in the repository: %s", b)
 	}
+	// train-plan reads what eval wrote: four scored tasks, too few for a plan.
+	if tp := cra(t, homes[0], "", "train-plan", "--no-llm", "--out", filepath.Join(t.TempDir(), "tp")); tp.code != exitOK ||
+		!strings.Contains(tp.stdout, "4 scored eval tasks with an end-to-end outcome") {
+		t.Errorf("train-plan after the eval: exit %d\n%s%s", tp.code, tp.stdout, tp.stderr)
+	}
 }
 
 // The tasks an eval runs are exactly the ones curate-data puts in no
