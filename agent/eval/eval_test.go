@@ -143,6 +143,9 @@ func TestEvalScoresStagesAndFindsThePlantedWeakStage(t *testing.T) {
 	if got := score(weak, eval.StageEndToEnd, eval.MetricSuccess); got != 0 {
 		t.Errorf("end-to-end success = %.3f when scope loses calc.py every time", got)
 	}
+	if got := score(weak, "part_plan", eval.MetricRoles); got != 0 {
+		t.Errorf("part_plan roles = %.3f: calc.py was left out, and the test file's step failed its tests: neither changed", got)
+	}
 	if got := score(weak, "precision", eval.MetricCorrect); got != 1 {
 		t.Errorf("precision correct = %.3f: its answers were right", got)
 	}

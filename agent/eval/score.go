@@ -26,6 +26,7 @@ const (
 	MetricAccuracy   = "accuracy"
 	MetricMacroF1    = "macro_f1"
 	MetricOrder      = "order"
+	MetricRoles      = "roles"
 	MetricParts      = "parts"
 	MetricApply      = "edits_apply"
 	MetricReproduce  = "reproduce"
@@ -170,6 +171,9 @@ func score(t Task, v runView, tv testVerdict) []Score {
 		add(schema.StagePartPlan, MetricOrder, ord)
 		add(schema.StagePartPlan, MetricCorrect, flag(pf == 1 && ord == 1))
 	}
+	if roles, ok := roleAccuracy(t.Truth, v); ok {
+		add(schema.StagePartPlan, MetricRoles, roles)
+	}
 
 	// Implement: the edits applied, the files reproduce the commit, the
 	// change is like the commit's, the tests pass.
@@ -195,6 +199,40 @@ func score(t Task, v runView, tv testVerdict) []Score {
 	add(schema.StageImplement, MetricCorrect, flag(success))
 	add(StageEndToEnd, MetricSuccess, flag(success))
 	return out
+}
+
+// roleAccuracy is the share of the plan's files whose role (create,
+// modify, delete) the run gave them: a part plan's steps name files but
+// no roles, so the role a file got is read from what the run did to it
+// (absent at the parent and there at the end: created; there and gone:
+// deleted; changed: modified; untouched: none). ok is false without a
+// plan.
+func roleAccuracy(tr Truth, v runView) (float64, bool) {
+	if len(tr.Plan.AffectedFiles) == 0 {
+		return 0, false
+	}
+	atParent := map[string]bool{}
+	for _, f := range tr.Implement.Files {
+		atParent[f.Path] = !f.Created
+	}
+	right := 0
+	for _, f := range tr.Plan.AffectedFiles {
+		final, known := v.Final[f.Path]
+		role := "none"
+		switch {
+		case !slices.Contains(v.Changed, f.Path):
+		case !atParent[f.Path] && known && final != nil:
+			role = "create"
+		case atParent[f.Path] && final == nil:
+			role = "delete"
+		default:
+			role = "modify"
+		}
+		if role == f.Role {
+			right++
+		}
+	}
+	return float64(right) / float64(len(tr.Plan.AffectedFiles)), true
 }
 
 // reproduction says whether the run left exactly the commit's files, and
