@@ -68,6 +68,10 @@ func (f *fixture) run(t *testing.T, name string, oracle ...string) *eval.Report 
 	if err != nil {
 		t.Fatalf("eval %s %v: %v", name, oracle, err)
 	}
+	if rep.Errors > 0 {
+		t.Fatalf("eval %s %v: %d tasks could not run: %q", name, oracle, rep.Errors,
+			storetest.Rows(t, f.home, kb.Raw, "SELECT error FROM eval_tasks WHERE status = 'error'"))
+	}
 	return rep
 }
 

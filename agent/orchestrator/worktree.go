@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Worktree is the git worktree a solve run works in, under the home: the
@@ -29,8 +30,22 @@ func WorktreesDir(home string) string { return filepath.Join(home, "worktrees") 
 // BranchFor is the branch of a run.
 func BranchFor(taskID string) string { return "cra/" + strings.ReplaceAll(taskID, ":", "-") }
 
+// repoLocks serialise the changes to a repository's list of worktrees
+// made in this process: git does not guard them against each other (a
+// remove reading the entry an add is writing fails), and cra eval runs
+// several tasks of one repository at once.
+var repoLocks sync.Map // repository path → *sync.Mutex
+
+func lockRepo(repo string) func() {
+	m, _ := repoLocks.LoadOrStore(repo, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
 // AddWorktree creates the run's worktree of repo at rev, on a new branch.
 func AddWorktree(ctx context.Context, home, repo, rev, taskID string) (*Worktree, error) {
+	defer lockRepo(repo)()
 	base, err := git(ctx, repo, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
 		return nil, fmt.Errorf("%s is no commit of %s", rev, repo)
@@ -50,10 +65,16 @@ func AddWorktree(ctx context.Context, home, repo, rev, taskID string) (*Worktree
 // the store, and a run that starts again under the same id (an eval
 // resumed after a kill) starts clean.
 func DiscardWorktree(ctx context.Context, home, repo, taskID string) {
+	defer lockRepo(repo)()
 	dir := filepath.Join(WorktreesDir(home), taskID)
 	_, _ = git(ctx, repo, "worktree", "remove", "--force", dir)
 	_ = os.RemoveAll(dir)
-	_, _ = git(ctx, repo, "worktree", "prune")
+	// The entry of a worktree whose directory went first (a kill): its
+	// own, not a `git worktree prune`, which would take the entries other
+	// processes are creating too.
+	if common, err := git(ctx, repo, "rev-parse", "--path-format=absolute", "--git-common-dir"); err == nil {
+		_ = os.RemoveAll(filepath.Join(common, "worktrees", filepath.Base(dir)))
+	}
 	_, _ = git(ctx, repo, "branch", "-D", BranchFor(taskID))
 }
 
@@ -100,6 +121,7 @@ func (w *Worktree) Diff(ctx context.Context) (string, error) {
 
 // Remove deletes the worktree; the branch stays.
 func (w *Worktree) Remove(ctx context.Context) error {
+	defer lockRepo(w.Repo)()
 	_, err := git(ctx, w.Repo, "worktree", "remove", "--force", w.Dir)
 	return err
 }

@@ -3,10 +3,12 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/gittest"
@@ -82,5 +84,49 @@ func TestWorktree(t *testing.T) {
 	}
 	if got := r.Git("log", "--format=%s", w.Branch); got != "step s1\nfirst" {
 		t.Errorf("branch %s: %q", w.Branch, got)
+	}
+}
+
+// Runs of one repository at once (cra eval's --jobs) add, remove and
+// discard worktrees side by side: none of them breaks another's.
+func TestWorktreesOfOneRepositoryAtOnce(t *testing.T) {
+	ctx := context.Background()
+	r := gittest.New(t)
+	r.Write("a.py", "a = 1\n")
+	r.Commit("first")
+	home := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 6 {
+				id := fmt.Sprintf("run-%d-%d", g, i)
+				w, err := AddWorktree(ctx, home, r.Dir, "HEAD", id)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if i%2 == 0 {
+					err = w.Remove(ctx)
+				}
+				DiscardWorktree(ctx, home, r.Dir, id)
+				if err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if out := r.Git("worktree", "list"); strings.Count(out, "\n") != 0 {
+		t.Errorf("worktrees left:\n%s", out)
+	}
+	if b := r.Git("branch", "--list", "cra/*"); b != "" {
+		t.Errorf("branches left: %s", b)
 	}
 }
