@@ -103,6 +103,9 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 		}
 	}
 	want := evalRows(t, homes[0])
+	if st := mustRun(t, homes[0], "status"); !strings.Contains(st, "nightly: 4 tasks scored, 0 could not run") {
+		t.Errorf("cra status does not show the eval:\n%s", st)
+	}
 	if again := cra(t, homes[0], "", "--json", "eval", "--name", "nightly"); again.code != exitOK || evalRows(t, homes[0]) != want {
 		t.Errorf("a re-run of a finished eval changed its rows (exit %d): %s", again.code, again.stderr)
 	} else {
