@@ -159,6 +159,9 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 	if len(kept) == 0 {
 		return nil, usagef("the selection gave no example (%d tasks, dropped %v): no dataset written", tasks, sum.Dropped)
 	}
+	if err := checkHeldOut(ctx, conn, kept); err != nil {
+		return nil, err
+	}
 	dw := &datasetWriter{Writer: w, name: opts.Name, planID: planID}
 	if err := dw.Tx(ctx, func() (err error) {
 		dw.version, err = kb.NextDatasetVersion(ctx, dw.Writer, opts.Name)

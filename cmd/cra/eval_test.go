@@ -146,6 +146,24 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 		!strings.Contains(tp.stdout, "4 scored eval tasks with an end-to-end outcome") {
 		t.Errorf("train-plan after the eval: exit %d\n%s%s", tp.code, tp.stdout, tp.stderr)
 	}
+	// Decontamination: with the repository held out, curate-data puts the
+	// evaluated tasks in validation; with the configuration changed so
+	// that they would train, it refuses and writes nothing.
+	if res := cra(t, homes[0], "", "curate-data", "--name", "ok"); res.code != exitOK {
+		t.Errorf("curate-data with the eval's split: exit %d %s", res.code, res.stderr)
+	}
+	cfgPath := filepath.Join(homes[0], "config.toml")
+	cfg, _ := os.ReadFile(cfgPath)
+	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), fmt.Sprintf("holdout_repos = [%q]", repo.Dir), "validation_fraction = 0.0", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = cra(t, homes[0], "", "curate-data", "--name", "leak")
+	if res.code != exitUsage || !strings.Contains(res.stderr, "commits cra eval scored the agent on") || !strings.Contains(res.stderr, "eval nightly") {
+		t.Errorf("curate-data that would train on evaluated tasks: exit %d %s", res.code, res.stderr)
+	}
+	if got := sqlRows(t, homes[0], "select count(*) from raw.dataset_versions where name = 'leak'"); !strings.HasSuffix(got, "\n0\n") {
+		t.Errorf("the refused dataset was written: %s", got)
+	}
 }
 
 // The tasks an eval runs are exactly the ones curate-data puts in no
