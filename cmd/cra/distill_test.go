@@ -102,6 +102,10 @@ func TestDistillKilledResumesWithoutPayingTwice(t *testing.T) {
 	child := startCra(t, "--home", home, "distill", "--jobs", "2")
 	srv.WaitUntil(t, "the child's calls held", func() bool { return srv.Answered() == answered && srv.Held() == jobs }, time.Minute)
 	kill9(t, child)
+	// The server learns of the dead client when its connections close:
+	// release nothing before, or it would answer (and charge) a request
+	// nobody reads.
+	srv.WaitUntil(t, "the held calls to see their client gone", func() bool { return srv.Held() == 0 }, time.Minute)
 	srv.Release()
 	before := srv.Charges()
 
