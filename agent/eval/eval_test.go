@@ -147,6 +147,12 @@ func TestEvalScoresStagesAndFindsThePlantedWeakStage(t *testing.T) {
 	if got := score(weak, eval.StageEndToEnd, eval.MetricSuccess); got != 0 {
 		t.Errorf("end-to-end success = %.3f when scope loses calc.py every time", got)
 	}
+	if got := score(weak, "part_plan", eval.MetricActions); got != 0 {
+		t.Errorf("part_plan actions = %.3f: the run added no operation", got)
+	}
+	if got := score(good, "part_plan", eval.MetricActions); got != 1 {
+		t.Errorf("part_plan actions = %.3f for a run that reproduced every commit", got)
+	}
 	if got := score(weak, "part_plan", eval.MetricRoles); got != 0 {
 		t.Errorf("part_plan roles = %.3f: calc.py was left out, and the test file's step failed its tests: neither changed", got)
 	}

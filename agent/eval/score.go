@@ -27,6 +27,7 @@ const (
 	MetricMacroF1    = "macro_f1"
 	MetricOrder      = "order"
 	MetricRoles      = "roles"
+	MetricActions    = "actions"
 	MetricParts      = "parts"
 	MetricApply      = "edits_apply"
 	MetricReproduce  = "reproduce"
@@ -174,6 +175,9 @@ func score(t Task, v runView, tv testVerdict) []Score {
 	if roles, ok := roleAccuracy(t.Truth, v); ok {
 		add(schema.StagePartPlan, MetricRoles, roles)
 	}
+	if actions, ok := actionAccuracy(t.Truth, v); ok {
+		add(schema.StagePartPlan, MetricActions, actions)
+	}
 
 	// Implement: the edits applied, the files reproduce the commit, the
 	// change is like the commit's, the tests pass.
@@ -235,30 +239,92 @@ func roleAccuracy(tr Truth, v runView) (float64, bool) {
 	return float64(right) / float64(len(tr.Plan.AffectedFiles)), true
 }
 
+// actionAccuracy is the share of the plan's symbol changes the run
+// carried out, read from the text it left (a part plan's steps carry no
+// actions either): an added symbol's name is in the file and was not at
+// the parent; for a modified, renamed or deleted one, the file changed
+// and the symbol's text at the parent (its lines, from the precision
+// ground truth) survived in the run's file exactly when it survived in
+// the commit's (a method appended to a class keeps the class's old lines;
+// a body rewritten does not). Module-level changes and symbols the ground
+// truth has no lines for are not counted; ok is false when none is.
+func actionAccuracy(tr Truth, v runView) (float64, bool) {
+	parent := map[string]string{}
+	for _, f := range tr.Implement.Files {
+		parent[f.Path] = f.Content
+	}
+	child := childContents(tr.Implement)
+	lines := map[string]string{} // file NUL qualified name → its text at the parent
+	for _, s := range tr.Precision.Symbols {
+		ls := strings.Split(parent[s.File], "\n")
+		if s.StartLine >= 1 && s.EndLine >= s.StartLine && s.EndLine <= len(ls) {
+			lines[s.File+"\x00"+s.QualifiedName] = strings.Join(ls[s.StartLine-1:s.EndLine], "\n")
+		}
+	}
+	right, counted := 0, 0
+	for _, f := range tr.Plan.AffectedFiles {
+		final, want := "", ""
+		if p := v.Final[f.Path]; p != nil {
+			final = *p
+		}
+		if p := child[f.Path]; p != nil {
+			want = *p
+		}
+		changed := slices.Contains(v.Changed, f.Path)
+		for _, c := range f.Changes {
+			name := c.Symbol[strings.LastIndexByte(c.Symbol, '.')+1:]
+			switch text, known := lines[f.Path+"\x00"+c.Symbol]; {
+			case strings.HasPrefix(c.Symbol, "<"):
+				continue
+			case c.Action == "add":
+				counted++
+				if strings.Contains(final, name) && !strings.Contains(parent[f.Path], name) {
+					right++
+				}
+			case known && strings.TrimSpace(text) != "":
+				counted++
+				if changed && strings.Contains(final, text) == strings.Contains(want, text) {
+					right++
+				}
+			}
+		}
+	}
+	if counted == 0 {
+		return 0, false
+	}
+	return float64(right) / float64(counted), true
+}
+
+// childContents is each file of the commit as the commit left it (nil:
+// deleted), its edits applied to the parent's content.
+func childContents(im schema.ImplementTarget) map[string]*string {
+	byFile := map[string][]schema.Edit{}
+	for _, e := range im.Edits {
+		byFile[e.File] = append(byFile[e.File], e)
+	}
+	out := map[string]*string{}
+	for _, f := range im.Files {
+		after, err := schema.ApplyEdits([]byte(f.Content), byFile[f.Path])
+		if err != nil || schema.DeletesFile([]byte(f.Content), byFile[f.Path]) {
+			out[f.Path] = nil
+			continue
+		}
+		s := string(after)
+		out[f.Path] = &s
+	}
+	return out
+}
+
 // reproduction says whether the run left exactly the commit's files, and
 // how alike its change is to the commit's: the Dice coefficient of the
 // changed lines (whitespace-normalised, per file, added and removed
 // apart), 1 when both changed nothing.
 func reproduction(im schema.ImplementTarget, v runView) (bool, float64) {
-	child := map[string]*string{}
+	child := childContents(im)
 	parent := map[string]string{}
-	byFile := map[string][]schema.Edit{}
-	for _, e := range im.Edits {
-		byFile[e.File] = append(byFile[e.File], e)
-	}
 	exact := true
 	for _, f := range im.Files {
 		parent[f.Path] = f.Content
-		after, err := schema.ApplyEdits([]byte(f.Content), byFile[f.Path])
-		switch {
-		case err != nil:
-			return false, 0 // ground truth that does not apply: never stored, but never trusted
-		case schema.DeletesFile([]byte(f.Content), byFile[f.Path]):
-			child[f.Path] = nil
-		default:
-			s := string(after)
-			child[f.Path] = &s
-		}
 		if got, want := v.Final[f.Path], child[f.Path]; (got == nil) != (want == nil) || got != nil && *got != *want {
 			exact = false
 		}
