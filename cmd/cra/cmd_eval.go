@@ -39,8 +39,8 @@ func (a *app) evalCommand() *cli.Command {
 			"against the commit's ground truth: task analysis (recall of the touched files in its\n" +
 			"seeds), scope (recall, precision, F1, reach), precision (accuracy and macro-F1 of symbol\n" +
 			"tiers), meta_plan and part_plan (F1 of files, order, roles and symbol actions carried\n" +
-			"out), implement (edits apply, the commit\n" +
-			"reproduced byte for byte, similarity of the change) and end to end: the repository's\n" +
+			"out), implement (edits apply, the commit reproduced byte for byte, similarity of the\n" +
+			"change) and end to end: the repository's\n" +
 			"tests pass with the commit's own test files laid over the result (when it has a test\n" +
 			"command and the commit's tests pass), else exact reproduction. Each stage also gets\n" +
 			"`correct` (0/1), which train-plan reads. Every run is a logged solve run; scores are in\n" +
