@@ -40,10 +40,10 @@ func (a *app) evalCommand() *cli.Command {
 			"seeds), scope (recall, precision, F1, reach), precision (accuracy and macro-F1 of symbol\n" +
 			"tiers), meta_plan and part_plan (F1 of files, order, roles and symbol actions carried\n" +
 			"out), implement (edits apply, the commit reproduced byte for byte, similarity of the\n" +
-			"change) and end to end: the repository's\n" +
-			"tests pass with the commit's own test files laid over the result (when it has a test\n" +
-			"command and the commit's tests pass), else exact reproduction. Each stage also gets\n" +
-			"`correct` (0/1), which train-plan reads. Every run is a logged solve run; scores are in\n" +
+			"change) and end to end: the repository's tests pass with the commit's own test files\n" +
+			"laid over the result (when it has a test command and the commit's tests pass), else\n" +
+			"exact reproduction. Each stage also gets `correct` (0/1), which train-plan reads.\n" +
+			"Every run is a logged solve run; scores are in\n" +
 			"raw.eval_results (notebooks/eval_scoreboard.sql). --oracle replaces the named stages'\n" +
 			"answers by their ground truth: run the same --name with and without it and the report\n" +
 			"shows that stage's lift on end-to-end success. --compare NAME prints paired differences\n" +
