@@ -29,19 +29,29 @@ func SymbolCandidates(syms []kb.Symbol) []SymbolCandidate {
 	}
 	out := make([]SymbolCandidate, 0, len(syms))
 	for _, s := range syms {
-		name := s.Name
-		for p := s.ParentID; p != nil; {
-			parent, ok := byID[*p]
-			if !ok {
-				break
-			}
-			name = parent.Name + "." + name
-			p = parent.ParentID
-		}
+		name := qualify(s, byID)
 		out = append(out, SymbolCandidate{FileID: s.FileID, SymbolID: s.ID, Name: s.Name, StartLine: s.StartLine, EndLine: s.EndLine,
 			PrecisionSymbol: prompt.PrecisionSymbol{File: s.FilePath, QualifiedName: name, Kind: s.Kind, Signature: s.Signature}})
 	}
 	return out
+}
+
+// qualify is a symbol's name qualified by its parents, or by its receiver
+// for a Go method — as bootstrap's ground truth names it (Command.Execute),
+// so a precision prompt names a symbol the same at inference and in
+// training.
+func qualify(s kb.Symbol, byID map[int64]kb.Symbol) string {
+	if s.ParentID == nil {
+		if s.Receiver != "" {
+			return s.Receiver + "." + s.Name
+		}
+		return s.Name
+	}
+	parent, ok := byID[*s.ParentID]
+	if !ok {
+		return s.Name
+	}
+	return qualify(parent, byID) + "." + s.Name
 }
 
 // GuessTiers is the precision stage's deterministic first guess, by the
