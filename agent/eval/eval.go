@@ -37,7 +37,10 @@ type Options struct {
 	Stages []string
 	Jobs   int
 	// Compare names an earlier eval to report paired differences against.
-	Compare      string
+	Compare string
+	// Wait is how long to wait for another process running the same eval
+	// (name and oracle set); 0 fails at once, naming it.
+	Wait         time.Duration
 	GraphOptions retrieval.GraphOptions
 	NewClient    func(llm.ModelConfig) (llm.Client, error)
 	Log          *slog.Logger
@@ -46,6 +49,15 @@ type Options struct {
 		Phase(name string, total int64)
 		Add(n int64)
 	}
+}
+
+// Lock is the batch name of an eval's input lock (kb.LockInput), held for
+// the whole run; LockInput is its input: the eval's name and oracle set.
+const Lock = "eval"
+
+// LockInput names an eval's lock.
+func LockInput(name string, oracle []string) string {
+	return name + " oracle=" + strings.Join(sortedCopy(oracle), ",")
 }
 
 // DefaultName is the name an eval of sel gets without --name.
@@ -78,11 +90,18 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Name == "" {
 		opts.Name = DefaultName(opts.Selection)
 	}
+	// One process per eval (name and oracle set): two would run the same
+	// tasks side by side and record each other's runs as failed.
+	lock, err := kb.LockInput(ctx, opts.Home, Lock, LockInput(opts.Name, opts.Oracle), "cra eval --name "+opts.Name, opts.Wait)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	var tasks []Task
 	var run runRow
 	raw := newRaw(opts.Home)
 	defer raw.Close()
-	err := raw.Write(ctx, func(w kb.Writer) error {
+	err = raw.Write(ctx, func(w kb.Writer) error {
 		var err error
 		if tasks, err = Select(ctx, w.DB, opts.Selection); err != nil {
 			return err

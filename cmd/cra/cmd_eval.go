@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -26,6 +27,7 @@ type evalOptions struct {
 	stages, oracle      []string
 	jobs                int
 	name, compare       string
+	wait                time.Duration
 }
 
 func (a *app) evalCommand() *cli.Command {
@@ -61,6 +63,7 @@ func (a *app) evalCommand() *cli.Command {
 			&cli.IntFlag{Name: "jobs", Value: 1, Usage: "tasks run at once (bounded by what the model server takes)"},
 			&cli.StringFlag{Name: "name", Usage: "the eval's name (default: from the selection, e.g. all-held-out-n20-seed1)"},
 			&cli.StringFlag{Name: "compare", Usage: "print paired differences against the eval `NAME`"},
+			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for another process running the same eval; by default exit 1 at once, naming it"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := parseEval(cmd)
@@ -80,6 +83,10 @@ func parseEval(cmd *cli.Command) (evalOptions, error) {
 		stages: splitList(cmd.String("stages")), oracle: splitList(cmd.String("oracle")), jobs: int(cmd.Int("jobs")),
 		name: cmd.String("name"), compare: cmd.String("compare")}
 	if err := checkCounts(map[string]int{"sample": opts.sample, "jobs": opts.jobs}); err != nil {
+		return opts, err
+	}
+	var err error
+	if opts.wait, err = waitOf(cmd); err != nil {
 		return opts, err
 	}
 	for _, r := range splitAll(cmd.StringSlice("repos")) {
@@ -107,7 +114,7 @@ func (a *app) runEval(ctx context.Context, opts evalOptions) error {
 	}
 	p := a.startProgress()
 	rep, err := eval.Run(ctx, eval.Options{Home: a.home.Dir, Config: cfg, Name: opts.name, Oracle: opts.oracle, Stages: opts.stages,
-		Jobs: opts.jobs, Compare: opts.compare, Log: a.log, Progress: p,
+		Jobs: opts.jobs, Compare: opts.compare, Wait: opts.wait, Log: a.log, Progress: p,
 		Selection: eval.Selection{Repos: opts.repos, Split: opts.split, Holdout: holdout, Validation: cfg.Curate.ValidationFraction,
 			Sample: opts.sample, Seed: opts.seed},
 		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf,

@@ -227,3 +227,24 @@ func TestEvalRunsOnlyHeldOutTasks(t *testing.T) {
 		t.Errorf("--oracle adjustment: exit %d %s", res.code, res.stderr)
 	}
 }
+
+// One process per eval: a second `cra eval` of the same name and oracle
+// set exits 1 naming the first; another oracle set is another eval.
+func TestEvalLocksItsNameAndOracleSet(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	repo := evaltest.CalcHistory(t)
+	home := evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	held, err := kb.LockInput(context.Background(), home, eval.Lock, eval.LockInput("nightly", nil), "cra eval --name nightly (the other run)", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	res := cra(t, home, "", "eval", "--name", "nightly")
+	if res.code != exitFailures || !strings.Contains(res.stderr, fmt.Sprintf("pid %d, cra eval --name nightly (the other run)", os.Getpid())) {
+		t.Errorf("held: exit %d, stderr %q; want exit 1 naming the holder", res.code, res.stderr)
+	}
+	if got := sqlRows(t, home, "select count(*) from raw.eval_runs"); !strings.HasSuffix(got, "\n0\n") {
+		t.Errorf("the refused eval wrote rows: %s", got)
+	}
+}
