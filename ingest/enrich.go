@@ -96,11 +96,12 @@ func Enrich(ctx context.Context, dir, repoPath string, opts EnrichOptions) (*Enr
 	}
 	sum.Files = len(files)
 
-	// The raw store is held while files are described (every call and
-	// output is written as it comes), then let go for promote.
-	err = kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra enrich", Wait: kb.BatchWait},
-		func(w kb.Writer) error { return enrichFiles(ctx, w, files, repo, path, opts, sum) })
-	if err != nil {
+	// Every call and output is written as it comes, through a lease: the
+	// raw store stays open while writes come close together and is let go
+	// while the model thinks, so `cra sql` works during a long enrich.
+	raw := kb.NewLease(dir, kb.Raw, kb.Options{Command: "cra enrich", Wait: kb.BatchWait}, kb.DefaultIdle)
+	err = enrichFiles(ctx, raw, files, repo, path, opts, sum)
+	if err = errors.Join(err, raw.Close()); err != nil {
 		return sum, err
 	}
 	if ctx.Err() != nil {
@@ -116,25 +117,29 @@ func Enrich(ctx context.Context, dir, repoPath string, opts EnrichOptions) (*Enr
 
 // enrichFiles describes the files that have no valid description by the
 // model yet, recording each output and call through w.
-func enrichFiles(ctx context.Context, w kb.Writer, files []enrichFile, repo *kb.Repo, path string, opts EnrichOptions, sum *EnrichSummary) error {
-	conn := w.Conn
-	var mu sync.Mutex // one transaction at a time on the connection
+func enrichFiles(ctx context.Context, raw *kb.Lease, files []enrichFile, repo *kb.Repo, path string, opts EnrichOptions, sum *EnrichSummary) error {
 	done := map[string]bool{}
-	rows, err := conn.QueryContext(ctx, `SELECT DISTINCT file_path || '@' || content_hash FROM enrichment_outputs
-		WHERE valid AND model = ?`, opts.Model.Model)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			rows.Close()
+	if err := raw.Write(ctx, func(w kb.Writer) error {
+		rows, err := w.Conn.QueryContext(ctx, `SELECT DISTINCT file_path || '@' || content_hash FROM enrichment_outputs
+			WHERE valid AND model = ?`, opts.Model.Model)
+		if err != nil {
 			return err
 		}
-		done[k] = true
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return err
+			}
+			done[k] = true
+		}
+		return errors.Join(rows.Err(), rows.Close())
+	}); err != nil {
 		return err
+	}
+	// One transaction at a time: the lease serialises its writers.
+	write := func(ctx context.Context, fn func(w kb.Writer) error) error {
+		return raw.Write(ctx, func(w kb.Writer) error { return w.Tx(ctx, func() error { return fn(w) }) })
 	}
 
 	inner, err := opts.NewClient(opts.Model)
@@ -142,9 +147,7 @@ func enrichFiles(ctx context.Context, w kb.Writer, files []enrichFile, repo *kb.
 		return err
 	}
 	client := llm.NewLogged(inner, opts.Model, func(ctx context.Context, calls []kb.LLMCall) error {
-		mu.Lock()
-		defer mu.Unlock()
-		return w.Tx(ctx, func() error { return kb.AppendLLMCalls(w, calls) })
+		return write(ctx, func(w kb.Writer) error { return kb.AppendLLMCalls(w, calls) })
 	})
 	src := &fileSource{repo: repo}
 	var todo []enrichFile
@@ -170,9 +173,7 @@ func enrichFiles(ctx context.Context, w kb.Writer, files []enrichFile, repo *kb.
 			if out.cancelled {
 				return nil // never attempted, or cut off: nothing to record
 			}
-			mu.Lock()
-			err := w.Tx(ctx, func() error { return appendEnrichment(w, out) })
-			mu.Unlock()
+			err := write(ctx, func(w kb.Writer) error { return appendEnrichment(w, out) })
 			smu.Lock()
 			defer smu.Unlock()
 			switch {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cra-dev/cra/internal/fakellm"
 )
@@ -85,5 +86,36 @@ func TestEnrichCommand(t *testing.T) {
 	meta := mustRun(t, home, "sql", "--format", "csv", `SELECT count(*), min(purpose) FROM curated.file_metadata`)
 	if meta != "count_star(),min(purpose)\n3,Keeps values\n" {
 		t.Errorf("file_metadata: %q", meta)
+	}
+}
+
+// While cra enrich waits on a slow model, the raw store is free: a `cra
+// sql` in another process reads it (before, enrich held it for its whole
+// run and every reader was refused).
+func TestSQLReadsWhileEnrichWaitsOnTheModel(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.SetDefault(func(fakellm.Request) fakellm.Reply {
+		return fakellm.Reply{Text: validMeta, Delay: 700 * time.Millisecond}
+	})
+	home := newHome(t)
+	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	r := smallRepo(t)
+	mustRun(t, home, "index", r.Dir)
+	done := make(chan result)
+	go func() { done <- cra(t, home, "", "enrich", "--jobs", "1", r.Dir) }()
+	srv.WaitForCalls(t, 1, 30*time.Second)
+	var read result
+	for range 5 { // the store is held for a moment after each write
+		read = craProcesses(t, []string{"--home", home, "sql", "--format", "csv", "select count(*) from raw.retrieval_llm_calls"})[0]
+		if read.code == exitOK {
+			break
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+	if read.code != exitOK {
+		t.Errorf("cra sql during enrich: exit %d %s", read.code, read.stderr)
+	}
+	if res := <-done; res.code != exitOK {
+		t.Errorf("enrich: exit %d %s", res.code, res.stderr)
 	}
 }
