@@ -44,13 +44,6 @@ func judgeByReproduction(context.Context, string) (orchestrator.Report, error) {
 		Output: "no test command for this repository: cra eval judges the run by reproducing its commit"}}, nil
 }
 
-// newRaw is an eval's writer of the raw store: one lease for the eval
-// and every run in it, so the short writes of a task share one opening
-// (and `cra sql` gets in while a model answers).
-func newRaw(home string) *kb.Lease {
-	return kb.NewLease(home, kb.Raw, kb.Options{Command: "cra eval", Wait: kb.BatchWait}, kb.DefaultIdle)
-}
-
 // commitTests loads eval_commit_tests: repository, commit and test
 // command (joined by NUL) → whether the commit passed.
 func commitTests(ctx context.Context, q kb.Querier) (map[string]bool, error) {

@@ -143,7 +143,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	g.SetLimit(opts.Jobs)
 	for i, unit := range units(todo, opts.Jobs) {
 		k := &knowledge{dir: filepath.Join(scratch, fmt.Sprint(i)), repo: unit[0].Repo,
-			opts: ingest.Options{Jobs: 1, MaxFileBytes: opts.Config.Index.MaxFileBytes, CoChangeMaxFiles: opts.Config.Index.CoChangeMaxFiles, Wait: kb.BatchWait}}
+			opts: ingest.Options{Jobs: 1, MaxFileBytes: opts.Config.Index.MaxFileBytes, CoChangeMaxFiles: opts.Config.Index.CoChangeMaxFiles}}
 		g.Go(func() error {
 			defer k.close()
 			for _, t := range unit {

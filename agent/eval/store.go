@@ -14,6 +14,13 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
+// newRaw is an eval's writer of the raw store: one lease for the eval
+// and every run in it, so the short writes of a task share one opening
+// (and `cra sql` gets in while a model answers).
+func newRaw(home string) *kb.Lease {
+	return kb.NewLease(home, kb.Raw, kb.Options{Command: "cra eval", Wait: kb.BatchWait}, kb.DefaultIdle)
+}
+
 // runRow is an eval_runs row: an eval's name, oracle set and selection.
 type runRow struct {
 	ID       int64
