@@ -6,24 +6,43 @@ import (
 )
 
 var trainingExampleColumns = []string{"id", "dataset", "version", "stage", "source", "split", "label", "repo_path",
-	"commit", "target_id", "messages", "prompt_tokens", "completion_tokens", "created_at"}
+	"commit", "target_id", "messages", "prompt_tokens", "completion_tokens", "created_at",
+	"kind", "chosen", "rejected", "signal", "evidence", "task_id"}
 
 // AppendTrainingExamples appends examples through the writer's Appender,
 // in its current transaction, anti-joined on (dataset, version, id).
 func AppendTrainingExamples(ctx context.Context, w Writer, examples []TrainingExample) error {
 	rows := make([][]driver.Value, len(examples))
 	for i, e := range examples {
-		msgs := make([]map[string]any, len(e.Messages))
-		for j, m := range e.Messages {
-			msgs[j] = map[string]any{"role": m.Role, "content": m.Content}
-		}
-		var commit any
-		if e.Commit != "" {
-			commit = e.Commit
+		kind := e.Kind
+		if kind == "" {
+			kind = KindSFT
 		}
 		rows[i] = []driver.Value{e.ID, e.Dataset, e.Version, e.Stage, e.Source, e.Split, e.Label, e.RepoPath,
-			commit, e.TargetID, msgs, e.PromptTokens, e.CompletionTokens, e.CreatedAt}
+			orNull(e.Commit), e.TargetID, messageValues(e.Messages), e.PromptTokens, e.CompletionTokens, e.CreatedAt,
+			kind, messageValues(e.Chosen), messageValues(e.Rejected), orNull(e.Signal), orNull(e.Evidence), orNull(e.TaskID)}
 	}
 	_, err := w.AppendNew(ctx, "training_examples", trainingExampleColumns, []string{"dataset", "version", "id"}, rows)
 	return err
+}
+
+// messageValues is msgs as the Appender takes a STRUCT list; nil for none
+// (NULL).
+func messageValues(msgs []Message) any {
+	if msgs == nil {
+		return nil
+	}
+	out := make([]map[string]any, len(msgs))
+	for j, m := range msgs {
+		out[j] = map[string]any{"role": m.Role, "content": m.Content}
+	}
+	return out
+}
+
+// orNull is s, or NULL when empty.
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
