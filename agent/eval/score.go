@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -81,7 +82,7 @@ func score(t Task, v runView, tv testVerdict) []Score {
 		}
 		return 0
 	}
-	touched := t.Truth.touched()
+	touched := t.Truth.Touched()
 
 	// Task analysis: did its seeds find the files the commit touched?
 	if len(touched) > 0 {
@@ -211,7 +212,7 @@ func score(t Task, v runView, tv testVerdict) []Score {
 // (absent at the parent and there at the end: created; there and gone:
 // deleted; changed: modified; untouched: none). ok is false without a
 // plan.
-func roleAccuracy(tr Truth, v runView) (float64, bool) {
+func roleAccuracy(tr prompt.Truth, v runView) (float64, bool) {
 	if len(tr.Plan.AffectedFiles) == 0 {
 		return 0, false
 	}
@@ -248,7 +249,7 @@ func roleAccuracy(tr Truth, v runView) (float64, bool) {
 // the commit's (a method appended to a class keeps the class's old lines;
 // a body rewritten does not). Module-level changes and symbols the ground
 // truth has no lines for are not counted; ok is false when none is.
-func actionAccuracy(tr Truth, v runView) (float64, bool) {
+func actionAccuracy(tr prompt.Truth, v runView) (float64, bool) {
 	parent := map[string]string{}
 	for _, f := range tr.Implement.Files {
 		parent[f.Path] = f.Content

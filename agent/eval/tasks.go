@@ -10,8 +10,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/kb"
-	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Splits an eval draws from: all of them held out from training.
@@ -25,17 +25,7 @@ const (
 type Task struct {
 	ID, Repo, Commit, Parent, Text string
 	CommittedAt                    time.Time
-	Truth                          Truth
-}
-
-// Truth is a task's ground truth, stage by stage.
-type Truth struct {
-	Scope     schema.ScopeTarget     `json:"scope"`
-	Precision schema.PrecisionTarget `json:"precision"`
-	Plan      schema.PlanArtifact    `json:"plan"`
-	MetaPlan  schema.MetaPlan        `json:"meta_plan"`
-	PartPlan  schema.PartPlan        `json:"part_plan"`
-	Implement schema.ImplementTarget `json:"implement"`
+	Truth                          prompt.Truth
 }
 
 // Selection says which held-out tasks an eval runs.

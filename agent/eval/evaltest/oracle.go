@@ -94,7 +94,7 @@ func Answer(tasks []eval.Task) func(req fakellm.Request) (stage, right, wrong st
 	}
 }
 
-func wrongAnswer(stage string, tr eval.Truth, user, right string) string {
+func wrongAnswer(stage string, tr prompt.Truth, user, right string) string {
 	switch stage {
 	case schema.StageTaskAnalysis:
 		return prompt.RenderTaskAnalysis(prompt.TaskAnalysis{Files: []string{}, Symbols: []string{}, Keywords: []string{}})
