@@ -51,7 +51,7 @@ func generate(b *testing.B, home string, n int) {
 	}
 }
 
-func BenchmarkCurateSynthetic(b *testing.B) {
+func BenchmarkCurate(b *testing.B) {
 	const tasks = 25000 // 100,000 targets
 	home := storetest.Home(b)
 	generate(b, home, tasks)
@@ -64,7 +64,7 @@ func BenchmarkCurateSynthetic(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		var err error
-		if sum, err = CurateSynthetic(context.Background(), home, opts); err != nil {
+		if sum, err = Curate(context.Background(), home, opts); err != nil {
 			b.Fatal(err)
 		}
 	}

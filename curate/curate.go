@@ -35,12 +35,20 @@ const (
 
 // Options configure one curate-data run.
 type Options struct {
-	Name         string   // the dataset's name; a re-run replaces it
-	Stages       []string // default: every synthetic stage
-	Repos        []string // only these repositories (as stored); empty means all
-	HoldoutRepos []string // whole repositories put in validation
-	Curate       config.Curate
-	Budget       llm.Budget
+	Name string // the dataset's name; a re-run adds a version
+	// Sources are where examples come from (Source*; default synthetic).
+	Sources []string
+	// Kinds are the kinds of example built (kb.Kind*; default sft).
+	// Synthetic ground truth makes SFT examples only.
+	Kinds []string
+	// PositiveFraction is the share of positive KTO rows per stage to keep
+	// (the surplus side is cut); 0 keeps every row.
+	PositiveFraction float64
+	Stages           []string // default: every stage of the sources
+	Repos            []string // only these repositories (as stored); empty means all
+	HoldoutRepos     []string // whole repositories put in validation
+	Curate           config.Curate
+	Budget           llm.Budget
 	// TrainingPlan is a training plan (JSON) the selection follows; its
 	// text is recorded. Empty: a plan row describing the selection is
 	// recorded instead.
@@ -57,17 +65,24 @@ type Summary struct {
 	Dataset  string                    `json:"dataset"`
 	Version  int                       `json:"version"` // the version this run added
 	PlanID   int64                     `json:"training_plan_id"`
-	Tasks    int                       `json:"tasks"`
-	Examples map[string]map[string]int `json:"examples"` // stage → split → count
-	Dropped  map[string]int            `json:"dropped"`  // reason → count
-	Redacted int                       `json:"redacted"` // examples whose credentials were redacted
-	Trimmed  int                       `json:"trimmed"`  // examples that lost low-priority context to fit
+	Tasks    int                       `json:"tasks"`    // synthetic tasks read
+	Runs     int                       `json:"runs"`     // logged runs read
+	Examples map[string]map[string]int `json:"examples"` // stage → split → count, every kind
+	// Kinds is kind → stage → split → count; Labels kind → label → count.
+	Kinds      map[string]map[string]map[string]int `json:"kinds"`
+	Labels     map[string]map[string]int            `json:"labels"`
+	Signals    map[string]int                       `json:"signals"` // logged and distilled rows per signal
+	ktoByStage map[string][2]int
+	Dropped    map[string]int `json:"dropped"`  // reason → count
+	Redacted   int            `json:"redacted"` // examples whose credentials were redacted
+	Trimmed    int            `json:"trimmed"`  // examples that lost low-priority context to fit
 }
 
 // record is what pass 1 keeps of one candidate example: enough to decide
 // which ones to keep without holding their text.
 type record struct {
 	task, stage, targetID, repo, commit, split string
+	kind, label, source, signal                string
 	id                                         string
 	trim, promptTokens, completionTokens       int
 	hash                                       [32]byte
@@ -75,12 +90,14 @@ type record struct {
 	drop                                       string
 }
 
-// CurateSynthetic builds the dataset opts.Name from the synthetic ground
-// truth in the raw store of the home dir: render every target of the
-// selected stages through agent/prompt, fit it to the budget, drop what
-// filters reject, split by commit and store the examples. Two passes over
-// the targets keep memory to a small record per example.
-func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, error) {
+// Curate builds the dataset opts.Name in the raw store of the home dir
+// from its sources: synthetic ground truth (every target of the selected
+// stages rendered through agent/prompt and fitted to the budget), logged
+// runs (the prompts the model saw, labelled by tests and eval scores) and
+// distilled answers; drops what filters reject, splits, balances KTO rows
+// and stores the examples. Two passes over the sources keep memory to a
+// small record per example.
+func Curate(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	if opts.Name == "" || strings.ContainsAny(opts.Name, "@/\\\x00") {
 		return nil, usagef("dataset name %q: give a name without @, / or \\", opts.Name)
 	}
@@ -88,13 +105,8 @@ func CurateSynthetic(ctx context.Context, dir string, opts Options) (*Summary, e
 	if err != nil {
 		return nil, err
 	}
-	if len(opts.Stages) == 0 {
-		opts.Stages = schema.SyntheticStages
-	}
-	for _, s := range opts.Stages {
-		if renderers[s] == nil {
-			return nil, usagef("stage %q: synthetic stages are %s", s, strings.Join(schema.SyntheticStages, ", "))
-		}
+	if err := checkSelection(&opts); err != nil {
+		return nil, err
 	}
 	if opts.Curate.Secrets != "redact" && opts.Curate.Secrets != "drop" {
 		return nil, usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
@@ -134,32 +146,53 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 	if err != nil {
 		return nil, err
 	}
-	recs, tasks, err := scan(ctx, conn, opts)
+	sum := &Summary{Dataset: opts.Name, Examples: map[string]map[string]int{}, Dropped: map[string]int{},
+		Kinds: map[string]map[string]map[string]int{}, Labels: map[string]map[string]int{}, Signals: map[string]int{}}
+	var recs []record
+	if slices.Contains(opts.Sources, SourceSynthetic) {
+		if recs, sum.Tasks, err = scan(ctx, conn, opts); err != nil {
+			return nil, err
+		}
+	}
+	// Logged and distilled data are read on a connection of their own,
+	// in both passes, while this one writes.
+	reader, err := w.DB.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sum := &Summary{Dataset: opts.Name, Tasks: tasks, Examples: map[string]map[string]int{}, Dropped: map[string]int{}}
+	defer reader.Close()
+	logged, err := newLoggedSource(ctx, reader, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(opts.Sources) > 1 || opts.Sources[0] != SourceSynthetic {
+		lrecs, runs, err := logged.scan(ctx, newMinHasher(opts.Curate.MinHashBands, opts.Curate.MinHashRows), toSet(opts.HoldoutRepos))
+		if err != nil {
+			return nil, err
+		}
+		recs, sum.Runs = append(recs, lrecs...), runs
+	}
 	decide(recs, opts)
-	kept := map[string]*record{}
+	balance(recs, opts.PositiveFraction)
+	synthetic, other := map[string]*record{}, map[string]*record{}
 	for i := range recs {
 		r := &recs[i]
 		if r.drop != "" {
 			sum.Dropped[r.drop]++
 			continue
 		}
-		kept[r.targetID] = r
-		if sum.Examples[r.stage] == nil {
-			sum.Examples[r.stage] = map[string]int{}
+		if r.source == "" {
+			synthetic[r.targetID] = r
+		} else {
+			other[r.targetID] = r
+			sum.Signals[r.signal]++
 		}
-		sum.Examples[r.stage][r.split]++
-		if r.trim > 0 {
-			sum.Trimmed++
-		}
+		sum.count(r)
 	}
-	if len(kept) == 0 {
-		return nil, usagef("the selection gave no example (%d tasks, dropped %v): no dataset written", tasks, sum.Dropped)
+	if len(synthetic)+len(other) == 0 {
+		return nil, usagef("the selection gave no example (%d tasks, %d logged runs, dropped %v): no dataset written", sum.Tasks, sum.Runs, sum.Dropped)
 	}
-	if err := checkHeldOut(ctx, conn, kept); err != nil {
+	if err := checkHeldOut(ctx, conn, recs); err != nil {
 		return nil, err
 	}
 	dw := &datasetWriter{Writer: w, name: opts.Name, planID: planID}
@@ -170,8 +203,17 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 		return nil, err
 	}
 	sum.Version = dw.version
-	if sum.Redacted, err = dw.write(ctx, w.DB, opts, kept); err != nil {
-		return nil, err
+	if len(synthetic) > 0 {
+		if sum.Redacted, err = dw.write(ctx, w.DB, opts, synthetic); err != nil {
+			return nil, err
+		}
+	}
+	if len(other) > 0 {
+		n, err := logged.write(ctx, dw, other)
+		if err != nil {
+			return nil, err
+		}
+		sum.Redacted += n
 	}
 	if sum.PlanID, err = dw.register(ctx, opts, sum); err != nil {
 		return nil, err
@@ -283,11 +325,11 @@ func scan(ctx context.Context, conn *sql.Conn, opts Options) ([]record, int, err
 func scanTask(t *task, opts Options, mh *minHasher, holdout map[string]bool) []record {
 	var out []record
 	for _, stage := range opts.Stages {
-		if _, ok := t.Targets[stage]; !ok {
+		if _, ok := t.Targets[stage]; !ok || !synthetic(stage) {
 			continue
 		}
 		targetID := t.TargetIDs[stage]
-		r := record{task: t.ID, stage: stage, targetID: targetID, repo: t.Repo, commit: t.Commit,
+		r := record{task: t.ID, stage: stage, targetID: targetID, repo: t.Repo, commit: t.Commit, kind: kb.KindSFT, label: kb.LabelPositive,
 			id: exampleID(opts.Name, targetID), split: kb.SplitOf(t.Repo, t.Commit, opts.Curate.ValidationFraction, holdout)}
 		ex, err := fit(t, stage, opts.Budget)
 		switch {
@@ -384,15 +426,26 @@ func decide(recs []record, opts Options) {
 		}
 		seen[r.hash] = true
 	}
+	// Near duplicates per stage and kind (and, for KTO, label: a right and
+	// a wrong answer to one prompt are both worth keeping).
 	mh := newMinHasher(opts.Curate.MinHashBands, opts.Curate.MinHashRows)
-	for _, stage := range opts.Stages {
-		var idx []int
-		var sigs [][]uint32
-		for i := range recs {
-			if recs[i].drop == "" && recs[i].stage == stage {
-				idx = append(idx, i)
-				sigs = append(sigs, recs[i].sig)
+	type group struct{ stage, kind, label string }
+	byGroup := map[group][]int{}
+	var order []group
+	for i := range recs {
+		if recs[i].drop == "" {
+			g := group{recs[i].stage, recs[i].kind, recs[i].label}
+			if byGroup[g] == nil {
+				order = append(order, g)
 			}
+			byGroup[g] = append(byGroup[g], i)
+		}
+	}
+	for _, g := range order {
+		idx := byGroup[g]
+		sigs := make([][]uint32, len(idx))
+		for k, i := range idx {
+			sigs[k] = recs[i].sig
 		}
 		for k, dup := range mh.nearDuplicates(sigs, opts.Curate.NearDupThreshold) {
 			if dup {
@@ -400,12 +453,15 @@ func decide(recs []record, opts Options) {
 			}
 		}
 	}
+	for i := range recs {
+		recs[i].sig = nil // done with: the records stay for pass 2
+	}
 	if opts.Curate.PerRepoCap > 0 {
-		type key struct{ repo, stage string }
+		type key struct{ repo, stage, kind string }
 		groups := map[key][]int{}
 		for i := range recs {
 			if recs[i].drop == "" {
-				k := key{recs[i].repo, recs[i].stage}
+				k := key{recs[i].repo, recs[i].stage, recs[i].kind}
 				groups[k] = append(groups[k], i)
 			}
 		}

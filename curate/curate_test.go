@@ -82,7 +82,7 @@ func testOptions(name string) Options {
 
 func run(t *testing.T, home string, opts Options) *Summary {
 	t.Helper()
-	sum, err := CurateSynthetic(context.Background(), home, opts)
+	sum, err := Curate(context.Background(), home, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,33 +10,41 @@ import (
 )
 
 // checkHeldOut refuses a dataset whose train split would hold a task cra
-// eval has scored the agent on: a model trained on it would be measured
-// on what it learnt. The split rule keeps the two apart by itself; what
-// breaks it is a change of configuration between an eval and a
-// curate-data ([curate] holdout_repos or validation_fraction, or
-// --holdout-repos), and that is what the error names.
-func checkHeldOut(ctx context.Context, q kb.Querier, kept map[string]*record) error {
-	rows, err := q.QueryContext(ctx, `SELECT DISTINCT k.repo_path, k.commit, r.name FROM eval_tasks e
+// eval has scored the agent on — an example made from its commit, or from
+// a run on it — since a model trained on it would be measured on what it
+// learnt. The split rules keep the two apart by themselves; what breaks
+// them is a change of configuration between an eval and a curate-data
+// ([curate] holdout_repos or validation_fraction, or --holdout-repos), and
+// that is what the error names.
+func checkHeldOut(ctx context.Context, q kb.Querier, recs []record) error {
+	rows, err := q.QueryContext(ctx, `SELECT DISTINCT k.repo_path, k.commit, r.name, k.id FROM eval_tasks e
 		JOIN synthetic_tasks k ON k.id = e.task_id JOIN eval_runs r ON r.id = e.eval_run_id`)
 	if err != nil {
 		return fmt.Errorf("read the evaluated tasks: %w", err)
 	}
 	defer rows.Close()
-	evaluated := map[string]string{} // repo NUL commit → an eval's name
+	evaluated := map[string]string{} // repo NUL commit, and task id → an eval's name
 	for rows.Next() {
-		var repo, commit, name string
-		if err := rows.Scan(&repo, &commit, &name); err != nil {
+		var repo, commit, name, task string
+		if err := rows.Scan(&repo, &commit, &name, &task); err != nil {
 			return err
 		}
-		evaluated[repo+"\x00"+commit] = name
+		evaluated[repo+"\x00"+commit], evaluated[task] = name, name
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	leaks := map[string]bool{}
 	var examples int
-	for _, r := range kept {
-		if name, ok := evaluated[r.repo+"\x00"+r.commit]; ok && r.split == kb.SplitTrain {
+	for _, r := range recs {
+		if r.drop != "" || r.split != kb.SplitTrain {
+			continue
+		}
+		name, ok := evaluated[r.repo+"\x00"+r.commit]
+		if !ok && r.task != "" {
+			name, ok = evaluated[r.task]
+		}
+		if ok {
 			examples++
 			leaks[fmt.Sprintf("%s@%.12s (eval %s)", r.repo, r.commit, name)] = true
 		}

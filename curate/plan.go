@@ -12,9 +12,10 @@ import (
 
 // readPlan reads opts.TrainingPlan, a JSON object. A plan with
 // data_criteria (what `cra train-plan` writes) selects what the options
-// leave open: its stages when Stages is empty, its repositories and
-// held-out repositories when those are. Any other JSON object is recorded
-// with the dataset and selects nothing, as before train-plan existed.
+// leave open: its sources, stages, repositories and held-out repositories;
+// its kinds (SFT, and preference pairs when it asks for them, unless it
+// names kinds); its positive fraction for KTO rows. Any other JSON object
+// is recorded with the dataset and selects nothing.
 func readPlan(opts *Options) (*schema.TrainingPlan, error) {
 	if len(opts.TrainingPlan) == 0 {
 		return nil, nil
@@ -27,9 +28,25 @@ func readPlan(opts *Options) (*schema.TrainingPlan, error) {
 	if c == nil {
 		return &plan, nil
 	}
-	if !slices.Contains(c.Sources, schema.SourceSynthetic) {
-		return nil, usagef("--training-plan: the plan selects %s data only; curate-data builds datasets from synthetic ground truth so far: "+
-			"run `cra bootstrap` and `cra train-plan` again, or give --stages without the plan", strings.Join(c.Sources, " and "))
+	for _, s := range c.Sources {
+		if !slices.Contains(Sources, s) {
+			return nil, usagef("--training-plan: source %q: curate-data reads %s", s, strings.Join(Sources, ", "))
+		}
+	}
+	if len(opts.Sources) == 0 {
+		opts.Sources = c.Sources
+	}
+	if len(opts.Kinds) == 0 {
+		opts.Kinds = c.Kinds
+		if len(opts.Kinds) == 0 {
+			opts.Kinds = []string{kb.KindSFT}
+			if c.PreferencePairs {
+				opts.Kinds = append(opts.Kinds, kb.KindPreference)
+			}
+		}
+	}
+	if opts.PositiveFraction == 0 {
+		opts.PositiveFraction = c.PositiveFraction
 	}
 	if len(opts.Stages) == 0 {
 		opts.Stages = c.Stages

@@ -91,7 +91,8 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 // visible.
 func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary) (int64, error) {
 	criteria, err := json.Marshal(map[string]any{
-		"source": "synthetic", "stages": opts.Stages, "repos": opts.Repos, "holdout_repos": opts.HoldoutRepos,
+		"source": strings.Join(opts.Sources, ","), "sources": opts.Sources, "kinds": opts.Kinds,
+		"positive_fraction": opts.PositiveFraction, "stages": opts.Stages, "repos": opts.Repos, "holdout_repos": opts.HoldoutRepos,
 		"near_dup_threshold": opts.Curate.NearDupThreshold, "minhash_bands": opts.Curate.MinHashBands,
 		"minhash_rows": opts.Curate.MinHashRows, "secrets": opts.Curate.Secrets,
 		"validation_fraction": opts.Curate.ValidationFraction, "per_repo_cap": opts.Curate.PerRepoCap,
@@ -102,8 +103,9 @@ func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary
 	}
 	planID := w.planID
 	err = w.Tx(ctx, func() (err error) {
-		planID, err = registerVersion(ctx, w.Writer, builtVersion{name: w.name, version: w.version, source: "synthetic",
-			stages: opts.Stages, criteria: criteria, plan: opts.TrainingPlan, planID: planID, examples: sum.Examples, dropped: sum.Dropped})
+		planID, err = registerVersion(ctx, w.Writer, builtVersion{name: w.name, version: w.version, source: strings.Join(opts.Sources, ","),
+			stages: opts.Stages, criteria: criteria, plan: opts.TrainingPlan, planID: planID, examples: sum.Examples, kinds: sum.Kinds,
+			labels: sum.kto(), dropped: sum.Dropped})
 		return err
 	})
 	return planID, err
@@ -116,10 +118,12 @@ type builtVersion struct {
 	version  int
 	source   string // synthetic, distilled
 	stages   []string
-	criteria []byte                    // the selection, JSON
-	plan     []byte                    // the training plan followed; nil: criteria stands for it
-	planID   int64                     // the training_plans row train-plan recorded for it; 0: one is made
-	examples map[string]map[string]int // stage → split → count
+	criteria []byte                               // the selection, JSON
+	plan     []byte                               // the training plan followed; nil: criteria stands for it
+	planID   int64                                // the training_plans row train-plan recorded for it; 0: one is made
+	examples map[string]map[string]int            // stage → split → count (SFT when kinds is nil)
+	kinds    map[string]map[string]map[string]int // kind → stage → split → count; nil: examples are SFT
+	labels   map[string][2]int                    // stage → KTO positives and negatives
 	dropped  map[string]int
 }
 
@@ -142,24 +146,40 @@ func registerVersion(ctx context.Context, w kb.Writer, v builtVersion) (int64, e
 			return 0, err
 		}
 	}
+	kinds := v.kinds
+	if kinds == nil {
+		kinds = map[string]map[string]map[string]int{kb.KindSFT: v.examples}
+	}
 	total := 0
-	for _, stage := range v.stages {
-		splits := v.examples[stage]
-		if splits == nil {
-			splits = map[string]int{}
-		}
-		js, err := json.Marshal(splits)
-		if err != nil {
-			return 0, err
-		}
-		n := splits[kb.SplitTrain] + splits[kb.SplitValidation]
-		total += n
-		if _, err := w.Conn.ExecContext(ctx, `INSERT INTO training_datasets
-			(training_plan_id, stage_name, base_model, source, dataset_path, example_count, positive_count,
-			 negative_count, format, timestamp, name, version, split_counts)
-			VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'table', now(), ?, ?, ?)`,
-			planID, stage, string(llm.StageRole(stage)), v.source, "raw.training_examples", n, n, v.name, v.version, string(js)); err != nil {
-			return 0, fmt.Errorf("record dataset %s/%s: %w", ref, stage, err)
+	for _, kind := range kb.ExampleKinds {
+		for _, stage := range v.stages {
+			splits := kinds[kind][stage]
+			if splits == nil && (kind != kb.KindSFT || len(kinds) > 1) {
+				continue // a stage without rows of this kind; SFT alone keeps a row per stage asked for
+			}
+			if splits == nil {
+				splits = map[string]int{}
+			}
+			js, err := json.Marshal(splits)
+			if err != nil {
+				return 0, err
+			}
+			n := splits[kb.SplitTrain] + splits[kb.SplitValidation]
+			total += n
+			pos, neg := 0, 0
+			switch kind {
+			case kb.KindSFT:
+				pos = n
+			case kb.KindKTO:
+				pos, neg = v.labels[stage][0], v.labels[stage][1]
+			}
+			if _, err := w.Conn.ExecContext(ctx, `INSERT INTO training_datasets
+				(training_plan_id, stage_name, base_model, source, dataset_path, example_count, positive_count,
+				 negative_count, format, timestamp, name, version, split_counts, kind)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'table', now(), ?, ?, ?, ?)`,
+				planID, stage, string(llm.StageRole(stage)), v.source, "raw.training_examples", n, pos, neg, v.name, v.version, string(js), kind); err != nil {
+				return 0, fmt.Errorf("record dataset %s/%s: %w", ref, stage, err)
+			}
 		}
 	}
 	return planID, kb.RegisterDatasetVersion(ctx, w, kb.DatasetVersion{

@@ -87,7 +87,7 @@ func TestDatasetVersionsCoexistAndExportTheSameBytes(t *testing.T) {
 // write nothing: the dataset of that name stays as it was.
 func TestCurateRefusesWhatWouldWipeOrInventADataset(t *testing.T) {
 	empty := storetest.Home(t)
-	_, err := CurateSynthetic(context.Background(), empty, testOptions("rel"))
+	_, err := Curate(context.Background(), empty, testOptions("rel"))
 	var ue *UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "cra bootstrap") {
 		t.Errorf("empty home: %v, want a usage error saying to run cra bootstrap", err)
@@ -106,7 +106,7 @@ func TestCurateRefusesWhatWouldWipeOrInventADataset(t *testing.T) {
 		if opts.Stages != nil {
 			o.Stages = opts.Stages
 		}
-		_, err := CurateSynthetic(context.Background(), home, o)
+		_, err := Curate(context.Background(), home, o)
 		if !errors.As(err, &ue) {
 			t.Errorf("%s: %v, want a UsageError", name, err)
 		}

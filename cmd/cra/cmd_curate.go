@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -21,7 +22,9 @@ import (
 
 // curateOptions is `cra curate-data` parsed.
 type curateOptions struct {
-	source       string
+	sources      []string
+	kinds        []string
+	positive     float64
 	stages       []string
 	repos        []string
 	holdoutRepos []string
@@ -33,8 +36,25 @@ type curateOptions struct {
 func (a *app) curateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "curate-data",
-		Usage: "build a training dataset from synthetic ground truth (raw.training_examples)",
-		Description: "Renders each synthetic target of the chosen stages as a chat example\n" +
+		Usage: "build a training dataset (SFT, preference pairs, KTO rows) from synthetic ground truth, logged runs and distilled answers",
+		Description: "Sources (--source):\n" +
+			"  synthetic  bootstrap's ground truth rendered as SFT examples (below);\n" +
+			"  logged     the agent's own runs (cra solve, cra eval), each example the exact prompt the\n" +
+			"             model saw as logged: implement attempts labelled by their tests, plan passes of\n" +
+			"             runs whose parts all completed, stage answers an eval scored against ground\n" +
+			"             truth, scope/precision answers of successful solve runs that kept every file\n" +
+			"             the diff touched; pairs from coder retries (failed first attempt rejected, passing\n" +
+			"             retry chosen, on the first attempt's prompt), adjustments that then succeeded\n" +
+			"             (revised steps chosen over the steps as planned) and wrong eval answers (ground\n" +
+			"             truth chosen); KTO rows from every labelled answer;\n" +
+			"  distilled  cra distill's verified teacher answers (SFT) and teacher-vs-student pairs;\n" +
+			"  all        every source.\n" +
+			"Kinds (--kind): sft, preference (chosen/rejected on one prompt), kto (prompt, completion,\n" +
+			"label), or all; --positive-fraction balances KTO rows per stage. Every row records its\n" +
+			"source, signal and evidence (run, pass, call and attempt ids, tests, scores). Examples of a\n" +
+			"task an eval scored never reach the train split: a run of cra eval is validation data, and\n" +
+			"a dataset whose train split would hold one is refused (exit 2).\n\n" +
+			"Synthetic data: renders each target of the chosen stages as a chat example\n" +
 			"[system, user, assistant] with the same prompt templates the agent uses at inference,\n" +
 			"fits it to models.context_window (chars/4 plus budget.safety_margin; low-priority\n" +
 			"context is trimmed first, else the example is dropped), drops empty and trivial answers,\n" +
@@ -49,7 +69,9 @@ func (a *app) curateCommand() *cli.Command {
 			"names no mined repository, or a selection that gives no example, is an error (exit 2)\n" +
 			"and writes nothing. Export it with `cra datasets export NAME`.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "source", Value: "synthetic", Usage: "where examples come from: synthetic (bootstrap's ground truth)"},
+			&cli.StringFlag{Name: "source", Usage: "where examples come from: synthetic, logged, distilled or all; comma-separate several (default: the training plan's, else synthetic)"},
+			&cli.StringFlag{Name: "kind", Usage: "what to build: sft, preference, kto or all; comma-separate several (default: the training plan's, else sft)"},
+			&cli.Float64Flag{Name: "positive-fraction", Usage: "keep KTO rows so that positives are this share per stage (default: the training plan's, else keep all)"},
 			&cli.StringFlag{Name: "stages", Usage: "comma-separated stages (default: the training plan's, else " + strings.Join(schema.SyntheticStages, ",") + ")"},
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these repositories (paths; repeat or comma-separate)"},
 			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "put these repositories in the validation split whole (default: [curate] holdout_repos)"},
@@ -71,14 +93,29 @@ func parseCurate(cmd *cli.Command) (curateOptions, error) {
 	if cmd.Args().Len() > 0 {
 		return curateOptions{}, usagef("curate-data takes no arguments (see `cra curate-data --help`)")
 	}
-	opts := curateOptions{source: cmd.String("source"), name: cmd.String("name"),
+	opts := curateOptions{name: cmd.String("name"), positive: cmd.Float64("positive-fraction"),
 		trainingPlan: cmd.String("training-plan"), wait: cmd.Duration("wait")}
+	for flag, all := range map[string][]string{"source": curate.Sources, "kind": kb.ExampleKinds} {
+		var list []string
+		for _, v := range splitList(cmd.String(flag)) {
+			if v == "all" {
+				list = append(list, all...)
+				continue
+			}
+			if !slices.Contains(all, v) {
+				return opts, usagef("--%s %q: use %s or all", flag, v, strings.Join(all, ", "))
+			}
+			list = append(list, v)
+		}
+		if flag == "source" {
+			opts.sources = list
+		} else {
+			opts.kinds = list
+		}
+	}
 	// Stages left unset: a training plan's, else every synthetic stage.
 	if cmd.IsSet("stages") {
 		opts.stages = splitList(cmd.String("stages"))
-	}
-	if opts.source != "synthetic" {
-		return opts, usagef("--source %q: only synthetic is supported so far (logged runs come with the agent)", opts.source)
 	}
 	for _, r := range splitAll(cmd.StringSlice("repos")) {
 		opts.repos = append(opts.repos, kb.CanonicalPath(r))
@@ -103,14 +140,14 @@ func (a *app) runCurate(ctx context.Context, opts curateOptions) error {
 			opts.holdoutRepos = append(opts.holdoutRepos, kb.CanonicalPath(r))
 		}
 	}
-	copts := curate.Options{Name: opts.name, Stages: opts.stages, Repos: opts.repos, HoldoutRepos: opts.holdoutRepos,
+	copts := curate.Options{Name: opts.name, Sources: opts.sources, Kinds: opts.kinds, PositiveFraction: opts.positive, Stages: opts.stages, Repos: opts.repos, HoldoutRepos: opts.holdoutRepos,
 		Curate: cfg.Curate, Budget: budget, Log: a.log, Wait: opts.wait}
 	if opts.trainingPlan != "" {
 		if copts.TrainingPlan, err = os.ReadFile(opts.trainingPlan); err != nil {
 			return usagef("--training-plan: %v", err)
 		}
 	}
-	sum, err := curate.CurateSynthetic(ctx, a.home.Dir, copts)
+	sum, err := curate.Curate(ctx, a.home.Dir, copts)
 	if errors.As(err, new(*curate.UsageError)) {
 		return usagef("%v", err)
 	}

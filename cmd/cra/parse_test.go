@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,7 +59,7 @@ func TestBatchFlagsParse(t *testing.T) {
 		"prune keep 0":                   {a.datasetsPruneCommand(), anyOf(parsePrune), []string{"--keep", "0", "d"}},
 		"prune a pinned version":         {a.datasetsPruneCommand(), anyOf(parsePrune), []string{"d@2"}},
 		"curate an argument":             {a.curateCommand(), anyOf(parseCurate), []string{"extra"}},
-		"curate logged source":           {a.curateCommand(), anyOf(parseCurate), []string{"--source", "logged"}},
+		"curate unknown source":          {a.curateCommand(), anyOf(parseCurate), []string{"--source", "chats"}},
 	} {
 		if _, err := parseWith(t, tc.c, tc.parse, tc.args...); exitCode(context.Background(), err) != exitUsage {
 			t.Errorf("%s: %v; want a usage error", name, err)
@@ -77,8 +78,31 @@ func TestDatasetFlagsParse(t *testing.T) {
 		t.Errorf("prune: %+v, %v", p, err)
 	}
 	c, err := parseWith(t, a.curateCommand(), parseCurate, "--name", "n", "--stages", "plan, scope", "--wait", "1m")
-	if err != nil || c.name != "n" || !reflect.DeepEqual(c.stages, []string{"plan", "scope"}) || c.wait != time.Minute || c.source != "synthetic" {
+	if err != nil || c.name != "n" || !reflect.DeepEqual(c.stages, []string{"plan", "scope"}) || c.wait != time.Minute || c.sources != nil {
 		t.Errorf("curate: %+v, %v", c, err)
+	}
+	for _, tt := range []struct {
+		args           []string
+		sources, kinds []string
+		positive       float64
+		err            string
+	}{
+		{[]string{"--source", "logged,distilled", "--kind", "preference"}, []string{"logged", "distilled"}, []string{"preference"}, 0, ""},
+		{[]string{"--source", "all", "--kind", "all", "--positive-fraction", "0.5"}, []string{"synthetic", "logged", "distilled"},
+			[]string{"sft", "preference", "kto"}, 0.5, ""},
+		{[]string{"--source", "logs"}, nil, nil, 0, `--source "logs": use synthetic, logged, distilled or all`},
+		{[]string{"--kind", "dpo"}, nil, nil, 0, `--kind "dpo": use sft, preference, kto or all`},
+	} {
+		c, err := parseWith(t, a.curateCommand(), parseCurate, tt.args...)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%v: error %v, want %q", tt.args, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(c.sources, tt.sources) || !reflect.DeepEqual(c.kinds, tt.kinds) || c.positive != tt.positive {
+			t.Errorf("%v: %+v, %v", tt.args, c, err)
+		}
 	}
 }
 

@@ -49,4 +49,7 @@ type DataCriteria struct {
 	PreferencePairs bool `json:"preference_pairs"`
 	// ExcludeEvalTasks keeps tasks an evaluation scored out of training.
 	ExcludeEvalTasks bool `json:"exclude_eval_tasks"`
+	// Kinds are the kinds of example to build (sft, preference, kto);
+	// empty: SFT, and preference pairs when PreferencePairs is set.
+	Kinds []string `json:"kinds,omitempty"`
 }
