@@ -164,7 +164,10 @@ func (r *loggedRun) adjustmentPairs(add func(example)) {
 			before := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: nonNilSteps(st.remaining), ChangesMade: []string{}})
 			after := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: nonNilSteps(adj.RevisedSteps), Rationale: adj.Rationale,
 				ChangesMade: nonNilStrings(adj.ChangesMade)})
-			if ok, later := r.thenPassed(i, p.partID); ok && before != after {
+			// A pair only where the steps changed: a new rationale alone
+			// is no other plan.
+			changed := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: nonNilSteps(adj.RevisedSteps), ChangesMade: []string{}}) != before
+			if ok, later := r.thenPassed(i, p.partID); ok && changed {
 				add(example{target: "pair:" + SignalAdjustment + ":" + itoa(c.id), kind: kb.KindPreference, signal: SignalAdjustment,
 					stage: "adjustment", label: kb.LabelPair, system: c.system, user: c.user, chosen: after, rejected: before,
 					evidence: map[string]any{"call_id": c.id, "pass_task_id": p.taskID, "later_steps": later, "tests_passed": true}})

@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"encoding/json"
 	"database/sql/driver"
 )
 
@@ -20,7 +21,7 @@ func AppendTrainingExamples(ctx context.Context, w Writer, examples []TrainingEx
 		}
 		rows[i] = []driver.Value{e.ID, e.Dataset, e.Version, e.Stage, e.Source, e.Split, e.Label, e.RepoPath,
 			orNull(e.Commit), e.TargetID, messageValues(e.Messages), e.PromptTokens, e.CompletionTokens, e.CreatedAt,
-			kind, messageValues(e.Chosen), messageValues(e.Rejected), orNull(e.Signal), orNull(e.Evidence), orNull(e.TaskID)}
+			kind, messageValues(e.Chosen), messageValues(e.Rejected), orNull(e.Signal), jsonOrNull(e.Evidence), orNull(e.TaskID)}
 	}
 	_, err := w.AppendNew(ctx, "training_examples", trainingExampleColumns, []string{"dataset", "version", "id"}, rows)
 	return err
@@ -45,4 +46,13 @@ func orNull(s string) any {
 		return nil
 	}
 	return s
+}
+
+// jsonOrNull is a JSON document as the Appender stores it in a JSON column
+// (a Go string would go in as a JSON string), or NULL when empty.
+func jsonOrNull(doc string) any {
+	if doc == "" {
+		return nil
+	}
+	return json.RawMessage(doc)
 }

@@ -27,6 +27,12 @@ type solveScript struct {
 
 func (s *solveScript) server(t *testing.T) *fakellm.Server {
 	srv := fakellm.New(t)
+	s.install(t, srv)
+	return srv
+}
+
+// install makes srv answer with the script.
+func (s *solveScript) install(t *testing.T, srv *fakellm.Server) {
 	s.calls, s.prompts = map[string]int{}, map[string][]string{}
 	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
 		system := req.Messages[0].Content
@@ -64,7 +70,6 @@ func (s *solveScript) server(t *testing.T) *fakellm.Server {
 		t.Errorf("unexpected system prompt %.60q", system)
 		return fakellm.Reply{Status: 500}
 	})
-	return srv
 }
 
 func (s *solveScript) count(kind string) int {

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/fakellm"
+)
+
+// plantedKey is a credential in a task, so in every logged prompt of the
+// solve run: it must never reach a dataset.
+const plantedKey = "AKIAIOSFODNN7EXAMPLE"
+
+// loggedStore is a home whose raw store holds a real cra eval (every scope
+// answer wrong against the ground truth) and a real cra solve whose first
+// step fails its tests then passes on the retry, and whose adjustment
+// after it rewrites the next step, which then passes.
+func loggedStore(t *testing.T) (home string, solve *solveScript) {
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	repo := evaltest.CalcHistory(t)
+	home = evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	oracleFor(t, srv, home, map[string]float64{"scope": 1})
+	if res := cra(t, home, "", "eval", "--name", "nightly"); res.code != exitOK && res.code != exitFailures {
+		t.Fatalf("eval: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+
+	twoSteps := `{"part_id": "p1", "task_summary": "", "steps": [{"id": "s1", "description": "Make add return the sum", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}, {"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": ""}`
+	docDouble := "<edit file=\"calc.py\">\n<search>\ndef double(x):\n</search>\n<replacement>\ndef double(x):\n    \"\"\"Twice x.\"\"\"\n</replacement>\n</edit>"
+	rewrite := `{"revised_steps": [{"id": "s2", "description": "Give double a docstring saying it returns twice x", "target_files": ["calc.py"], "target_symbols": ["double"], "depends_on": []}], "rationale": "add is fixed; say what double returns", "changes_made": ["s2: name the docstring"]}`
+	solve = &solveScript{meta: onePart, part: twoSteps, implement: []string{breakAdd, fixAdd, docDouble},
+		adjust: []string{rewrite, `{"revised_steps": [], "rationale": "done", "changes_made": []}`}}
+	solve.install(t, srv)
+	r := calcRepo(t)
+	mustRun(t, home, "index", r.Dir)
+	if res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add and document double (deploy key "+plantedKey+")"); res.code != exitOK {
+		t.Fatalf("solve: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	return home, solve
+}
+
+// curate-data over real solve and eval runs: SFT rows from verified
+// answers, a pair of each signal, KTO rows and their balance, eval tasks
+// kept out of train, and the planted credential in no row.
+func TestCurateDataFromLoggedRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs cra eval and cra solve")
+	}
+	home, _ := loggedStore(t)
+	res := cra(t, home, "", "--json", "curate-data", "--source", "logged", "--kind", "all", "--name", "logged")
+	if res.code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	var sum struct {
+		Runs    int                                  `json:"runs"`
+		Kinds   map[string]map[string]map[string]int `json:"kinds"`
+		Signals map[string]int                       `json:"signals"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Runs < 2 {
+		t.Errorf("runs read %d", sum.Runs)
+	}
+
+	q := func(query string) string { return sqlRows(t, home, query) }
+	const solveRows = "FROM raw.training_examples WHERE dataset = 'logged' AND task_id IS NULL"
+	// SFT from the solve run: the passing retry and the second step (by
+	// their tests), the plan passes of the complete run, and the scope and
+	// precision answers that kept calc.py.
+	if got := q("SELECT signal, stage, count(*) " + solveRows + " AND kind = 'sft' GROUP BY ALL ORDER BY ALL"); got !=
+		"signal,stage,count_star()\ncomplete_run,meta_plan,1\ncomplete_run,part_plan,1\nimplement_tests,implement,2\nsolve_kept,precision,1\nsolve_kept,scope,1\n" {
+		t.Errorf("SFT rows of the solve run:\n%s", got)
+	}
+	// Each SFT row is the exact logged prompt and the answer that proved
+	// right: the retry's prompt carries the failure, its answer the fix.
+	if got := q("SELECT count(*) FROM raw.training_examples e JOIN raw.retrieval_llm_calls c ON c.id = (e.evidence->>'call_id')::BIGINT " +
+		"WHERE e.dataset = 'logged' AND e.kind = 'sft' AND e.source = 'logged' AND (e.messages[2].content <> replace(c.prompt, '" + plantedKey + "', '[REDACTED]') " +
+		"OR e.messages[3].content <> c.response OR e.messages[1].content <> c.system_prompt)"); got != "count_star()\n0\n" {
+		t.Errorf("SFT rows that are not their logged call:\n%s", got)
+	}
+	if got := q("SELECT messages[3].content LIKE '%return a + b%' AS a, messages[2].content LIKE '%<previous_attempt_failed>%' AS b, evidence->>'tests_passed' AS c " +
+		solveRows + " AND kind = 'sft' AND signal = 'implement_tests' AND (evidence->>'attempt') = '2'"); got != "a,b,c\ntrue,true,true\n" {
+		t.Errorf("the retry's SFT row:\n%s", got)
+	}
+
+	// Pairs: the coder retry on the first attempt's prompt, the adjustment
+	// that then succeeded, and an eval pair per wrong scope answer.
+	if got := q("SELECT signal, stage, count(*) FROM raw.training_examples WHERE dataset = 'logged' AND kind = 'preference' GROUP BY ALL ORDER BY ALL"); !strings.HasPrefix(got,
+		"signal,stage,count_star()\nadjustment,adjustment,1\ncoder_retry,implement,1\n") || !strings.Contains(got, "\neval,scope,") {
+		t.Errorf("pairs:\n%s", got)
+	}
+	if got := q("SELECT chosen[1].content LIKE '%return a + b%', rejected[1].content LIKE '%return a * b%', messages[2].content LIKE '%<previous_attempt_failed>%', " +
+		"evidence->>'tests_passed', len(messages), chosen[1].role " + solveRows + " AND signal = 'coder_retry'"); !strings.HasSuffix(got, "\ntrue,true,false,true,2,assistant\n") {
+		t.Errorf("the coder retry pair:\n%s", got)
+	}
+	if got := q("SELECT chosen[1].content LIKE '%docstring saying it returns twice x%', rejected[1].content LIKE '%\"Document double\"%' " +
+		solveRows + " AND signal = 'adjustment'"); !strings.HasSuffix(got, "\ntrue,true\n") {
+		t.Errorf("the adjustment pair:\n%s", got)
+	}
+	// An eval pair: the wrong scope answer rejected, the ground truth
+	// chosen; from a held-out task, so validation.
+	if got := q("SELECT count(*) FILTER (WHERE chosen[1].content = rejected[1].content) AS same, count(*) FILTER (WHERE split <> 'validation') AS train, " +
+		"count(*) FILTER (WHERE task_id IS NULL) AS untasked, count(*) > 0 AS some FROM raw.training_examples WHERE dataset = 'logged' AND signal = 'eval'"); got !=
+		"same,train,untasked,some\n0,0,0,true\n" {
+		t.Errorf("eval pairs:\n%s", got)
+	}
+	// Nothing of an eval's runs is in train.
+	if got := q("SELECT count(*) FROM raw.training_examples WHERE dataset = 'logged' AND task_id IN (SELECT task_id FROM raw.eval_tasks) AND split = 'train'"); got != "count_star()\n0\n" {
+		t.Errorf("eval tasks in train:\n%s", got)
+	}
+	// KTO: the failed first attempt negative, the passing ones positive;
+	// wrong eval answers negative.
+	if got := q("SELECT label, count(*) " + solveRows + " AND kind = 'kto' AND stage = 'implement' GROUP BY ALL ORDER BY ALL"); got != "label,count_star()\nnegative,1\npositive,2\n" {
+		t.Errorf("KTO implement rows of the solve run:\n%s", got)
+	}
+	if got := q("SELECT label, count(*) FROM raw.training_examples WHERE dataset = 'logged' AND kind = 'kto' AND stage = 'scope' AND task_id IS NOT NULL GROUP BY ALL"); !strings.HasPrefix(got, "label,count_star()\nnegative,") {
+		t.Errorf("KTO scope rows of the eval:\n%s", got)
+	}
+	// The planted credential is in no field of any row.
+	if got := q("SELECT count(*) FROM raw.training_examples WHERE dataset = 'logged' AND (messages::VARCHAR || coalesce(chosen::VARCHAR, '') || " +
+		"coalesce(rejected::VARCHAR, '') || coalesce(evidence::VARCHAR, '')) LIKE '%" + plantedKey + "%'"); got != "count_star()\n0\n" {
+		t.Errorf("rows holding the credential:\n%s", got)
+	}
+	if got := q("SELECT count(*) > 0 " + solveRows + " AND messages[2].content LIKE '%[REDACTED]%'"); got != "(count_star() > 0)\ntrue\n" {
+		t.Errorf("the credential was not redacted:\n%s", got)
+	}
+
+	// Balance: with a positive fraction of one half, each stage keeps as
+	// many positive as negative KTO rows.
+	res = cra(t, home, "", "--json", "curate-data", "--source", "logged", "--kind", "kto", "--positive-fraction", "0.5", "--name", "kto")
+	if res.code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	if got := q("SELECT stage, count(*) FILTER (WHERE label = 'positive') = count(*) FILTER (WHERE label = 'negative') AS even FROM raw.training_examples " +
+		"WHERE dataset = 'kto' AND stage IN ('implement', 'scope') GROUP BY ALL ORDER BY ALL"); got != "stage,even\nimplement,true\nscope,true\n" {
+		t.Errorf("KTO balance:\n%s", got)
+	}
+	if !strings.Contains(res.stdout, `"kto_balance"`) {
+		t.Errorf("the summary does not count the rows balance left out:\n%s", res.stdout)
+	}
+	if got := q("SELECT kind, sum(positive_count), sum(negative_count) FROM raw.training_datasets WHERE name = 'kto' GROUP BY ALL"); !strings.HasPrefix(got, "kind,sum(positive_count),sum(negative_count)\nkto,") {
+		t.Errorf("training_datasets of the KTO dataset:\n%s", got)
+	}
+}
