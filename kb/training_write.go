@@ -2,8 +2,8 @@ package kb
 
 import (
 	"context"
-	"encoding/json"
 	"database/sql/driver"
+	"encoding/json"
 )
 
 var trainingExampleColumns = []string{"id", "dataset", "version", "stage", "source", "split", "label", "repo_path",
