@@ -12,6 +12,39 @@ import (
 // notebook fails here.
 func TestNotebooksRunAgainstTheSchema(t *testing.T) {
 	ctx := context.Background()
+	a := fixture(t)
+	all, err := All()
+	if err != nil || len(all) == 0 {
+		t.Fatalf("notebooks: %d, %v", len(all), err)
+	}
+	for _, nb := range all {
+		stmts := kb.SplitStatements(nb.SQL)
+		if len(stmts) == 0 {
+			t.Errorf("%s has no statement", nb.Name)
+		}
+		for i, stmt := range stmts {
+			rows, err := a.Conn.QueryContext(ctx, stmt)
+			if err != nil {
+				t.Errorf("%s statement %d: %v", nb.Name, i+1, err)
+				continue
+			}
+			n := 0
+			for rows.Next() {
+				n++
+			}
+			rows.Close()
+			if n == 0 {
+				t.Errorf("%s statement %d returned no row on the fixture", nb.Name, i+1)
+			}
+		}
+	}
+}
+
+// fixture returns a store with a few rows in the tables the notebooks read,
+// closed when the test ends.
+func fixture(t *testing.T) *kb.Attached {
+	t.Helper()
+	ctx := context.Background()
 	dir := t.TempDir()
 	if err := kb.Init(ctx, dir, "test"); err != nil {
 		t.Fatal(err)
@@ -20,7 +53,7 @@ func TestNotebooksRunAgainstTheSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	t.Cleanup(func() { a.Close() })
 	if _, err := a.Conn.ExecContext(ctx, `
 		INSERT INTO curated.repos (path, indexed_at) VALUES ('/r', now());
 		INSERT INTO curated.files (repo_id, path, language, content_hash, size_bytes) VALUES (1, 'a.py', 'python', 'h', 10), (1, 'b.py', 'python', 'h2', 20);
@@ -63,29 +96,55 @@ func TestNotebooksRunAgainstTheSchema(t *testing.T) {
 			       (1, 't', 1, 'end_to_end', 'success', 0);`); err != nil {
 		t.Fatal(err)
 	}
-	all, err := All()
-	if err != nil || len(all) == 0 {
-		t.Fatalf("notebooks: %d, %v", len(all), err)
+	// Preference pairs of three signals and KTO rows in two versions of
+	// dataset p, and two student calls cra distill answered (call 10 not
+	// yet paired, call 11 paired in p) plus one it could not verify (12).
+	if _, err := a.Conn.ExecContext(ctx, `
+		INSERT INTO raw.dataset_versions (name, version, training_plan_id, examples, dropped, criteria, cra_version, created_at)
+			VALUES ('p', 1, 1, 9, '{}', '{}', 'test', now()), ('p', 2, 1, 1, '{}', '{}', 'test', now());
+		INSERT INTO raw.training_examples (id, dataset, version, kind, stage, source, split, label, signal, evidence,
+			repo_path, target_id, messages, chosen, rejected, prompt_tokens, completion_tokens, created_at)
+			VALUES
+			('p1', 'p', 1, 'preference', 'implement', 'logged', 'train', 'pair', 'coder_retry',
+				'{"run": "solve-1", "pass_task_id": "solve-1:implement", "attempt_id": 2, "tests_passed": true}', '/r', 'c:1',
+				[{'role': 'user', 'content': 'q'}], [{'role': 'assistant', 'content': 'fixed code'}], [{'role': 'assistant', 'content': 'bad'}], 10, 3, now()),
+			('p2', 'p', 1, 'preference', 'implement', 'logged', 'validation', 'pair', 'coder_retry',
+				'{"run": "solve-2", "pass_task_id": "solve-2:implement", "attempt_id": 3, "tests_passed": false}', '/r', 'c:2',
+				[{'role': 'user', 'content': 'q'}], [{'role': 'assistant', 'content': 'ok'}], [{'role': 'assistant', 'content': 'worse one'}], 10, 3, now()),
+			('p3', 'p', 1, 'preference', 'implement', 'logged', 'train', 'pair', 'coder_retry',
+				'{"run": "solve-3", "pass_task_id": "solve-3:implement", "attempt_id": 2}', '/s', 'c:3',
+				[{'role': 'user', 'content': 'q'}], [{'role': 'assistant', 'content': 'good'}], [{'role': 'assistant', 'content': 'bad'}], 10, 3, now()),
+			('p4', 'p', 1, 'preference', 'implement', 'logged', 'train', 'pair', 'eval',
+				'{"eval_run_id": 1, "metric": "correct", "value": 0}', '/r', 'c:4',
+				[{'role': 'user', 'content': 'q'}], [{'role': 'assistant', 'content': 'truth'}], [{'role': 'assistant', 'content': 'wrong'}], 10, 3, now()),
+			('p5', 'p', 1, 'preference', 'scope', 'distilled', 'train', 'pair', 'teacher_student',
+				'{"student_call_id": 11}', '/r', 'call:11',
+				[{'role': 'user', 'content': 'q'}], [{'role': 'assistant', 'content': 'teacher'}], [{'role': 'assistant', 'content': 'student'}], 10, 3, now()),
+			('p6', 'p', 2, 'preference', 'implement', 'logged', 'train', 'pair', 'coder_retry',
+				'{"run": "solve-1", "pass_task_id": "solve-1:implement", "attempt_id": 2, "tests_passed": true}', '/r', 'c:1',
+				[{'role': 'user', 'content': 'q'}], [{'role': 'assistant', 'content': 'fixed code'}], [{'role': 'assistant', 'content': 'bad'}], 10, 3, now()),
+			('k1', 'p', 1, 'kto', 'implement', 'logged', 'train', 'positive', 'implement_tests', '{"run": "solve-1", "tests_passed": true}', '/r', 'c:5',
+				[{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'a'}], NULL, NULL, 10, 1, now()),
+			('k2', 'p', 1, 'kto', 'implement', 'logged', 'train', 'positive', 'implement_tests', '{"run": "solve-4", "tests_passed": true}', '/r', 'c:6',
+				[{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'a'}], NULL, NULL, 10, 1, now()),
+			('k3', 'p', 1, 'kto', 'implement', 'logged', 'train', 'negative', 'implement_tests', '{"run": "solve-2", "tests_passed": false}', '/r', 'c:7',
+				[{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'a'}], NULL, NULL, 10, 1, now()),
+			('k4', 'p', 1, 'kto', 'scope', 'logged', 'train', 'negative', 'eval_correct', '{"eval_run_id": 1, "metric": "correct", "value": 0}', '/r', 'c:8',
+				[{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'a'}], NULL, NULL, 10, 1, now());
+		INSERT INTO raw.retrieval_llm_calls (id, task_id, call_type, stage_name, model, system_prompt, prompt, response, latency_ms, timestamp)
+			VALUES (10, 'solve-1', 'scope', 'scope', 'small', 's', 'p', 'student answer', 10, now()),
+			       (11, 'solve-1', 'scope', 'scope', 'small', 's', 'p2', 'student answer 2', 10, now()),
+			       (12, 'solve-2', 'scope', 'scope', 'small', 's', 'p3', 'student answer 3', 10, now());
+		INSERT INTO raw.distill_cache (request_key, model, response, cost_usd, call_task_id, run_id, created_at)
+			VALUES ('k10', 'teacher', 'teacher answer', 0.01, 'distill:k10', 1, now()),
+			       ('k11', 'teacher', 'teacher answer 2', 0.01, 'distill:k11', 1, now()),
+			       ('k12', 'teacher', 'teacher answer 3', 0.01, 'distill:k12', 1, now());
+		INSERT INTO raw.distill_outcomes (name, item_id, source, stage, student_call_id, request_key, call_task_id, run_id,
+			repo_path, split, verified, checked, reason, created_at)
+			VALUES ('distilled', 'call:10', 'failed-runs', 'scope', 10, 'k10', 'distill:k10', 1, '/r', 'train', true, 'parse', 'parsed', now()),
+			       ('distilled', 'call:11', 'failed-runs', 'scope', 11, 'k11', 'distill:k11', 1, '/r', 'train', true, 'parse', 'parsed', now()),
+			       ('distilled', 'call:12', 'failed-runs', 'scope', 12, 'k12', 'distill:k12', 1, '/r', 'train', false, 'parse', 'unparseable', now());`); err != nil {
+		t.Fatal(err)
 	}
-	for _, nb := range all {
-		stmts := kb.SplitStatements(nb.SQL)
-		if len(stmts) == 0 {
-			t.Errorf("%s has no statement", nb.Name)
-		}
-		for i, stmt := range stmts {
-			rows, err := a.Conn.QueryContext(ctx, stmt)
-			if err != nil {
-				t.Errorf("%s statement %d: %v", nb.Name, i+1, err)
-				continue
-			}
-			n := 0
-			for rows.Next() {
-				n++
-			}
-			rows.Close()
-			if n == 0 {
-				t.Errorf("%s statement %d returned no row on the fixture", nb.Name, i+1)
-			}
-		}
-	}
+	return a
 }
