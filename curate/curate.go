@@ -235,10 +235,20 @@ func (e *UsageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error { return &UsageError{fmt.Sprintf(format, args...)} }
 
 // checkRepos refuses --repos and --holdout-repos that name no repository
-// with synthetic tasks (a typo would otherwise select nothing), and an
-// empty home.
+// the sources know (a typo would otherwise select nothing), and sources
+// with nothing in them yet.
 func checkRepos(ctx context.Context, conn *sql.Conn, opts Options) error {
-	rows, err := conn.QueryContext(ctx, `SELECT DISTINCT repo_path FROM synthetic_tasks ORDER BY 1`)
+	var parts []string
+	if len(opts.Sources) == 0 || slices.Contains(opts.Sources, SourceSynthetic) {
+		parts = append(parts, `SELECT repo_path FROM synthetic_tasks`)
+	}
+	if slices.Contains(opts.Sources, SourceLogged) {
+		parts = append(parts, `SELECT repo_path FROM task_runs WHERE mode IN ('solve', 'implement')`)
+	}
+	if slices.Contains(opts.Sources, SourceDistilled) {
+		parts = append(parts, `SELECT repo_path FROM distill_outcomes WHERE verified`)
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT DISTINCT repo_path FROM (`+strings.Join(parts, " UNION ALL ")+`) ORDER BY 1`)
 	if err != nil {
 		return err
 	}
@@ -255,13 +265,14 @@ func checkRepos(ctx context.Context, conn *sql.Conn, opts Options) error {
 		return err
 	}
 	if len(known) == 0 {
-		return usagef("the raw store has no synthetic tasks yet: run `cra bootstrap <repo>...` first")
+		return usagef("the raw store has nothing from %s yet: run `cra bootstrap <repo>...` for synthetic data, "+
+			"`cra solve` or `cra eval` for logged runs, `cra distill` for distilled answers", strings.Join(opts.Sources, ", "))
 	}
 	for flag, repos := range map[string][]string{"--repos": opts.Repos, "--holdout-repos": opts.HoldoutRepos} {
 		for _, r := range repos {
 			if !slices.Contains(known, r) {
-				return usagef("%s %s: no synthetic tasks for it; the repositories bootstrap mined are:\n  %s",
-					flag, r, strings.Join(known, "\n  "))
+				return usagef("%s %s: %s has nothing of it; the repositories it has are:\n  %s",
+					flag, r, strings.Join(opts.Sources, ", "), strings.Join(known, "\n  "))
 			}
 		}
 	}

@@ -215,7 +215,8 @@ func (e example) row(r *record, w *datasetWriter, now time.Time) (kb.TrainingExa
 
 // balance leaves out KTO rows so that, per stage, positives make up
 // fraction of the kept ones (0: keep all): the surplus side loses the
-// rows with the highest hash of their id, a fixed choice.
+// rows with the highest hash of their id, a fixed choice. A stage with
+// rows of one label only is left as it is.
 func balance(recs []record, fraction float64) {
 	if fraction <= 0 || fraction >= 1 {
 		return
@@ -240,6 +241,9 @@ func balance(recs []record, fraction float64) {
 	}
 	for _, s := range stages {
 		p, n := float64(len(s.pos)), float64(len(s.neg))
+		if p == 0 || n == 0 {
+			continue // one side only: nothing to balance against, and no reason to lose it
+		}
 		over, keep := s.pos, int(n*fraction/(1-fraction)+0.5)
 		if p/(p+n) < fraction {
 			over, keep = s.neg, int(p*(1-fraction)/fraction+0.5)

@@ -66,7 +66,7 @@ func eachDistilled(ctx context.Context, conn *sql.Conn, opts Options, kinds map[
 				pe[k] = v
 			}
 			e.target, e.kind, e.signal, e.label, e.chosen, e.rejected, e.evidence = "pair:"+SignalTeacherStudent+":"+name+":"+itemID,
-				kb.KindPreference, SignalTeacherStudent, kb.LabelPair, answer, normalAnswer(stage, student), pe
+				kb.KindPreference, SignalTeacherStudent, kb.LabelPair, normalAnswer(stage, answer), normalAnswer(stage, student), pe
 			if err := fn(e); err != nil {
 				return err
 			}
