@@ -356,7 +356,7 @@ func scanTask(t *task, opts Options, mh *minHasher, holdout map[string]bool) []r
 			if r.drop == "" && opts.Curate.Secrets == "drop" && hasSecret(ex.system, ex.user, ex.assistant) {
 				r.drop = DropSecret
 			}
-			r.hash = sha256.Sum256([]byte(normalise(ex.system + "\x00" + ex.user + "\x00" + ex.assistant)))
+			r.hash = normalHash(ex.system, ex.user, ex.assistant)
 			r.sig = mh.signature(t.Task + "\n" + ex.assistant)
 		}
 		out = append(out, r)
@@ -489,6 +489,49 @@ func decide(recs []record, opts Options) {
 }
 
 func normalise(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// normalHash is the sha256 of the parts with their whitespace runs made
+// one space (normalise), NUL between parts, computed without building the
+// normalised text: a logged prompt can be long, and every example is
+// hashed.
+func normalHash(parts ...string) [32]byte {
+	h := sha256.New()
+	buf := make([]byte, 0, 32<<10)
+	for i, p := range parts {
+		if i > 0 {
+			buf = append(buf, 0)
+		}
+		first := true
+		for j := 0; j < len(p); {
+			for j < len(p) && asciiSpace(p[j]) {
+				j++
+			}
+			k := j
+			for k < len(p) && !asciiSpace(p[k]) {
+				k++
+			}
+			if k > j {
+				if !first {
+					buf = append(buf, ' ')
+				}
+				buf, first = append(buf, p[j:k]...), false
+			}
+			if len(buf) > 16<<10 {
+				h.Write(buf)
+				buf = buf[:0]
+			}
+			j = k
+		}
+	}
+	h.Write(buf)
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+func asciiSpace(b byte) bool {
+	return b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
+}
 
 func exampleID(dataset, targetID string) string {
 	h := sha256.Sum256([]byte(dataset + "\x00" + targetID))

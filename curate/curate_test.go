@@ -386,3 +386,27 @@ func TestCuratePerRepoCapAndTrainingPlan(t *testing.T) {
 		t.Errorf("training plan recorded as %v: want the file's text", plan)
 	}
 }
+
+// normalHash hashes what normalise leaves: whitespace runs are one space,
+// the parts stay apart.
+func TestNormalHash(t *testing.T) {
+	same := [][2][]string{
+		{{"a  b\n c", "d"}, {"a b c", "d"}},
+		{{"  a b ", ""}, {"a b", ""}},
+	}
+	for _, tt := range same {
+		if normalHash(tt[0]...) != normalHash(tt[1]...) {
+			t.Errorf("%q and %q hash apart", tt[0], tt[1])
+		}
+	}
+	differ := [][2][]string{
+		{{"a", "b"}, {"a b", ""}},
+		{{"ab"}, {"a b"}},
+		{{"a", "b"}, {"b", "a"}},
+	}
+	for _, tt := range differ {
+		if normalHash(tt[0]...) == normalHash(tt[1]...) {
+			t.Errorf("%q and %q hash alike", tt[0], tt[1])
+		}
+	}
+}

@@ -2,7 +2,6 @@ package curate
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"slices"
@@ -92,8 +91,18 @@ func (s *loggedSource) scan(ctx context.Context, mh *minHasher, holdout map[stri
 	for _, w := range s.windows {
 		runs += len(w)
 	}
+	// An answer's SFT and KTO rows come one after the other with the same
+	// text: they share one signature.
+	var lastText string
+	var lastSig []uint32
 	err := s.each(ctx, func(e example) error {
-		recs = append(recs, s.record(e, mh, holdout))
+		text := sigText(e)
+		if text != lastText || lastSig == nil {
+			lastText, lastSig = text, mh.signature(text)
+		}
+		r := s.record(e, holdout)
+		r.sig = lastSig
+		recs = append(recs, r)
 		return nil
 	})
 	sort.Slice(recs, func(i, j int) bool { return recs[i].id < recs[j].id })
@@ -101,7 +110,7 @@ func (s *loggedSource) scan(ctx context.Context, mh *minHasher, holdout map[stri
 }
 
 // record is what pass 1 keeps of e.
-func (s *loggedSource) record(e example, mh *minHasher, holdout map[string]bool) record {
+func (s *loggedSource) record(e example, holdout map[string]bool) record {
 	r := record{task: e.taskID, stage: e.stage, targetID: e.target, repo: e.repo, commit: e.commit,
 		kind: e.kind, label: e.label, source: e.source, signal: e.signal,
 		id: exampleID(s.opts.Name, e.target), split: e.splitIn(s.opts, holdout)}
@@ -125,14 +134,17 @@ func (s *loggedSource) record(e example, mh *minHasher, holdout map[string]bool)
 	case s.opts.Curate.Secrets == "drop" && hasSecret(e.system, e.user, e.completion, e.chosen, e.rejected):
 		r.drop = DropSecret
 	}
-	r.hash = sha256.Sum256([]byte(normalise(e.kind + "\x00" + e.system + "\x00" + e.user + "\x00" + e.completion + "\x00" + e.chosen + "\x00" + e.rejected)))
-	task := prompt.TaskOf(e.user)
-	if e.kind == kb.KindPreference {
-		r.sig = mh.signature(task + "\n" + e.chosen + "\n" + e.rejected)
-	} else {
-		r.sig = mh.signature(task + "\n" + e.completion)
-	}
+	r.hash = normalHash(e.kind, e.system, e.user, e.completion, e.chosen, e.rejected)
 	return r
+}
+
+// sigText is what near duplicates are judged on: the task and the answer
+// (both answers of a pair), not the prompt's shared context.
+func sigText(e example) string {
+	if e.kind == kb.KindPreference {
+		return prompt.TaskOf(e.user) + "\n" + e.chosen + "\n" + e.rejected
+	}
+	return prompt.TaskOf(e.user) + "\n" + e.completion
 }
 
 // splitIn is the example's split: validation for an eval's task (eval

@@ -125,9 +125,18 @@ func (w Writer) AppendNew(ctx context.Context, table string, columns, key []stri
 	for i, r := range rows {
 		keys[i] = keyOf(r)
 	}
-	expr := "concat_ws(chr(0), " + strings.Join(key, ", ") + ")"
-	q := fmt.Sprintf("SELECT k FROM (SELECT %s AS k FROM %s) WHERE k IN (SELECT unnest(?::VARCHAR[]))", expr, table)
-	res, err := w.Conn.QueryContext(ctx, q, keys)
+	// Each key column is filtered on the values this batch has (a filter
+	// on a plain column DuckDB pushes into the scan: a dataset's name and
+	// version, a repository), so only the candidate rows build a key.
+	var conds []string
+	var args []any
+	for i, k := range key {
+		list, typ := columnValues(rows, at[i])
+		conds = append(conds, fmt.Sprintf("%s IN (SELECT unnest(?::%s[]))", k, typ))
+		args = append(args, list)
+	}
+	q := fmt.Sprintf("SELECT concat_ws(chr(0), %s) FROM %s WHERE %s", strings.Join(key, ", "), table, strings.Join(conds, " AND "))
+	res, err := w.Conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return 0, fmt.Errorf("append to %s: existing keys: %w", table, err)
 	}
@@ -151,4 +160,36 @@ func (w Writer) AppendNew(ctx context.Context, table string, columns, key []stri
 		}
 	}
 	return len(fresh), w.AppendAll(table, columns, fresh)
+}
+
+// columnValues are the distinct values of column c of rows as a list
+// parameter, with its SQL type: BIGINT for integers, else VARCHAR.
+func columnValues(rows [][]driver.Value, c int) (any, string) {
+	ints, strs := []int64{}, []string{}
+	seenI, seenS := map[int64]bool{}, map[string]bool{}
+	allInts := true
+	for _, r := range rows {
+		switch v := r[c].(type) {
+		case int:
+			if !seenI[int64(v)] {
+				seenI[int64(v)] = true
+				ints = append(ints, int64(v))
+			}
+		case int64:
+			if !seenI[v] {
+				seenI[v] = true
+				ints = append(ints, v)
+			}
+		default:
+			allInts = false
+		}
+		if s := fmt.Sprint(r[c]); !seenS[s] {
+			seenS[s] = true
+			strs = append(strs, s)
+		}
+	}
+	if allInts {
+		return ints, "BIGINT"
+	}
+	return strs, "VARCHAR"
 }
