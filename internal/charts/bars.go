@@ -3,6 +3,7 @@ package charts
 import (
 	"image/color"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -51,8 +52,7 @@ type Series struct {
 }
 
 // GroupedBars draws counts per category, the series side by side within
-// each category, with a legend when there is more than one series. The y
-// axis starts at zero and marks whole numbers only.
+// each category, with a legend when there is more than one series.
 func GroupedBars(p *plot.Plot, names []string, series ...Series) error {
 	if len(names) == 0 || len(series) == 0 {
 		EmptyAxes(p)
@@ -75,23 +75,42 @@ func GroupedBars(p *plot.Plot, names []string, series ...Series) error {
 			p.Legend.Add(s.Name, b)
 		}
 	}
-	p.Legend.Top = true
 	p.NominalX(names...)
-	CountAxis(p)
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
+	legend := 0
+	if len(series) > 1 {
+		legend = len(series)
+	}
+	CountAxis(p, legend)
 	return nil
 }
 
-// CountAxis makes the y axis one of counts: from zero, ticks labelled
-// only at whole numbers.
-func CountAxis(p *plot.Plot) {
-	p.Y.Min = 0
+// CountAxis makes the y axis one of counts: from zero, whole-number
+// ticks, and room above the tallest value for a legend of legendRows
+// entries in the top right corner.
+func CountAxis(p *plot.Plot, legendRows int) {
+	legendTop(p)
+	top := p.Y.Max
+	if math.IsInf(top, 0) || top < 1 {
+		top = 1
+	}
+	top *= 1.05 // the tallest bar clear of the frame
+	if legendRows > 0 {
+		top *= 1 + 0.12*float64(legendRows+1)
+	}
+	step := NiceWidth(top, 5)
+	p.Y.Min, p.Y.Max = 0, math.Ceil(top/step)*step
 	p.Y.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
-		ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-		for i, t := range ticks {
-			if t.Value != math.Trunc(t.Value) {
-				ticks[i].Label = ""
-			}
+		var ticks []plot.Tick
+		for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
 		}
 		return ticks
 	})
+}
+
+// legendTop puts the legend in the top right corner in a smaller type.
+func legendTop(p *plot.Plot) {
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
 }

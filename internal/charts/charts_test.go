@@ -67,14 +67,12 @@ func TestHistogramWithLimit(t *testing.T) {
 		"empty":  nil,
 	} {
 		p := New(name, "examples")
-		if err := Histogram(p, bins, BarColor); err != nil {
+		if err := Histogram(p, bins, BarColor, Limit{X: 45, Label: "limit", Color: WarnColor}); err != nil {
 			t.Fatal(err)
 		}
-		if bins != nil {
-			VLine(p, 45, "limit", WarnColor)
-			if p.X.Max < 45 {
-				t.Errorf("%s: x axis ends at %g, before the line at 45", name, p.X.Max)
-			}
+		if bins != nil && (p.X.Min != 0 || p.X.Max != 45 || p.Y.Min != 0 || p.Y.Max <= 5) {
+			t.Errorf("%s: axes x [%g, %g], y [%g, %g]: want x over the bins and the line at 45, y from 0 with room above 5",
+				name, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
 		}
 		svg, err := InlineSVG(p)
 		if err != nil {

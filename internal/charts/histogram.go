@@ -14,9 +14,18 @@ import (
 // Bin is one bar of a histogram: Count values in [Lo, Hi).
 type Bin struct{ Lo, Hi, Count float64 }
 
-// Histogram draws bins counted elsewhere (a GROUP BY in the store), so a
-// histogram of millions of values never holds them.
-func Histogram(p *plot.Plot, bins []Bin, c color.Color) error {
+// Limit is a value a histogram is drawn against (a budget, a maximum): a
+// dashed vertical line, named in the legend.
+type Limit struct {
+	X     float64
+	Label string
+	Color color.Color
+}
+
+// Histogram draws bins counted elsewhere (a GROUP BY in the store, so a
+// histogram of millions of values never holds them) and the limits to
+// read them against.
+func Histogram(p *plot.Plot, bins []Bin, c color.Color, limits ...Limit) error {
 	if len(bins) == 0 {
 		EmptyAxes(p)
 		return nil
@@ -30,7 +39,12 @@ func Histogram(p *plot.Plot, bins []Bin, c color.Color) error {
 		h.Bins = append(h.Bins, plotter.HistogramBin{Min: b.Lo, Max: b.Hi, Weight: b.Count})
 	}
 	p.Add(h)
-	CountAxis(p)
+	for _, l := range limits {
+		v := &vline{x: l.X, style: draw.LineStyle{Color: l.Color, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+		p.Add(v)
+		p.Legend.Add(l.Label, v)
+	}
+	CountAxis(p, len(limits))
 	return nil
 }
 
@@ -51,15 +65,7 @@ func NiceWidth(span float64, n int) float64 {
 	return max(1, 10*pow)
 }
 
-// VLine draws a dashed vertical line across the plot at x (a limit, a
-// budget), in the legend as label.
-func VLine(p *plot.Plot, x float64, label string, c color.Color) {
-	l := &vline{x: x, style: draw.LineStyle{Color: c, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
-	p.Add(l)
-	p.Legend.Add(label, l)
-	p.Legend.Top = true
-}
-
+// vline is a dashed vertical line across the plot.
 type vline struct {
 	x     float64
 	style draw.LineStyle
