@@ -361,26 +361,30 @@ func (r *versionReport) readChanges(ctx context.Context, q kb.Querier) error {
 		return cmp.Or(cmp.Compare(a.stage, b.stage), cmp.Compare(kindOrder(a.kind), kindOrder(b.kind)))
 	})
 
-	// byID is each example (id, stage, kind) with the versions it is in.
-	const byID = `SELECT id, stage, kind, bool_or(version = ?) AS cur, bool_or(version = ?) AS prev,
-			count(DISTINCT split) AS splits
-		FROM training_examples WHERE dataset = ? AND version IN (?, ?) GROUP BY id, stage, kind`
-	idArgs := []any{now, was, name, was, now}
-	rows, err = q.QueryContext(ctx, `SELECT stage, kind, count(*) FILTER (WHERE cur AND NOT prev), count(*) FILTER (WHERE prev AND NOT cur),
-			count(*) FILTER (WHERE cur AND prev), count(*) FILTER (WHERE cur AND prev AND splits > 1)
-		FROM (`+byID+`) GROUP BY ALL`, idArgs...)
+	// One full join by id gives each example's fate, and the first ids
+	// each stage and kind gained and lost (merged below).
+	rows, err = q.QueryContext(ctx, `WITH cur AS (SELECT id, stage, kind, split FROM training_examples WHERE dataset = ? AND version = ?),
+			prev AS (SELECT id, stage, kind, split FROM training_examples WHERE dataset = ? AND version = ?)
+		SELECT coalesce(c.stage, p.stage), coalesce(c.kind, p.kind),
+			count(*) FILTER (WHERE p.id IS NULL), count(*) FILTER (WHERE c.id IS NULL),
+			count(*) FILTER (WHERE c.id IS NOT NULL AND p.id IS NOT NULL), count(*) FILTER (WHERE c.split <> p.split),
+			coalesce(min(c.id, ?) FILTER (WHERE p.id IS NULL), []), coalesce(min(p.id, ?) FILTER (WHERE c.id IS NULL), [])
+		FROM cur c FULL JOIN prev p ON c.id = p.id AND c.stage = p.stage AND c.kind = p.kind
+		GROUP BY ALL`, name, now, name, was, changedSample, changedSample)
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
 		var ch churn
-		if err := rows.Scan(&ch.stage, &ch.kind, &ch.added, &ch.removed, &ch.kept, &ch.moved); err != nil {
+		var added, removed any
+		if err := rows.Scan(&ch.stage, &ch.kind, &ch.added, &ch.removed, &ch.kept, &ch.moved, &added, &removed); err != nil {
 			rows.Close()
 			return err
 		}
 		c.churn = append(c.churn, ch)
 		c.added += ch.added
 		c.removed += ch.removed
+		c.addedIDs, c.removedIDs = appendIDs(c.addedIDs, added), appendIDs(c.removedIDs, removed)
 	}
 	if err := closeRows(rows); err != nil {
 		return err
@@ -388,29 +392,23 @@ func (r *versionReport) readChanges(ctx context.Context, q kb.Querier) error {
 	slices.SortFunc(c.churn, func(a, b churn) int {
 		return cmp.Or(cmp.Compare(a.stage, b.stage), cmp.Compare(kindOrder(a.kind), kindOrder(b.kind)))
 	})
-	rows, err = q.QueryContext(ctx, `SELECT cur, id FROM (`+byID+`) WHERE cur <> prev
-		QUALIFY row_number() OVER (PARTITION BY cur ORDER BY id) <= ? ORDER BY cur DESC, id`, append(idArgs, changedSample)...)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var cur bool
-		var id string
-		if err := rows.Scan(&cur, &id); err != nil {
-			rows.Close()
-			return err
-		}
-		if cur {
-			c.addedIDs = append(c.addedIDs, id)
-		} else {
-			c.removedIDs = append(c.removedIDs, id)
-		}
-	}
-	if err := closeRows(rows); err != nil {
-		return err
+	for _, ids := range []*[]string{&c.addedIDs, &c.removedIDs} {
+		slices.Sort(*ids)
+		*ids = (*ids)[:min(len(*ids), changedSample)]
 	}
 	r.changes = c
 	return nil
+}
+
+// appendIDs appends a list of ids as the driver scans a VARCHAR[].
+func appendIDs(ids []string, list any) []string {
+	l, _ := list.([]any)
+	for _, id := range l {
+		if s, ok := id.(string); ok {
+			ids = append(ids, s)
+		}
+	}
+	return ids
 }
 
 func closeRows(rows *sql.Rows) error {

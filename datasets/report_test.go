@@ -289,7 +289,7 @@ func BenchmarkReport(b *testing.B) {
 	if _, err := raw.DB.Exec(fmt.Sprintf(`
 		INSERT INTO training_examples (id, dataset, version, stage, source, split, kind, label, signal, repo_path, target_id,
 			messages, prompt_tokens, completion_tokens, created_at)
-		SELECT printf('id%%08d', i + v * %[1]d / 10), 'd', v, ['scope', 'precision', 'plan', 'implement'][i %% 4 + 1], 'logged',
+		SELECT printf('id%%08d', i + v * %[1]d // 10), 'd', v, ['scope', 'precision', 'plan', 'implement'][i %% 4 + 1], 'logged',
 			CASE WHEN i %% 10 = 0 THEN 'validation' ELSE 'train' END, ['sft', 'preference', 'kto'][i %% 3 + 1],
 			CASE i %% 3 WHEN 1 THEN 'pair' WHEN 2 THEN ['positive', 'negative'][i %% 2 + 1] ELSE 'positive' END,
 			['coder_retry', 'adjustment', 'eval'][i %% 3 + 1], '/repos/r' || (i %% 50), 't' || i,
