@@ -39,9 +39,9 @@ func (r *versionReport) title() string {
 // byline says what the version is and what built it.
 func (r *versionReport) byline() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Built by `cra curate-data` on %s", r.created.UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "Built on %s", r.created.UTC().Format("2006-01-02 15:04 MST"))
 	if r.info.CraVersion != "" {
-		fmt.Fprintf(&b, " (cra %s)", r.info.CraVersion)
+		fmt.Fprintf(&b, " by cra %s", r.info.CraVersion)
 	}
 	fmt.Fprintf(&b, " for training plan %d: **%s**", r.planID, reportPlural(r.total, "example"))
 	if r.source != "" {
