@@ -45,7 +45,12 @@ func (r *versionReport) byline() string {
 	}
 	fmt.Fprintf(&b, " for training plan %d: **%s**", r.planID, reportPlural(r.total, "example"))
 	if r.source != "" {
-		fmt.Fprintf(&b, " from %s data", r.source)
+		// curate records several sources comma-separated.
+		src := strings.Split(r.source, ",")
+		if n := len(src); n > 1 {
+			src = append(src[:n-2], src[n-2]+" and "+src[n-1])
+		}
+		fmt.Fprintf(&b, " from %s data", strings.Join(src, ", "))
 	}
 	if r.window > 0 {
 		fmt.Fprintf(&b, ", for a context window of %s tokens", reportCount(r.window))

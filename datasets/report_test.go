@@ -233,7 +233,7 @@ func TestReportHTMLIsSelfContained(t *testing.T) {
 func TestReportWithoutPairsKTOOrWindow(t *testing.T) {
 	raw := reportStore(t)
 	if _, err := raw.DB.Exec(`DELETE FROM training_examples WHERE kind <> 'sft';
-		UPDATE dataset_versions SET criteria = '{"source": "synthetic"}', dropped = '{}'`); err != nil {
+		UPDATE dataset_versions SET criteria = '{"source": "synthetic,logged,distilled"}', dropped = '{}'`); err != nil {
 		t.Fatal(err)
 	}
 	r, err := buildReport(context.Background(), raw.DB, kb.DatasetRef{Name: "d", Version: 1})
@@ -244,7 +244,7 @@ func TestReportWithoutPairsKTOOrWindow(t *testing.T) {
 		t.Errorf("charts %v, want %v", r.charts(), want)
 	}
 	md := reportMarkdown(r)
-	for _, want := range []string{"No preference pairs in this version.", "No KTO rows in this version.", "Nothing was dropped.",
+	for _, want := range []string{"from synthetic, logged and distilled data.", "No preference pairs in this version.", "No KTO rows in this version.", "Nothing was dropped.",
 		"record no context window", "| scope | 4 | 210 | 950 | 950 | — | — |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
