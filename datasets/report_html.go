@@ -1,0 +1,75 @@
+package datasets
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"regexp"
+
+	"github.com/cra-dev/cra/internal/charts"
+)
+
+// reportHTML renders the report as one self-contained page (report.html):
+// inline CSS and SVG charts, nothing fetched, well-formed XML as well as
+// HTML.
+func reportHTML(r *versionReport) ([]byte, error) {
+	var b bytes.Buffer
+	title := html.EscapeString(r.title())
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"+
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n"+
+		"<body>\n<main>\n<h1>%s</h1>\n<p class=\"byline\">%s</p>\n", title, charts.CSS, title, reportInline(r.byline()))
+	for _, s := range r.sections() {
+		fmt.Fprintf(&b, "<section>\n<h%d>%s</h%d>\n", s.level, html.EscapeString(s.title), s.level)
+		for _, p := range s.paras {
+			fmt.Fprintf(&b, "<p>%s</p>\n", reportInline(p))
+		}
+		for _, id := range s.charts {
+			svg, err := r.chart(id)
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(&b, "<figure id=\"chart-%s\">\n%s</figure>\n", html.EscapeString(id), svg)
+		}
+		for _, t := range s.tables {
+			writeReportTableHTML(&b, t)
+		}
+		for _, p := range s.notes {
+			fmt.Fprintf(&b, "<p>%s</p>\n", reportInline(p))
+		}
+		if s.code != "" {
+			fmt.Fprintf(&b, "<pre><code>%s</code></pre>\n", html.EscapeString(s.code))
+		}
+		b.WriteString("</section>\n")
+	}
+	b.WriteString("</main>\n</body>\n</html>\n")
+	return b.Bytes(), nil
+}
+
+func writeReportTableHTML(b *bytes.Buffer, t reportTable) {
+	b.WriteString("<div class=\"table\"><table>\n<thead><tr>")
+	for _, h := range t.head {
+		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(h))
+	}
+	b.WriteString("</tr></thead>\n<tbody>\n")
+	for _, row := range t.rows {
+		b.WriteString("<tr>")
+		for _, c := range row {
+			fmt.Fprintf(b, "<td>%s</td>", reportInline(c))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody>\n</table></div>\n")
+}
+
+var (
+	reportCodeRE   = regexp.MustCompile("`([^`]+)`")
+	reportStrongRE = regexp.MustCompile(`\*\*([^*]+)\*\*`)
+)
+
+// reportInline turns a paragraph's Markdown (`code`, **bold**) into
+// escaped HTML.
+func reportInline(s string) string {
+	out := html.EscapeString(s)
+	out = reportCodeRE.ReplaceAllString(out, "<code>$1</code>")
+	return reportStrongRE.ReplaceAllString(out, "<strong>$1</strong>")
+}

@@ -1,0 +1,334 @@
+package datasets
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/cra-dev/cra/kb"
+)
+
+// reportSection is one part of the report, rendered by both writers:
+// paragraphs (with `code` and **bold**), the charts the HTML page draws
+// there, tables, notes under them and an optional code block.
+type reportSection struct {
+	title  string
+	level  int // 2 or 3
+	paras  []string
+	charts []string
+	tables []reportTable
+	notes  []string
+	code   string
+}
+
+type reportTable struct {
+	head []string
+	rows [][]string
+}
+
+// maxRepoRows keeps the repository table readable; the rest are summed.
+const maxRepoRows = 30
+
+func (r *versionReport) title() string {
+	return fmt.Sprintf("Dataset %s@%d", r.info.Name, r.info.Version)
+}
+
+// byline says what the version is and what built it.
+func (r *versionReport) byline() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Built on %s", r.created.UTC().Format("2006-01-02 15:04 MST"))
+	if r.info.CraVersion != "" {
+		fmt.Fprintf(&b, " by cra %s", r.info.CraVersion)
+	}
+	fmt.Fprintf(&b, " for training plan %d: **%s**", r.planID, reportPlural(r.total, "example"))
+	if r.source != "" {
+		// curate records several sources comma-separated.
+		src := strings.Split(r.source, ",")
+		if n := len(src); n > 1 {
+			src = append(src[:n-2], src[n-2]+" and "+src[n-1])
+		}
+		fmt.Fprintf(&b, " from %s data", strings.Join(src, ", "))
+	}
+	if r.window > 0 {
+		fmt.Fprintf(&b, ", for a context window of %s tokens", reportCount(r.window))
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// sections is the report's content, in order.
+func (r *versionReport) sections() []reportSection {
+	out := []reportSection{r.examplesSection(), r.sourcesSection(), r.reposSection(), r.dropsSection()}
+	out = append(out, r.signalSections()...)
+	out = append(out, r.tokensSection(), r.changesSection())
+	crit := "null"
+	var b bytes.Buffer
+	if json.Indent(&b, r.info.Criteria, "", "  ") == nil {
+		crit = b.String()
+	}
+	return append(out, reportSection{title: "Selection criteria", level: 2, code: crit,
+		paras: []string{"As `cra curate-data` recorded them in `dataset_versions.criteria`."}})
+}
+
+// charts lists the ids of the charts the sections draw, in order.
+func (r *versionReport) charts() []string {
+	var ids []string
+	for _, s := range r.sections() {
+		ids = append(ids, s.charts...)
+	}
+	return ids
+}
+
+// Chart ids; each stage's token histogram is chartTokens + stage.
+const (
+	chartExamples = "examples"
+	chartRepos    = "repos"
+	chartDrops    = "drops"
+	chartSignals  = "signals"
+	chartKTO      = "kto"
+	chartTokens   = "tokens-"
+)
+
+func (r *versionReport) examplesSection() reportSection {
+	s := reportSection{title: "Examples", level: 2, charts: []string{chartExamples}}
+	var train, val int
+	t := reportTable{head: []string{"stage", "kind", "train", "validation", "total"}}
+	for _, c := range r.stageKinds {
+		t.rows = append(t.rows, []string{c.stage, c.kind, reportCount(c.train), reportCount(c.val), reportCount(c.total())})
+		train, val = train+c.train, val+c.val
+	}
+	t.rows = append(t.rows, []string{"**all**", "", reportCount(train), reportCount(val), reportCount(train + val)})
+	s.paras = []string{fmt.Sprintf("%s in train, %s in validation, per stage and kind "+
+		"(sft: a whole conversation; preference: a prompt with a chosen and a rejected answer; kto: a completion labelled positive or negative).",
+		reportCount(train), reportCount(val))}
+	s.tables = []reportTable{t}
+	return s
+}
+
+func (r *versionReport) sourcesSection() reportSection {
+	t := reportTable{head: []string{"source", "train", "validation", "total"}}
+	for _, c := range r.sources {
+		t.rows = append(t.rows, []string{c.key, reportCount(c.train), reportCount(c.val), reportCount(c.total())})
+	}
+	return reportSection{title: "By source", level: 3, tables: []reportTable{t},
+		paras: []string{"synthetic: mined from history; logged: from `cra solve` and `cra eval` runs; distilled: a teacher's answers."}}
+}
+
+func (r *versionReport) reposSection() reportSection {
+	s := reportSection{title: "By repository", level: 3, charts: []string{chartRepos},
+		paras: []string{fmt.Sprintf("%s, most examples first.", reportPlural(len(r.repos), "repository"))}}
+	t := reportTable{head: []string{"repository", "train", "validation", "total"}}
+	var rest splitCount
+	for i, c := range r.repos {
+		if i >= maxRepoRows {
+			rest.train, rest.val = rest.train+c.train, rest.val+c.val
+			continue
+		}
+		t.rows = append(t.rows, []string{"`" + c.key + "`", reportCount(c.train), reportCount(c.val), reportCount(c.total())})
+	}
+	if n := len(r.repos) - maxRepoRows; n > 0 {
+		t.rows = append(t.rows, []string{fmt.Sprintf("%s more", reportPlural(n, "repository")), reportCount(rest.train), reportCount(rest.val), reportCount(rest.total())})
+	}
+	s.tables = []reportTable{t}
+	return s
+}
+
+func (r *versionReport) dropsSection() reportSection {
+	s := reportSection{title: "Drops", level: 2}
+	reasons := r.dropReasons()
+	if len(reasons) == 0 {
+		s.paras = []string{"Nothing was dropped."}
+		return s
+	}
+	total := 0
+	t := reportTable{head: []string{"reason", "dropped"}}
+	for _, reason := range reasons {
+		total += r.info.Dropped[reason]
+		t.rows = append(t.rows, []string{reason, reportCount(r.info.Dropped[reason])})
+	}
+	s.paras = []string{fmt.Sprintf("%s left out while the version was built, per reason (`dataset_versions.dropped`).", reportPlural(total, "candidate"))}
+	s.charts, s.tables = []string{chartDrops}, []reportTable{t}
+	return s
+}
+
+// dropReasons are the reasons anything was dropped for, most first.
+func (r *versionReport) dropReasons() []string {
+	reasons := slices.Sorted(maps.Keys(r.info.Dropped))
+	slices.SortStableFunc(reasons, func(a, b string) int { return r.info.Dropped[b] - r.info.Dropped[a] })
+	return slices.DeleteFunc(reasons, func(k string) bool { return r.info.Dropped[k] == 0 })
+}
+
+func (r *versionReport) signalSections() []reportSection {
+	pairs := reportSection{title: "Pair signals", level: 2,
+		paras: []string{"Preference pairs per stage and the signal that chose between their two answers (`training_examples.signal`)."}}
+	pt := reportTable{head: []string{"stage", "signal", "pairs"}}
+	for _, l := range r.labels {
+		if l.kind == kb.KindPreference {
+			pt.rows = append(pt.rows, []string{l.stage, reportOrNone(l.signal), reportCount(l.n)})
+		}
+	}
+	if len(pt.rows) == 0 {
+		pairs.paras = append(pairs.paras, "No preference pairs in this version.")
+	} else {
+		pairs.charts, pairs.tables = []string{chartSignals}, []reportTable{pt}
+	}
+
+	kto := reportSection{title: "KTO balance", level: 2,
+		paras: []string{"KTO rows per stage by label: whether the completion was right."}}
+	kt := reportTable{head: []string{"stage", "positive", "negative", "positive share"}}
+	for _, b := range r.ktoBalance() {
+		kt.rows = append(kt.rows, []string{b.stage, reportCount(b.pos), reportCount(b.neg), reportPct(b.pos, b.pos+b.neg)})
+	}
+	if len(kt.rows) == 0 {
+		kto.paras = append(kto.paras, "No KTO rows in this version.")
+	} else {
+		kto.charts, kto.tables = []string{chartKTO}, []reportTable{kt}
+	}
+
+	logged := reportSection{title: "Where logged labels came from", level: 3,
+		paras: []string{"SFT and KTO rows by the signal behind their label (`training_examples.signal`; none for synthetic rows, whose label is ground truth)."}}
+	lt := reportTable{head: []string{"stage", "kind", "signal", "label", "rows"}}
+	for _, l := range r.labels {
+		if l.kind != kb.KindPreference && l.signal != "" {
+			lt.rows = append(lt.rows, []string{l.stage, l.kind, l.signal, l.label, reportCount(l.n)})
+		}
+	}
+	out := []reportSection{pairs, kto}
+	if len(lt.rows) > 0 {
+		logged.tables = []reportTable{lt}
+		out = append(out, logged)
+	}
+	return out
+}
+
+type ktoBalance struct {
+	stage    string
+	pos, neg int
+}
+
+func (r *versionReport) ktoBalance() []ktoBalance {
+	var out []ktoBalance
+	for _, l := range r.labels {
+		if l.kind != kb.KindKTO {
+			continue
+		}
+		if n := len(out); n == 0 || out[n-1].stage != l.stage {
+			out = append(out, ktoBalance{stage: l.stage})
+		}
+		switch b := &out[len(out)-1]; l.label {
+		case kb.LabelPositive:
+			b.pos += l.n
+		case kb.LabelNegative:
+			b.neg += l.n
+		}
+	}
+	return out
+}
+
+func (r *versionReport) tokensSection() reportSection {
+	s := reportSection{title: "Token lengths", level: 2}
+	if r.window > 0 {
+		s.paras = []string{fmt.Sprintf("Prompt plus completion tokens per example (curate's estimate) against the context window of %s tokens "+
+			"(the dashed line). Over 90 %%: longer than %s tokens.", reportCount(r.window), reportCount(r.window*9/10))}
+	} else {
+		s.paras = []string{"Prompt plus completion tokens per example (curate's estimate). The criteria record no context window to compare them with."}
+	}
+	t := reportTable{head: []string{"stage", "examples", "median", "95th percentile", "longest", "over 90 % of the window", "over the window"}}
+	for _, st := range r.tokens {
+		over90, over := "—", "—"
+		if r.window > 0 {
+			over90, over = fmt.Sprintf("%s (%s)", reportCount(st.over90), reportPct(st.over90, st.n)), reportCount(st.over)
+		}
+		t.rows = append(t.rows, []string{st.stage, reportCount(st.n), reportCount(st.median), reportCount(st.p95), reportCount(st.max), over90, over})
+		s.charts = append(s.charts, chartTokens+st.stage)
+	}
+	if len(r.tokens) > 0 {
+		s.tables = []reportTable{t}
+	}
+	return s
+}
+
+func (r *versionReport) changesSection() reportSection {
+	c := r.changes
+	if c == nil {
+		return reportSection{title: "What changed", level: 2,
+			paras: []string{fmt.Sprintf("First version of %s: there is no earlier version to compare with.", r.info.Name)}}
+	}
+	was, now := fmt.Sprintf("v%d", c.previous), fmt.Sprintf("v%d", r.info.Version)
+	s := reportSection{title: fmt.Sprintf("What changed since %s", was), level: 2, paras: []string{fmt.Sprintf(
+		"Against %s@%d, the newest earlier version in the store: %s added, %s removed. "+
+			"Examples are told apart by id, which is fixed per dataset name and source row: an id in both versions is the same example. "+
+			"Examples per stage, kind and split then and now, then per stage and kind by id:",
+		r.info.Name, c.previous, reportPlural(c.added, "example"), reportPlural(c.removed, "example"))}}
+	counts := reportTable{head: []string{"stage", "kind", "split", was, now, "change"}}
+	for _, d := range c.counts {
+		counts.rows = append(counts.rows, []string{d.stage, d.kind, d.split, reportCount(d.was), reportCount(d.now), reportSigned(d.now - d.was)})
+	}
+	churn := reportTable{head: []string{"stage", "kind", "added", "removed", "kept", "kept, other split"}}
+	for _, ch := range c.churn {
+		churn.rows = append(churn.rows, []string{ch.stage, ch.kind, reportCount(ch.added), reportCount(ch.removed), reportCount(ch.kept), reportCount(ch.moved)})
+	}
+	s.tables = []reportTable{counts, churn}
+	if len(c.addedIDs) > 0 {
+		s.notes = append(s.notes, "First ids added: "+reportCodeList(c.addedIDs)+".")
+	}
+	if len(c.removedIDs) > 0 {
+		s.notes = append(s.notes, "First ids removed: "+reportCodeList(c.removedIDs)+".")
+	}
+	return s
+}
+
+func reportCodeList(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = "`" + id + "`"
+	}
+	return strings.Join(out, ", ")
+}
+
+func reportOrNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// reportPlural is "1 example", "2 examples", "3 repositories".
+func reportPlural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return reportCount(n) + " " + strings.TrimSuffix(noun, "y") + "ies"
+	}
+	return reportCount(n) + " " + noun + "s"
+}
+
+// reportCount writes n with thousands separators.
+func reportCount(n int) string {
+	if n < 0 {
+		return "-" + reportCount(-n)
+	}
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func reportSigned(n int) string {
+	if n > 0 {
+		return "+" + reportCount(n)
+	}
+	return reportCount(n)
+}
+
+func reportPct(k, n int) string {
+	if n == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f %%", 100*float64(k)/float64(n))
+}
