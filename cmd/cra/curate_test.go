@@ -49,10 +49,11 @@ func TestCurateDataCommand(t *testing.T) {
 		t.Errorf("a holdout repository's examples are in %q, want validation only", got)
 	}
 
-	if res := cra(t, home, "", "curate-data", "--stages", "review"); res.code != exitUsage || !strings.Contains(res.stderr, "synthetic stages are") {
+	if res := cra(t, home, "", "curate-data", "--stages", "review"); res.code != exitUsage || !strings.Contains(res.stderr, "the stages of synthetic are") {
 		t.Errorf("unknown stage: exit %d, stderr %q", res.code, res.stderr)
 	}
-	if res := cra(t, home, "", "curate-data", "--source", "logged"); res.code != exitUsage {
+	// No cra solve or eval has run in this home: nothing to build from.
+	if res := cra(t, home, "", "curate-data", "--source", "logged"); res.code != exitUsage || !strings.Contains(res.stderr, "nothing from logged yet") {
 		t.Errorf("--source logged: exit %d, stderr %q", res.code, res.stderr)
 	}
 }

@@ -107,7 +107,7 @@ func TestCurateRefusesAPlanItCannotBuild(t *testing.T) {
 		want string
 	}{
 		"not JSON":         {"target: scope", exitUsage, "not a training plan"},
-		"logged only":      {`{"target_stage": "task_analysis", "data_criteria": {"stages": ["task_analysis"], "sources": ["logged"]}}`, exitUsage, "logged data only"},
+		"logged only":      {`{"target_stage": "task_analysis", "data_criteria": {"stages": ["task_analysis"], "sources": ["logged"]}}`, exitUsage, "nothing from logged yet"},
 		"a hand-made plan": {`{"target_stage": "plan", "base_model": "reasoning"}`, exitOK, ""},
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".json")
