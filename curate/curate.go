@@ -1,6 +1,7 @@
 package curate
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -81,13 +82,13 @@ type Summary struct {
 // record is what pass 1 keeps of one candidate example: enough to decide
 // which ones to keep without holding their text.
 type record struct {
-	task, stage, targetID, repo, commit, split string
-	kind, label, source, signal                string
-	id                                         string
-	trim, promptTokens, completionTokens       int
-	hash                                       [32]byte
-	sig                                        []uint32
-	drop                                       string
+	task, stage, repo, commit, split     string
+	kind, label, source, signal          string
+	id                                   [32]byte // exampleKey: the row's id, as bytes
+	trim, promptTokens, completionTokens int
+	hash                                 [32]byte
+	sig                                  []uint16
+	drop                                 string
 }
 
 // Curate builds the dataset opts.Name in the raw store of the home dir
@@ -174,7 +175,7 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 	}
 	decide(recs, opts)
 	balance(recs, opts.PositiveFraction)
-	synthetic, other := map[string]*record{}, map[string]*record{}
+	synthetic, other := map[[32]byte]*record{}, map[[32]byte]*record{}
 	for i := range recs {
 		r := &recs[i]
 		if r.drop != "" {
@@ -182,9 +183,9 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 			continue
 		}
 		if r.source == "" {
-			synthetic[r.targetID] = r
+			synthetic[r.id] = r
 		} else {
-			other[r.targetID] = r
+			other[r.id] = r
 			sum.Signals[r.signal]++
 		}
 		sum.count(r)
@@ -328,7 +329,7 @@ func scan(ctx context.Context, conn *sql.Conn, opts Options) ([]record, int, err
 	if err != nil {
 		return nil, 0, err
 	}
-	sort.Slice(recs, func(i, j int) bool { return recs[i].id < recs[j].id })
+	sortByID(recs)
 	return recs, tasks, nil
 }
 
@@ -340,8 +341,8 @@ func scanTask(t *task, opts Options, mh *minHasher, holdout map[string]bool) []r
 			continue
 		}
 		targetID := t.TargetIDs[stage]
-		r := record{task: t.ID, stage: stage, targetID: targetID, repo: t.Repo, commit: t.Commit, kind: kb.KindSFT, label: kb.LabelPositive,
-			id: exampleID(opts.Name, targetID), split: kb.SplitOf(t.Repo, t.Commit, opts.Curate.ValidationFraction, holdout)}
+		r := record{task: t.ID, stage: stage, repo: t.Repo, commit: t.Commit, kind: kb.KindSFT, label: kb.LabelPositive,
+			id: exampleKey(opts.Name, targetID), split: kb.SplitOf(t.Repo, t.Commit, opts.Curate.ValidationFraction, holdout)}
 		ex, err := fit(t, stage, opts.Budget)
 		switch {
 		case err != nil:
@@ -454,7 +455,7 @@ func decide(recs []record, opts Options) {
 	}
 	for _, g := range order {
 		idx := byGroup[g]
-		sigs := make([][]uint32, len(idx))
+		sigs := make([][]uint16, len(idx))
 		for k, i := range idx {
 			sigs[k] = recs[i].sig
 		}
@@ -480,7 +481,7 @@ func decide(recs []record, opts Options) {
 			if len(g) <= opts.Curate.PerRepoCap {
 				continue
 			}
-			sort.Slice(g, func(a, b int) bool { return kb.UnitHash(recs[g[a]].id) < kb.UnitHash(recs[g[b]].id) })
+			byHash(recs, g)
 			for _, i := range g[opts.Curate.PerRepoCap:] {
 				recs[i].drop = DropPerRepoCap
 			}
@@ -533,9 +534,32 @@ func asciiSpace(b byte) bool {
 	return b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
 }
 
+// exampleID is the id of the example of dataset made from targetID: the
+// hex of exampleKey.
 func exampleID(dataset, targetID string) string {
-	h := sha256.Sum256([]byte(dataset + "\x00" + targetID))
+	h := exampleKey(dataset, targetID)
 	return hex.EncodeToString(h[:])
+}
+
+// exampleKey is sha256(dataset NUL targetID): deterministic, so a re-run
+// gives the same ids.
+func exampleKey(dataset, targetID string) [32]byte {
+	return sha256.Sum256([]byte(dataset + "\x00" + targetID))
+}
+
+// sortByID orders records by id, the order every decision takes them in.
+func sortByID(recs []record) {
+	sort.Slice(recs, func(i, j int) bool { return bytes.Compare(recs[i].id[:], recs[j].id[:]) < 0 })
+}
+
+// byHash orders the records at idx by the unit hash of their hex id: the
+// fixed order in which a cap or a balance keeps them.
+func byHash(recs []record, idx []int) {
+	h := make(map[int]float64, len(idx))
+	for _, i := range idx {
+		h[i] = kb.UnitHash(hex.EncodeToString(recs[i].id[:]))
+	}
+	sort.Slice(idx, func(a, b int) bool { return h[idx[a]] < h[idx[b]] })
 }
 
 func toSet(xs []string) map[string]bool {

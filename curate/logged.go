@@ -3,9 +3,9 @@ package curate
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/cra-dev/cra/agent/prompt"
@@ -94,7 +94,7 @@ func (s *loggedSource) scan(ctx context.Context, mh *minHasher, holdout map[stri
 	// An answer's SFT and KTO rows come one after the other with the same
 	// text: they share one signature.
 	var lastText string
-	var lastSig []uint32
+	var lastSig []uint16
 	err := s.each(ctx, func(e example) error {
 		text := sigText(e)
 		if text != lastText || lastSig == nil {
@@ -105,15 +105,15 @@ func (s *loggedSource) scan(ctx context.Context, mh *minHasher, holdout map[stri
 		recs = append(recs, r)
 		return nil
 	})
-	sort.Slice(recs, func(i, j int) bool { return recs[i].id < recs[j].id })
+	sortByID(recs)
 	return recs, runs, err
 }
 
 // record is what pass 1 keeps of e.
 func (s *loggedSource) record(e example, holdout map[string]bool) record {
-	r := record{task: e.taskID, stage: e.stage, targetID: e.target, repo: e.repo, commit: e.commit,
+	r := record{task: e.taskID, stage: e.stage, repo: e.repo, commit: e.commit,
 		kind: e.kind, label: e.label, source: e.source, signal: e.signal,
-		id: exampleID(s.opts.Name, e.target), split: e.splitIn(s.opts, holdout)}
+		id: exampleKey(s.opts.Name, e.target), split: e.splitIn(s.opts, holdout)}
 	b := s.opts.Budget
 	r.promptTokens = b.Estimate(e.system) + b.Estimate(e.user)
 	answer := e.completion
@@ -161,7 +161,7 @@ func (e example) splitIn(opts Options, holdout map[string]bool) string {
 }
 
 // write is pass 2: the kept examples, in the same order, stored.
-func (s *loggedSource) write(ctx context.Context, w *datasetWriter, kept map[string]*record) (int, error) {
+func (s *loggedSource) write(ctx context.Context, w *datasetWriter, kept map[[32]byte]*record) (int, error) {
 	now := time.Now().UTC()
 	redacted := 0
 	var batch []kb.TrainingExample
@@ -174,7 +174,7 @@ func (s *loggedSource) write(ctx context.Context, w *datasetWriter, kept map[str
 		return err
 	}
 	err := s.each(ctx, func(e example) error {
-		r := kept[e.target]
+		r := kept[exampleKey(w.name, e.target)]
 		if r == nil {
 			return nil
 		}
@@ -210,7 +210,7 @@ func (e example) row(r *record, w *datasetWriter, now time.Time) (kb.TrainingExa
 		msgs = append(msgs, msg("system", e.system))
 	}
 	msgs = append(msgs, msg("user", e.user))
-	ex := kb.TrainingExample{ID: r.id, Dataset: w.name, Version: w.version, Stage: e.stage, Source: e.source, Split: r.split,
+	ex := kb.TrainingExample{ID: hex.EncodeToString(r.id[:]), Dataset: w.name, Version: w.version, Stage: e.stage, Source: e.source, Split: r.split,
 		Kind: e.kind, Label: e.label, RepoPath: e.repo, Commit: e.commit, TargetID: e.target, Signal: e.signal, TaskID: e.taskID,
 		PromptTokens: r.promptTokens, CompletionTokens: r.completionTokens, CreatedAt: now}
 	if e.kind == kb.KindPreference {
@@ -263,7 +263,7 @@ func balance(recs []record, fraction float64) {
 		if keep >= len(over) {
 			continue
 		}
-		sort.Slice(over, func(a, b int) bool { return kb.UnitHash(recs[over[a]].id) < kb.UnitHash(recs[over[b]].id) })
+		byHash(recs, over)
 		for _, i := range over[keep:] {
 			recs[i].drop = DropBalance
 		}

@@ -107,12 +107,12 @@ func TestBalance(t *testing.T) {
 	} {
 		var recs []record
 		for i := range tt.pos {
-			recs = append(recs, record{id: "p" + itoa(int64(i)), stage: "implement", kind: kb.KindKTO, label: kb.LabelPositive})
+			recs = append(recs, record{id: exampleKey("b", "p"+itoa(int64(i))), stage: "implement", kind: kb.KindKTO, label: kb.LabelPositive})
 		}
 		for i := range tt.neg {
-			recs = append(recs, record{id: "n" + itoa(int64(i)), stage: "implement", kind: kb.KindKTO, label: kb.LabelNegative})
+			recs = append(recs, record{id: exampleKey("b", "n"+itoa(int64(i))), stage: "implement", kind: kb.KindKTO, label: kb.LabelNegative})
 		}
-		recs = append(recs, record{id: "s", stage: "implement", kind: kb.KindSFT, label: kb.LabelPositive})
+		recs = append(recs, record{id: exampleKey("b", "s"), stage: "implement", kind: kb.KindSFT, label: kb.LabelPositive})
 		balance(recs, tt.fraction)
 		pos, neg := 0, 0
 		for _, r := range recs {

@@ -36,10 +36,11 @@ func newMinHasher(bands, rows int) *minHasher {
 
 // signature of text: the minimum of each permutation over the text's word
 // 5-grams (texts shorter than five words are one shingle), each kept as its
-// top 32 bits: a signature per example is held for the whole run, and 32
-// bits are as good as 64 for telling minimums apart (a false match costs
-// 2^-32 per permutation).
-func (m *minHasher) signature(text string) []uint32 {
+// top 16 bits: a signature per example is held for the whole run (a
+// million logged examples), and a false match of two minimums costs 2^-16
+// of similarity per permutation, far below any threshold's resolution
+// (1/128 with 16 bands of 8 rows).
+func (m *minHasher) signature(text string) []uint16 {
 	words := strings.Fields(strings.ToLower(text))
 	if len(words) > maxShingleWords {
 		words = words[:maxShingleWords]
@@ -62,16 +63,16 @@ func (m *minHasher) signature(text string) []uint32 {
 			}
 		}
 	}
-	out := make([]uint32, len(sig))
+	out := make([]uint16, len(sig))
 	for i, v := range sig {
-		out[i] = uint32(v >> 32)
+		out[i] = uint16(v >> 48)
 	}
 	return out
 }
 
 // similarity estimates the Jaccard similarity of two texts from their
 // signatures: the share of permutations whose minimums agree.
-func similarity(a, b []uint32) float64 {
+func similarity(a, b []uint16) float64 {
 	same := 0
 	for i := range a {
 		if a[i] == b[i] {
@@ -85,7 +86,7 @@ func similarity(a, b []uint32) float64 {
 // are candidates; a candidate pair at or above threshold is a duplicate)
 // and returns, for each document, whether it duplicates one that is kept:
 // in each cluster the first document (in the order given) is kept.
-func (m *minHasher) nearDuplicates(sigs [][]uint32, threshold float64) []bool {
+func (m *minHasher) nearDuplicates(sigs [][]uint16, threshold float64) []bool {
 	parent := make([]int, len(sigs))
 	for i := range parent {
 		parent[i] = i
@@ -97,12 +98,12 @@ func (m *minHasher) nearDuplicates(sigs [][]uint32, threshold float64) []bool {
 		}
 		return i
 	}
-	buf := make([]byte, 4*m.rows)
+	buf := make([]byte, 2*m.rows)
 	for band := range m.bands {
 		buckets := map[uint64][]int{}
 		for doc, sig := range sigs {
 			for r := range m.rows {
-				binary.LittleEndian.PutUint32(buf[4*r:], sig[band*m.rows+r])
+				binary.LittleEndian.PutUint16(buf[2*r:], sig[band*m.rows+r])
 			}
 			h := fnv.New64a()
 			h.Write(buf)

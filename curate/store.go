@@ -3,6 +3,7 @@ package curate
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -33,7 +34,7 @@ type datasetWriter struct {
 
 // write is pass 2: render the kept examples again (same order, same trim)
 // and store them. It returns how many were redacted.
-func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kept map[string]*record) (int, error) {
+func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kept map[[32]byte]*record) (int, error) {
 	reader, err := db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -52,7 +53,7 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 	}
 	err = eachTask(ctx, reader, opts, func(t *task) error {
 		for _, stage := range opts.Stages {
-			r := kept[t.TargetIDs[stage]]
+			r := kept[exampleKey(opts.Name, t.TargetIDs[stage])]
 			if r == nil {
 				continue
 			}
@@ -68,8 +69,8 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 				redacted++
 			}
 			batch = append(batch, kb.TrainingExample{
-				ID: r.id, Dataset: w.name, Version: w.version, Stage: stage, Source: "synthetic", Split: r.split, Label: "positive",
-				RepoPath: r.repo, Commit: r.commit, TargetID: r.targetID, Messages: msgs,
+				ID: hex.EncodeToString(r.id[:]), Dataset: w.name, Version: w.version, Stage: stage, Source: "synthetic", Split: r.split, Label: "positive",
+				RepoPath: r.repo, Commit: r.commit, TargetID: t.TargetIDs[stage], Messages: msgs,
 				PromptTokens: r.promptTokens, CompletionTokens: r.completionTokens, CreatedAt: now,
 			})
 			if len(batch) >= writeBatch {
