@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -176,29 +175,34 @@ func splitAll(xs []string) []string {
 }
 
 func (a *app) printCurateSummary(sum *curate.Summary) error {
-	fmt.Fprintf(a.stdout, "dataset %s@%d (training plan %d) from %d tasks\n\n", sum.Dataset, sum.Version, sum.PlanID, sum.Tasks)
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STAGE\tTRAIN\tVALIDATION")
-	stages := make([]string, 0, len(sum.Examples))
-	for s := range sum.Examples {
-		stages = append(stages, s)
+	from := fmt.Sprintf("%d tasks", sum.Tasks)
+	if sum.Runs > 0 {
+		from += fmt.Sprintf(", %d logged runs", sum.Runs)
 	}
-	sort.Strings(stages)
-	for _, s := range stages {
-		fmt.Fprintf(tw, "%s\t%d\t%d\n", s, sum.Examples[s][kb.SplitTrain], sum.Examples[s][kb.SplitValidation])
+	fmt.Fprintf(a.stdout, "dataset %s@%d (training plan %d) from %s\n\n", sum.Dataset, sum.Version, sum.PlanID, from)
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tSTAGE\tTRAIN\tVALIDATION")
+	for _, kind := range kb.ExampleKinds {
+		for _, s := range sortedStages(sum.Kinds[kind]) {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", kind, s, sum.Kinds[kind][s][kb.SplitTrain], sum.Kinds[kind][s][kb.SplitValidation])
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if len(sum.Dropped) > 0 {
-		reasons := make([]string, 0, len(sum.Dropped))
-		for r := range sum.Dropped {
-			reasons = append(reasons, r)
+	if kto := sum.Labels[kb.KindKTO]; len(kto) > 0 {
+		fmt.Fprintf(a.stdout, "\nKTO labels: %d positive, %d negative\n", kto[kb.LabelPositive], kto[kb.LabelNegative])
+	}
+	for _, section := range []struct {
+		title  string
+		counts map[string]int
+	}{{"signals", sum.Signals}, {"dropped", sum.Dropped}} {
+		if len(section.counts) == 0 {
+			continue
 		}
-		sort.Strings(reasons)
-		fmt.Fprintln(a.stdout, "\ndropped:")
-		for _, r := range reasons {
-			fmt.Fprintf(a.stdout, "  %s %d\n", r, sum.Dropped[r])
+		fmt.Fprintf(a.stdout, "\n%s:\n", section.title)
+		for _, k := range sortedStages(section.counts) {
+			fmt.Fprintf(a.stdout, "  %s %d\n", k, section.counts[k])
 		}
 	}
 	fmt.Fprintf(a.stdout, "\ntrimmed to fit %d, credentials redacted in %d\n", sum.Trimmed, sum.Redacted)
