@@ -120,6 +120,7 @@ func TestCurateLoggedChild(t *testing.T) {
 	opts := testOptions(os.Getenv("CRA_BENCH_CHILD_NAME"))
 	opts.Sources, opts.Kinds, opts.Jobs = []string{SourceLogged}, kb.ExampleKinds, 0
 	opts.Curate.PerRepoCap = 0
+	opts.MemoryLimit = DefaultMemoryLimit // as the command line runs it
 	sum, err := Curate(context.Background(), home, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -59,7 +60,14 @@ type Options struct {
 	// Wait is how long to wait for another run building the same dataset
 	// name; 0 gives a *kb.BusyError at once.
 	Wait time.Duration
+	// MemoryLimit is a soft limit on the Go heap for the run (the
+	// runtime's GOMEMLIMIT, restored after it); 0 leaves it as it is.
+	MemoryLimit int64
 }
+
+// DefaultMemoryLimit is the Go heap curate-data keeps to: with DuckDB's
+// own limit it holds a run over a million logged calls under 1 GB.
+const DefaultMemoryLimit = 512 << 20
 
 // Summary is what a run produced.
 type Summary struct {
@@ -114,6 +122,9 @@ func Curate(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	}
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.NumCPU()
+	}
+	if opts.MemoryLimit > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(opts.MemoryLimit))
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -171,7 +182,12 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 		if err != nil {
 			return nil, err
 		}
-		recs, sum.Runs = append(recs, lrecs...), runs
+		if recs == nil {
+			recs = lrecs // no copy: a million records are a third of the heap
+		} else {
+			recs = append(recs, lrecs...)
+		}
+		sum.Runs = runs
 	}
 	decide(recs, opts)
 	balance(recs, opts.PositiveFraction)

@@ -17,7 +17,7 @@ var loggedCallTypes = []string{"task_analysis", "scope", "precision", "meta_plan
 // callWindow is about how many logged calls one window of runs holds: the
 // calls' text is read a window at a time, so memory stays flat however
 // many calls the store holds.
-const callWindow = 20_000
+const callWindow = 8_000
 
 // loggedRun is one finished cra solve run (an eval's runs are solve runs)
 // with what curate needs of it: its passes, their answers and attempts,

@@ -139,7 +139,7 @@ func (a *app) runCurate(ctx context.Context, opts curateOptions) error {
 			opts.holdoutRepos = append(opts.holdoutRepos, kb.CanonicalPath(r))
 		}
 	}
-	copts := curate.Options{Name: opts.name, Sources: opts.sources, Kinds: opts.kinds, PositiveFraction: opts.positive, Stages: opts.stages, Repos: opts.repos, HoldoutRepos: opts.holdoutRepos,
+	copts := curate.Options{MemoryLimit: memoryLimit(), Name: opts.name, Sources: opts.sources, Kinds: opts.kinds, PositiveFraction: opts.positive, Stages: opts.stages, Repos: opts.repos, HoldoutRepos: opts.holdoutRepos,
 		Curate: cfg.Curate, Budget: budget, Log: a.log, Wait: opts.wait}
 	if opts.trainingPlan != "" {
 		if copts.TrainingPlan, err = os.ReadFile(opts.trainingPlan); err != nil {
@@ -207,4 +207,13 @@ func (a *app) printCurateSummary(sum *curate.Summary) error {
 	}
 	fmt.Fprintf(a.stdout, "\ntrimmed to fit %d, credentials redacted in %d\n", sum.Trimmed, sum.Redacted)
 	return nil
+}
+
+// memoryLimit is the Go heap limit of a batch: GOMEMLIMIT when the user set
+// one (the runtime reads it), else curate's default.
+func memoryLimit() int64 {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return 0
+	}
+	return curate.DefaultMemoryLimit
 }
