@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,7 +25,7 @@ func card(m *Manifest) string {
 		}
 	}
 	b.WriteString("tags:\n- code\n- cra\n---\n\n")
-	fmt.Fprintf(&b, "# %s@%d\n\nVersion %d of dataset %s, exported by cra %s (schema %d) on %s in the **%s** layout: %s.\n",
+	fmt.Fprintf(&b, "# %s@%d\n\nVersion %d of dataset %s, exported by cra %s (schema %d) on %s in the **%s** layout: %s.\n\n",
 		m.Dataset, m.Version, m.Version, m.Dataset, m.CraVersion, m.SchemaVersion, m.CreatedAt.Format("2006-01-02"), m.Layout, layoutBlurb[m.Layout])
 	b.WriteString("One config per pipeline stage and kind of example (`sft`: whole conversations; `preference`: a prompt with\n" +
 		"a chosen and a rejected answer; `kto`: a prompt with one answer labelled desirable or not).\n\n")
@@ -50,10 +51,14 @@ func card(m *Manifest) string {
 	for _, k := range kindsOf(cfgs) {
 		fmt.Fprintf(&b, "- `%s`: %s\n", k, fieldDocs[m.Layout+"/"+k])
 	}
-	b.WriteString("\nEvery row also says where it came from: `id`, `dataset`, `stage`, `source`, `split`, `repo`, `commit`\n" +
-		"(null when none), `label` (`positive` in sft rows, `pair` in preference rows; in kto rows the boolean\n" +
-		"above), `signal` and `evidence` (why a logged row has its label; `evidence` is JSON text; null when\n" +
-		"none), `prompt_tokens`, `completion_tokens`, `created_at`. Trainers ignore the columns they do not read.\n")
+	label := "`positive` in sft rows, `pair` in preference rows"
+	if slices.Contains(kindsOf(cfgs), kb.KindKTO) {
+		label += "; in kto rows, the boolean above"
+	}
+	fmt.Fprintf(&b, "\nEvery row also says where it came from: `id`, `dataset`, `stage`, `source`, `split`, `repo`,\n"+
+		"`commit` (null when none), `label` (%s), `signal` and `evidence` (why a logged\n"+
+		"row has its label; `evidence` is JSON text; null when none), `prompt_tokens`, `completion_tokens`,\n"+
+		"`created_at`. Trainers ignore the columns they do not read.\n", label)
 
 	b.WriteString("\n## Loading\n\n")
 	if m.Layout != LayoutTRL && len(ofKind(cfgs, kb.KindSFT)) > 0 {
@@ -156,10 +161,11 @@ func trlLoading(b *strings.Builder, cfgs []config) {
 	b.WriteString("Each config loads with Hugging Face `datasets` by its name, and goes to the TRL trainer of its kind as it is:\n")
 	for _, k := range kindsOf(cfgs) {
 		tr := trainers[k]
-		fmt.Fprintf(b, "\n```python\nfrom datasets import load_dataset\nfrom trl import %s, %s\n", tr[1], tr[0])
+		fmt.Fprintf(b, "\n```python\nfrom datasets import load_dataset\nfrom transformers import AutoTokenizer\nfrom trl import %s, %s\n\n", tr[1], tr[0])
+		b.WriteString("model = \"Qwen/Qwen3-1.7B\"\ntokenizer = AutoTokenizer.from_pretrained(model)\n")
 		for _, c := range ofKind(cfgs, k) {
 			fmt.Fprintf(b, "\nds = load_dataset(\"path/to/this/directory\", %q)\n", c.name)
-			fmt.Fprintf(b, "trainer = %s(model=\"Qwen/Qwen3-1.7B\", train_dataset=ds[\"train\"],", tr[0])
+			fmt.Fprintf(b, "trainer = %s(model=model, processing_class=tokenizer, train_dataset=ds[\"train\"],", tr[0])
 			if c.has(kb.SplitValidation) {
 				b.WriteString(" eval_dataset=ds[\"validation\"],")
 			}
@@ -175,8 +181,9 @@ func openAILoading(b *strings.Builder, m *Manifest, cfgs []config) {
 			"Hugging Face `datasets` loads each config by its name: `load_dataset(\"path/to/this/directory\", CONFIG)`.\n")
 		return
 	}
-	b.WriteString("A fine-tuning job takes one training file and one validation file: concatenate a config's shards.\n" +
-		"The upload needs only the format's fields; to send only those, select them, e.g. with `jq -c`.\n")
+	b.WriteString("A fine-tuning job takes one training file and one validation file, and reads only its format's\n" +
+		"fields: for each config, the commands below join its shards keeping those fields (`jq`), upload them\n" +
+		"and start the job.\n")
 	methods := map[string]string{kb.KindSFT: "supervised", kb.KindPreference: "dpo"}
 	fields := map[string]string{kb.KindSFT: "{messages}", kb.KindPreference: "{input, preferred_output, non_preferred_output}"}
 	for _, k := range kindsOf(cfgs) {
