@@ -36,14 +36,15 @@ func (a *app) datasetsExportCommand() *cli.Command {
 			"  openai   OpenAI fine-tuning: sft {messages}; preference {input: {messages}, preferred_output,\n" +
 			"           non_preferred_output} (DPO). No kto format: a dataset with kto rows needs --kinds sft,preference\n" +
 			"  axolotl  sft {messages} (type chat_template); preference {messages, chosen, rejected} with one message\n" +
-			"           each (chat_template.default); kto {system, prompt, completion, label} as text (chatml.ultra)\n" +
+			"           each (chat_template.default); kto {system, prompt, completion} as text and label (boolean)\n" +
+			"           (chatml.ultra, llama3.ultra); a kto prompt must be one system and one user turn\n" +
 			"Every row also carries id, dataset, stage, source, split, repo, commit, label, signal, evidence,\n" +
 			"prompt_tokens, completion_tokens and created_at, which trainers ignore. The dataset card (README.md)\n" +
 			"shows how to load each config with the layout's trainer.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: datasets.FormatParquet, Usage: "parquet or jsonl"},
 			&cli.StringFlag{Name: "layout", Value: datasets.LayoutTRL, Usage: "trl, openai or axolotl: the fields each kind's rows get (see above)"},
-			&cli.StringSliceFlag{Name: "kinds", Usage: "export only these kinds: sft, preference, kto (default: all)"},
+			&cli.StringSliceFlag{Name: "kinds", Usage: "export only these kinds, comma-separated: sft, preference, kto (default: all); the manifest counts those left out"},
 			&cli.StringFlag{Name: "out", Usage: "a new or empty directory (default: exports/NAME-vVERSION-FORMAT in the home, NAME-vVERSION-LAYOUT-FORMAT for a layout other than trl)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
