@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -123,5 +122,3 @@ func shorten(s string, n int) string {
 	}
 	return string(r[:n]) + "…"
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
