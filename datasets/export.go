@@ -136,13 +136,16 @@ func (o *ExportOptions) defaults() error {
 	if !slices.Contains(Layouts, o.Layout) {
 		return fmt.Errorf("layout %q: use %s", o.Layout, strings.Join(Layouts, ", "))
 	}
-	if len(o.Kinds) == 0 {
-		o.Kinds = kb.ExampleKinds
-	}
 	for _, k := range o.Kinds {
 		if !slices.Contains(kb.ExampleKinds, k) {
 			return fmt.Errorf("kind %q: use %s", k, strings.Join(kb.ExampleKinds, ", "))
 		}
+		if shapeOf(o.Layout, k) == nil {
+			return &LayoutError{Layout: o.Layout, Kind: k}
+		}
+	}
+	if len(o.Kinds) == 0 {
+		o.Kinds = kb.ExampleKinds
 	}
 	if o.ShardBytes <= 0 {
 		o.ShardBytes = 256 << 20

@@ -389,6 +389,13 @@ func TestOpenAIRefusesKTO(t *testing.T) {
 	if readme, _ := os.ReadFile(filepath.Join(dir, "README.md")); !strings.Contains(string(readme), "Left out of this export (`--kinds`): 8 kto rows.") {
 		t.Errorf("the card does not say the kto rows were left out:\n%s", readme)
 	}
+
+	// Asked for by name, kto is refused whatever the dataset holds.
+	_, err = Export(context.Background(), raw.DB, kb.DatasetRef{Name: "mix"},
+		ExportOptions{Layout: LayoutOpenAI, Kinds: []string{kb.KindKTO}, Out: filepath.Join(t.TempDir(), "kto")})
+	if !errors.As(err, &le) || err.Error() != "layout openai has no format for kto rows: export them with --layout trl or axolotl" {
+		t.Errorf("openai export of --kinds kto: %v", err)
+	}
 }
 
 // A row the layout's format cannot carry is refused, naming it; the trl

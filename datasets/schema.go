@@ -138,29 +138,30 @@ func single(name string, p func(*example) *[]kb.Message) column {
 // shapes are every layout's shapes. A layout without a kind cannot write
 // rows of it.
 var shapes = func() []*shape {
-	kind := func(layout, kind string, misfit func(*example) string, own ...column) *shape {
+	// def is a shape: the layout's own columns, then the metadata.
+	def := func(layout, kind string, misfit func(*example) string, own ...column) *shape {
 		return newShape(layout, kind, misfit, append(own, metadata(kind != kb.KindKTO)...)...)
 	}
 	prompt := list("prompt", func(e *example) []kb.Message { return e.Messages }, func(e *example, v []kb.Message) { e.Messages = v })
 	chosen := list("chosen", func(e *example) []kb.Message { return e.Chosen }, func(e *example, v []kb.Message) { e.Chosen = v })
 	rejected := list("rejected", func(e *example) []kb.Message { return e.Rejected }, func(e *example, v []kb.Message) { e.Rejected = v })
 	return []*shape{
-		kind(LayoutTRL, kb.KindSFT, nil, conversationCol),
-		kind(LayoutTRL, kb.KindPreference, nil, prompt, chosen, rejected),
-		kind(LayoutTRL, kb.KindKTO, ktoMisfit, ktoPrompt, ktoCompletion, ktoLabel),
+		def(LayoutTRL, kb.KindSFT, nil, conversationCol),
+		def(LayoutTRL, kb.KindPreference, nil, prompt, chosen, rejected),
+		def(LayoutTRL, kb.KindKTO, ktoMisfit, ktoPrompt, ktoCompletion, ktoLabel),
 
-		kind(LayoutOpenAI, kb.KindSFT, nil, conversationCol),
-		kind(LayoutOpenAI, kb.KindPreference, nil,
+		def(LayoutOpenAI, kb.KindSFT, nil, conversationCol),
+		def(LayoutOpenAI, kb.KindPreference, nil,
 			col("input", conversation, func(e *example) chat { return chat{Messages: orEmpty(e.Messages)} },
 				func(e *example, v chat) { e.Messages = v.Messages }),
 			list("preferred_output", func(e *example) []kb.Message { return e.Chosen }, func(e *example, v []kb.Message) { e.Chosen = v }),
 			list("non_preferred_output", func(e *example) []kb.Message { return e.Rejected }, func(e *example, v []kb.Message) { e.Rejected = v })),
 
-		kind(LayoutAxolotl, kb.KindSFT, nil, conversationCol),
-		kind(LayoutAxolotl, kb.KindPreference, axolotlPairMisfit, conversationCol,
+		def(LayoutAxolotl, kb.KindSFT, nil, conversationCol),
+		def(LayoutAxolotl, kb.KindPreference, axolotlPairMisfit, conversationCol,
 			single("chosen", func(e *example) *[]kb.Message { return &e.Chosen }),
 			single("rejected", func(e *example) *[]kb.Message { return &e.Rejected })),
-		kind(LayoutAxolotl, kb.KindKTO, axolotlKTOMisfit,
+		def(LayoutAxolotl, kb.KindKTO, axolotlKTOMisfit,
 			col("system", nullText, func(e *example) *string {
 				if e.Messages[0].Role == "system" {
 					return &e.Messages[0].Content
@@ -242,7 +243,7 @@ func layoutsFor(kind string) []string {
 type LayoutError struct {
 	Layout  string
 	Kind    string
-	Dataset string // NAME@VERSION
+	Dataset string // NAME@VERSION; "" when the kind was asked for by name
 	Rows    int    // rows of Kind in the dataset, when the layout has no format for them
 	ID      string // the row that does not fit
 	Why     string
@@ -253,9 +254,11 @@ func (e *LayoutError) Error() string {
 	if e.ID != "" {
 		return fmt.Sprintf("layout %s cannot write %s row %s of %s: %s; export it with --layout %s", e.Layout, e.Kind, e.ID, e.Dataset, e.Why, others)
 	}
-	keep := strings.Join(without(kb.ExampleKinds, e.Kind), ",")
+	if e.Dataset == "" {
+		return fmt.Sprintf("layout %s has no format for %s rows: export them with --layout %s", e.Layout, e.Kind, others)
+	}
 	return fmt.Sprintf("layout %s has no format for %s rows, and %s holds %d: export them with --layout %s, or leave them out with --kinds %s",
-		e.Layout, e.Kind, e.Dataset, e.Rows, others, keep)
+		e.Layout, e.Kind, e.Dataset, e.Rows, others, strings.Join(without(kb.ExampleKinds, e.Kind), ","))
 }
 
 func without(xs []string, x string) []string {
