@@ -7,6 +7,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cra-dev/cra/internal/version"
@@ -21,30 +23,48 @@ const (
 
 // ExportOptions say where and how a dataset is written.
 type ExportOptions struct {
-	Format     string // parquet (default) or jsonl
-	Out        string // a new or empty directory
-	ShardBytes int64  // uncompressed bytes at which a shard is cut; <= 0: 256 MiB
+	Format     string   // parquet (default) or jsonl
+	Layout     string   // trl (default), openai or axolotl: the fields of each kind (see Layouts)
+	Kinds      []string // the kinds to write (sft, preference, kto); none: all
+	Out        string   // a new or empty directory
+	ShardBytes int64    // uncompressed bytes at which a shard is cut; <= 0: 256 MiB
 }
 
-// Export writes the dataset version ref names (NAME: the latest) from the raw store to opts.Out: shards
-// <stage>/<split>-NNNNN-of-NNNNN.<ext>, a manifest.json and a README.md
-// dataset card. Rows stream from the store (memory holds one batch and one
-// row group at a time). Everything is written under a temporary directory
-// inside Out and moved into place at the end, the manifest last, so an
-// interrupted export never leaves a manifest naming missing files.
+// Export writes the dataset version ref names (NAME: the latest) from the
+// raw store to opts.Out in opts.Layout: shards
+// <stage>/<kind>/<split>-NNNNN-of-NNNNN.<ext>, one schema per layout and
+// kind, a manifest.json and a README.md dataset card. A kind the layout has
+// no format for, unless opts.Kinds leaves it out, or a row the layout
+// cannot carry, is a *LayoutError and nothing is written. Rows stream from
+// the store (memory holds one batch and one row group at a time).
+// Everything is written under a temporary directory inside Out and moved
+// into place at the end, the manifest last, so an interrupted export never
+// leaves a manifest naming missing files.
 func Export(ctx context.Context, q kb.Querier, ref kb.DatasetRef, opts ExportOptions) (*Manifest, error) {
-	if opts.Format == "" {
-		opts.Format = FormatParquet
-	}
-	if opts.Format != FormatParquet && opts.Format != FormatJSONL {
-		return nil, fmt.Errorf("format %q: use parquet or jsonl", opts.Format)
-	}
-	if opts.ShardBytes <= 0 {
-		opts.ShardBytes = 256 << 20
+	if err := opts.defaults(); err != nil {
+		return nil, err
 	}
 	info, err := kb.ResolveDataset(ctx, q, ref)
 	if err != nil {
 		return nil, err
+	}
+	m := &Manifest{SchemaVersion: SchemaVersion, Dataset: info.Name, Version: info.Version, Format: opts.Format,
+		Layout: opts.Layout, CraVersion: version.String(), CreatedAt: time.Now().UTC().Truncate(time.Second), Counts: Counts{},
+		Criteria: info.Criteria}
+	kinds, err := kb.TrainingExampleKinds(ctx, q, info.Name, info.Version)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range sortedKeys(kinds) {
+		switch {
+		case !slices.Contains(opts.Kinds, k):
+			if m.LeftOut == nil {
+				m.LeftOut = map[string]int{}
+			}
+			m.LeftOut[k] = kinds[k]
+		case shapeOf(opts.Layout, k) == nil:
+			return nil, &LayoutError{Layout: opts.Layout, Kind: k, Dataset: fmt.Sprintf("%s@%d", info.Name, info.Version), Rows: kinds[k]}
+		}
 	}
 	if err := emptyDir(opts.Out); err != nil {
 		return nil, err
@@ -55,21 +75,25 @@ func Export(ctx context.Context, q kb.Querier, ref kb.DatasetRef, opts ExportOpt
 	}
 	defer os.RemoveAll(tmp)
 
-	m := &Manifest{SchemaVersion: SchemaVersion, Dataset: info.Name, Version: info.Version, Format: opts.Format,
-		CraVersion: version.String(), CreatedAt: time.Now().UTC().Truncate(time.Second), Counts: map[string]map[string]int{},
-		Criteria: info.Criteria}
 	g := &group{opts: opts, tmp: tmp, m: m}
 	err = kb.EachTrainingExample(ctx, q, info.Name, info.Version, func(e kb.TrainingExample) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if e.Stage != g.stage || e.Split != g.split {
+		if !slices.Contains(opts.Kinds, e.Kind) {
+			return nil
+		}
+		if e.Kind != g.kind || e.Stage != g.stage || e.Split != g.split {
 			if err := g.end(); err != nil {
 				return err
 			}
-			g.stage, g.split = e.Stage, e.Split
+			g.kind, g.stage, g.split = e.Kind, e.Stage, e.Split
+			g.shape = shapeOf(opts.Layout, e.Kind)
 		}
-		return g.add(e)
+		if why := g.shape.misfit(&e); why != "" {
+			return &LayoutError{Layout: opts.Layout, Kind: e.Kind, Dataset: fmt.Sprintf("%s@%d", info.Name, info.Version), ID: e.ID, Why: why}
+		}
+		return g.add(&e)
 	})
 	if err == nil {
 		err = g.end()
@@ -98,40 +122,73 @@ func Export(ctx context.Context, q kb.Querier, ref kb.DatasetRef, opts ExportOpt
 	return m, os.Rename(filepath.Join(tmp, ManifestFile), filepath.Join(opts.Out, ManifestFile))
 }
 
-// group writes one stage and split: its shards, then their final names.
-type group struct {
-	opts         ExportOptions
-	tmp          string
-	m            *Manifest
-	stage, split string
-	cur          shard
-	files        []FileEntry
+// defaults fills in the format and layout and checks them and the kinds.
+func (o *ExportOptions) defaults() error {
+	if o.Format == "" {
+		o.Format = FormatParquet
+	}
+	if o.Format != FormatParquet && o.Format != FormatJSONL {
+		return fmt.Errorf("format %q: use parquet or jsonl", o.Format)
+	}
+	if o.Layout == "" {
+		o.Layout = LayoutTRL
+	}
+	if !slices.Contains(Layouts, o.Layout) {
+		return fmt.Errorf("layout %q: use %s", o.Layout, strings.Join(Layouts, ", "))
+	}
+	for _, k := range o.Kinds {
+		if !slices.Contains(kb.ExampleKinds, k) {
+			return fmt.Errorf("kind %q: use %s", k, strings.Join(kb.ExampleKinds, ", "))
+		}
+		if shapeOf(o.Layout, k) == nil {
+			return &LayoutError{Layout: o.Layout, Kind: k}
+		}
+	}
+	if len(o.Kinds) == 0 {
+		o.Kinds = kb.ExampleKinds
+	}
+	if o.ShardBytes <= 0 {
+		o.ShardBytes = 256 << 20
+	}
+	return nil
 }
 
-func (g *group) add(e kb.TrainingExample) error {
+// group writes one stage, kind and split: its shards, then their final
+// names.
+type group struct {
+	opts               ExportOptions
+	tmp                string
+	m                  *Manifest
+	kind, stage, split string
+	shape              *shape
+	cur                shard
+	files              []FileEntry
+}
+
+// dir is the group's directory, relative to the export's.
+func (g *group) dir() string { return path.Join(g.stage, g.kind) }
+
+func (g *group) add(e *kb.TrainingExample) error {
 	if g.cur == nil {
-		dir := filepath.Join(g.tmp, g.stage)
+		dir := filepath.Join(g.tmp, filepath.FromSlash(g.dir()))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 		p := filepath.Join(dir, fmt.Sprintf("%s.%d.part", g.split, len(g.files)))
 		var err error
 		if g.opts.Format == FormatJSONL {
-			g.cur, err = newJSONLShard(p)
+			g.cur, err = newJSONLShard(p, g.shape)
 		} else {
-			g.cur, err = newParquetShard(p)
+			g.cur, err = newParquetShard(p, g.shape)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	if err := g.cur.add(e); err != nil {
-		return err
+		return fmt.Errorf("example %s: %w", e.ID, err)
 	}
-	if g.m.Counts[g.stage] == nil {
-		g.m.Counts[g.stage] = map[string]int{}
-	}
-	g.m.Counts[g.stage][g.split]++
+	g.m.Counts.add(g.stage, g.kind, g.split, 1)
 	if g.cur.rawBytes() >= g.opts.ShardBytes {
 		return g.closeShard()
 	}
@@ -144,7 +201,7 @@ func (g *group) closeShard() error {
 	if err != nil {
 		return err
 	}
-	g.files = append(g.files, FileEntry{Stage: g.stage, Split: g.split, Rows: rows, Bytes: n, SHA256: sum})
+	g.files = append(g.files, FileEntry{Stage: g.stage, Kind: g.kind, Split: g.split, Rows: rows, Bytes: n, SHA256: sum})
 	return nil
 }
 
@@ -158,8 +215,8 @@ func (g *group) end() error {
 	}
 	for i := range g.files {
 		f := &g.files[i]
-		f.Path = path.Join(g.stage, fmtShard(g.split, i, len(g.files), g.opts.Format))
-		from := filepath.Join(g.tmp, g.stage, fmt.Sprintf("%s.%d.part", g.split, i))
+		f.Path = path.Join(g.dir(), fmtShard(g.split, i, len(g.files), g.opts.Format))
+		from := filepath.Join(g.tmp, filepath.FromSlash(g.dir()), fmt.Sprintf("%s.%d.part", g.split, i))
 		if err := os.Rename(from, filepath.Join(g.tmp, filepath.FromSlash(f.Path))); err != nil {
 			return err
 		}

@@ -54,7 +54,6 @@ func tableRows(t testing.TB, q kb.Querier) []kb.TrainingExample {
 	var out []kb.TrainingExample
 	if err := kb.EachTrainingExample(context.Background(), q, "d", 1, func(e kb.TrainingExample) error {
 		e.Version = 0 // the manifest carries the version, not each exported row
-		e.Kind = ""   // the layout carries the kind
 		out = append(out, e)
 		return nil
 	}); err != nil {
@@ -84,7 +83,7 @@ func readDir(t testing.TB, dir string) []kb.TrainingExample {
 func normalise(rows []kb.TrainingExample) []kb.TrainingExample {
 	out := append([]kb.TrainingExample(nil), rows...)
 	for i := range out {
-		out[i].TargetID = "" // not exported
+		out[i].TargetID, out[i].TaskID = "", "" // not exported
 		out[i].CreatedAt = out[i].CreatedAt.UTC()
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -105,7 +104,7 @@ func TestExportRoundTrip(t *testing.T) {
 		if got := readDir(t, dir); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: read back %d rows; they differ from the table's %d (first: %+v vs %+v)", format, len(got), len(want), first(got), first(want))
 		}
-		if m.Counts["scope"]["train"]+m.Counts["scope"]["validation"]+m.Counts["implement"]["train"]+m.Counts["implement"]["validation"] != 500 {
+		if m.Counts["scope"]["sft"]["train"]+m.Counts["scope"]["sft"]["validation"]+m.Counts["implement"]["sft"]["train"]+m.Counts["implement"]["sft"]["validation"] != 500 {
 			t.Errorf("%s: manifest counts %v", format, m.Counts)
 		}
 		rep, err := Inspect(context.Background(), dir)
@@ -120,8 +119,8 @@ func TestExportRoundTrip(t *testing.T) {
 	// DuckDB reads both exports with the same rows, and the Parquet files
 	// as the table holds them.
 	var n int
-	if err := raw.DB.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/*/*.parquet') p
-		JOIN read_json('%s/*/*.jsonl', columns = {id: 'VARCHAR', messages: 'STRUCT(role VARCHAR, content VARCHAR)[]', commit: 'VARCHAR'}) j
+	if err := raw.DB.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/*/*/*.parquet') p
+		JOIN read_json('%s/*/*/*.jsonl', columns = {id: 'VARCHAR', messages: 'STRUCT(role VARCHAR, content VARCHAR)[]', commit: 'VARCHAR'}) j
 		ON j.id = p.id AND j.messages = p.messages AND j.commit IS NOT DISTINCT FROM p.commit`,
 		dirs[FormatParquet], dirs[FormatJSONL])).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -129,7 +128,7 @@ func TestExportRoundTrip(t *testing.T) {
 	if n != 500 {
 		t.Errorf("rows equal in the Parquet and JSONL exports: %d, want 500", n)
 	}
-	raw.DB.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/*/*.parquet') p
+	raw.DB.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/*/*/*.parquet') p
 		JOIN training_examples t ON t.id = p.id AND t.messages = p.messages AND t.commit IS NOT DISTINCT FROM p.commit
 		AND t.created_at = p.created_at AND t.split = p.split AND t.stage = p.stage`, dirs[FormatParquet])).Scan(&n) //nolint:errcheck // n checked
 	if n != 500 {
@@ -154,17 +153,17 @@ func TestExportShardsAndCard(t *testing.T) {
 	perGroup := map[string]int{}
 	rows := 0
 	for _, f := range m.Files {
-		perGroup[f.Stage+"/"+f.Split]++
+		perGroup[f.Stage+"/"+f.Kind+"/"+f.Split]++
 		rows += f.Rows
 		if !strings.Contains(f.Path, "-of-") || !strings.HasSuffix(f.Path, ".parquet") {
 			t.Errorf("shard name %s", f.Path)
 		}
 	}
-	if rows != 3000 || perGroup["scope/train"] < 3 {
-		t.Errorf("%d rows over shards %v: want 3000 and several scope/train shards", rows, perGroup)
+	if rows != 3000 || perGroup["scope/sft/train"] < 3 {
+		t.Errorf("%d rows over shards %v: want 3000 and several scope/sft/train shards", rows, perGroup)
 	}
-	n := perGroup["scope/train"]
-	if _, err := os.Stat(filepath.Join(dir, "scope", fmtShard("train", n-1, n, "parquet"))); err != nil {
+	n := perGroup["scope/sft/train"]
+	if _, err := os.Stat(filepath.Join(dir, "scope", "sft", fmtShard("train", n-1, n, "parquet"))); err != nil {
 		t.Errorf("last scope/train shard: %v", err)
 	}
 

@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,25 +14,32 @@ import (
 
 // Report is what Inspect found in an export directory.
 type Report struct {
-	Dataset  string                    `json:"dataset"`
-	Version  int                       `json:"version"`
-	Format   string                    `json:"format"`
-	Counts   map[string]map[string]int `json:"counts"`
-	Files    int                       `json:"files"`
-	Problems []string                  `json:"problems"` // empty when the export matches its manifest
-	Preview  map[string]string         `json:"preview"`  // stage → the first example's user turn, shortened
+	Dataset  string            `json:"dataset"`
+	Version  int               `json:"version"`
+	Format   string            `json:"format"`
+	Layout   string            `json:"layout"`
+	Counts   Counts            `json:"counts"` // stage → kind → split → rows read
+	Files    int               `json:"files"`
+	Problems []string          `json:"problems"` // empty when the export matches its manifest
+	Preview  map[string]string `json:"preview"`  // config (stage-kind) → the first example's user turn, shortened
 }
 
 // Inspect reads every file of an export back and checks it against the
-// manifest: each file's sha256 and row count, the schema (Parquet) or the
-// row shape (JSON Lines). Mismatches are listed in Problems, each naming
-// the file; an error means the directory could not be read at all.
+// manifest: each file's sha256 and row count, its columns (the layout's
+// for the file's kind: the Parquet schema, or each JSON Lines row's keys),
+// and each row's stage, kind and split. Mismatches are listed in Problems,
+// each naming the file; an error means the directory could not be read at
+// all (no manifest, or one of another schema version).
 func Inspect(ctx context.Context, dir string) (*Report, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	rep := &Report{Dataset: m.Dataset, Version: m.Version, Format: m.Format, Counts: map[string]map[string]int{}, Files: len(m.Files),
+	if m.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s: schema version %d, this cra reads %d: export the dataset again (cra datasets export %s@%d)",
+			dir, m.SchemaVersion, SchemaVersion, m.Dataset, m.Version)
+	}
+	rep := &Report{Dataset: m.Dataset, Version: m.Version, Format: m.Format, Layout: m.Layout, Counts: Counts{}, Files: len(m.Files),
 		Problems: []string{}, Preview: map[string]string{}}
 	for _, f := range m.Files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
@@ -43,14 +49,22 @@ func Inspect(ctx context.Context, dir string) (*Report, error) {
 		} else if sum != f.SHA256 {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: sha256 %s, the manifest says %s", f.Path, sum, f.SHA256))
 		}
+		sh := shapeOf(m.Layout, f.Kind)
+		if sh == nil {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: layout %q has no kind %q", f.Path, m.Layout, f.Kind))
+			continue
+		}
 		rows := 0
-		err := ReadFile(ctx, p, m.Format, func(e kb.TrainingExample) error {
+		err := readShard(ctx, p, m.Format, sh, func(e kb.TrainingExample) error {
 			rows++
 			if e.Stage != f.Stage || e.Split != f.Split {
 				return fmt.Errorf("row %s is %s/%s in a %s/%s file", e.ID, e.Stage, e.Split, f.Stage, f.Split)
 			}
-			if _, ok := rep.Preview[e.Stage]; !ok && len(e.Messages) > 1 {
-				rep.Preview[e.Stage] = shorten(e.Messages[1].Content, 200)
+			config := configName(e.Stage, e.Kind)
+			if _, ok := rep.Preview[config]; !ok {
+				if u := userTurn(e.Messages); u != "" {
+					rep.Preview[config] = shorten(u, 200)
+				}
 			}
 			return nil
 		})
@@ -64,19 +78,28 @@ func Inspect(ctx context.Context, dir string) (*Report, error) {
 		if rows != f.Rows {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %d rows, the manifest says %d", f.Path, rows, f.Rows))
 		}
-		if rep.Counts[f.Stage] == nil {
-			rep.Counts[f.Stage] = map[string]int{}
-		}
-		rep.Counts[f.Stage][f.Split] += rows
+		rep.Counts.add(f.Stage, f.Kind, f.Split, rows)
 	}
-	for stage, splits := range m.Counts {
-		for split, n := range splits {
-			if got := rep.Counts[stage][split]; got != n {
-				rep.Problems = append(rep.Problems, fmt.Sprintf("%s/%s: %d rows in the files, the manifest counts %d", stage, split, got, n))
+	for _, stage := range sortedKeys(m.Counts) {
+		for _, kind := range sortedKeys(m.Counts[stage]) {
+			for _, split := range sortedKeys(m.Counts[stage][kind]) {
+				if got, n := rep.Counts[stage][kind][split], m.Counts[stage][kind][split]; got != n {
+					rep.Problems = append(rep.Problems, fmt.Sprintf("%s/%s/%s: %d rows in the files, the manifest counts %d", stage, kind, split, got, n))
+				}
 			}
 		}
 	}
 	return rep, nil
+}
+
+// userTurn is the content of the first user message ("" if none).
+func userTurn(msgs []kb.Message) string {
+	for _, m := range msgs {
+		if m.Role == "user" {
+			return m.Content
+		}
+	}
+	return ""
 }
 
 func fileSHA256(p string) (string, error) {
@@ -99,5 +122,3 @@ func shorten(s string, n int) string {
 	}
 	return string(r[:n]) + "…"
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -6,10 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"time"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -19,14 +18,23 @@ import (
 
 // ReadFile reads one exported shard back (Parquet through Arrow, or JSON
 // Lines), calling fn for each row in file order, until ctx is cancelled.
+// The file may be in any layout: its columns say which, and which kind its
+// rows are (e.Kind). The version, target and task ids are not exported and
+// come back empty.
 func ReadFile(ctx context.Context, path, format string, fn func(kb.TrainingExample) error) error {
-	if format == FormatJSONL {
-		return readJSONL(ctx, path, fn)
-	}
-	return readParquet(ctx, path, fn)
+	return readShard(ctx, path, format, nil, fn)
 }
 
-func readParquet(ctx context.Context, path string, fn func(kb.TrainingExample) error) error {
+// readShard reads a shard whose columns are want's, or any shape's when
+// want is nil.
+func readShard(ctx context.Context, path, format string, want *shape, fn func(kb.TrainingExample) error) error {
+	if format == FormatJSONL {
+		return readJSONL(ctx, path, want, fn)
+	}
+	return readParquet(ctx, path, want, fn)
+}
+
+func readParquet(ctx context.Context, path string, want *shape, fn func(kb.TrainingExample) error) error {
 	rdr, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return err
@@ -41,7 +49,8 @@ func readParquet(ctx context.Context, path string, fn func(kb.TrainingExample) e
 		return err
 	}
 	defer rr.Release()
-	if err := sameSchema(rr.Schema()); err != nil {
+	sh, err := parquetShape(rr.Schema(), want)
+	if err != nil {
 		return err
 	}
 	for rr.Next() {
@@ -49,24 +58,10 @@ func readParquet(ctx context.Context, path string, fn func(kb.TrainingExample) e
 			return err
 		}
 		rec := rr.RecordBatch()
-		str := func(i int) *array.String { return rec.Column(i).(*array.String) }
-		msgs := rec.Column(8).(*array.List)
-		structs := msgs.ListValues().(*array.Struct)
-		roles, contents := structs.Field(0).(*array.String), structs.Field(1).(*array.String)
-		pt, ct := rec.Column(9).(*array.Int32), rec.Column(10).(*array.Int32)
-		at := rec.Column(11).(*array.Timestamp)
 		for r := 0; r < int(rec.NumRows()); r++ {
-			e := kb.TrainingExample{ID: str(0).Value(r), Dataset: str(1).Value(r), Stage: str(2).Value(r),
-				Source: str(3).Value(r), Split: str(4).Value(r), Label: str(5).Value(r), RepoPath: str(6).Value(r),
-				PromptTokens: int(pt.Value(r)), CompletionTokens: int(ct.Value(r)),
-				CreatedAt: at.Value(r).ToTime(arrow.Microsecond).UTC()}
-			if !str(7).IsNull(r) {
-				e.Commit = str(7).Value(r)
-			}
-			start, end := msgs.ValueOffsets(r)
-			e.Messages = make([]kb.Message, 0, end-start)
-			for k := start; k < end; k++ {
-				e.Messages = append(e.Messages, kb.Message{Role: roles.Value(int(k)), Content: contents.Value(int(k))})
+			e := kb.TrainingExample{Kind: sh.kind}
+			for i, c := range sh.cols {
+				c.read(rec.Column(i), r, &e)
 			}
 			if err := fn(e); err != nil {
 				return err
@@ -76,7 +71,51 @@ func readParquet(ctx context.Context, path string, fn func(kb.TrainingExample) e
 	return rr.Err()
 }
 
-func readJSONL(ctx context.Context, path string, fn func(kb.TrainingExample) error) error {
+// parquetShape is the shape whose schema got is: want's, or, with want nil,
+// any layout's (an SFT file is the same in every layout).
+func parquetShape(got *arrow.Schema, want *shape) (*shape, error) {
+	if want != nil {
+		return want, sameSchema(got, want.schema)
+	}
+	for _, s := range shapes {
+		if sameSchema(got, s.schema) == nil {
+			return s, nil
+		}
+	}
+	names := make([]string, got.NumFields())
+	for i, f := range got.Fields() {
+		names[i] = f.Name
+	}
+	return nil, fmt.Errorf("columns %s are no layout's", strings.Join(names, ", "))
+}
+
+// sameSchema compares a file's schema with want's by field names, types and
+// nullability (Parquet adds field-id metadata on the way back).
+func sameSchema(got, want *arrow.Schema) error {
+	if got.NumFields() != want.NumFields() {
+		return fmt.Errorf("%d columns, want %d", got.NumFields(), want.NumFields())
+	}
+	for i, w := range want.Fields() {
+		f := got.Field(i)
+		if f.Name != w.Name || !arrow.TypeEqual(f.Type, w.Type) || f.Nullable != w.Nullable {
+			return fmt.Errorf("column %d is %s %s (nullable %v), want %s %s (nullable %v)", i, f.Name, f.Type, f.Nullable, w.Name, w.Type, w.Nullable)
+		}
+	}
+	return nil
+}
+
+// byKeys finds a shape by its JSON Lines keys.
+var byKeys = func() map[string]*shape {
+	m := map[string]*shape{}
+	for _, s := range shapes {
+		if _, ok := m[s.keys()]; !ok { // SFT: the first layout's, the same columns
+			m[s.keys()] = s
+		}
+	}
+	return m
+}()
+
+func readJSONL(ctx context.Context, path string, want *shape, fn func(kb.TrainingExample) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -85,45 +124,34 @@ func readJSONL(ctx context.Context, path string, fn func(kb.TrainingExample) err
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	line := 0
+	sh := want
 	for sc.Scan() {
 		line++
 		if line%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		var r jsonlRow
-		dec := json.NewDecoder(bytesReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
+		var row map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
-		at, err := time.Parse("2006-01-02T15:04:05.000000Z", r.CreatedAt)
-		if err != nil {
-			return fmt.Errorf("line %d: created_at: %w", line, err)
+		keys := sortedKeys(row)
+		switch {
+		case sh == nil && byKeys[strings.Join(keys, ",")] == nil:
+			return fmt.Errorf("line %d: keys %s are no layout's", line, strings.Join(keys, ", "))
+		case sh == nil:
+			sh = byKeys[strings.Join(keys, ",")]
+		case strings.Join(keys, ",") != sh.keys():
+			return fmt.Errorf("line %d: keys %s, want %s", line, strings.Join(keys, ", "), sh.keys())
 		}
-		e := kb.TrainingExample{ID: r.ID, Dataset: r.Dataset, Stage: r.Stage, Source: r.Source, Split: r.Split,
-			Label: r.Label, RepoPath: r.Repo, Messages: r.Messages, PromptTokens: r.PromptTokens,
-			CompletionTokens: r.CompletionTokens, CreatedAt: at}
-		if r.Commit != nil {
-			e.Commit = *r.Commit
+		e := kb.TrainingExample{Kind: sh.kind}
+		for _, c := range sh.cols {
+			if err := c.fromJSON(row[c.field.Name], &e); err != nil {
+				return fmt.Errorf("line %d: %w", line, err)
+			}
 		}
 		if err := fn(e); err != nil {
 			return err
 		}
 	}
 	return sc.Err()
-}
-
-// sameSchema compares a file's schema with Schema by field names, types and
-// nullability (Parquet adds field-id metadata on the way back).
-func sameSchema(got *arrow.Schema) error {
-	if got.NumFields() != Schema.NumFields() {
-		return fmt.Errorf("%d columns, want %d", got.NumFields(), Schema.NumFields())
-	}
-	for i, want := range Schema.Fields() {
-		f := got.Field(i)
-		if f.Name != want.Name || !arrow.TypeEqual(f.Type, want.Type) || f.Nullable != want.Nullable {
-			return fmt.Errorf("column %d is %s %s (nullable %v), want %s %s (nullable %v)", i, f.Name, f.Type, f.Nullable, want.Name, want.Type, want.Nullable)
-		}
-	}
-	return nil
 }

@@ -4,13 +4,12 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"hash"
 	"io"
 	"os"
+	"strconv"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -28,9 +27,9 @@ const (
 	rowGroupBytes = 64 << 20
 )
 
-// shard is one output file being written.
+// shard is one output file being written, its rows all of one shape.
 type shard interface {
-	add(e kb.TrainingExample) error
+	add(e *kb.TrainingExample) error
 	// finish closes the file and returns its rows, bytes and sha256.
 	finish() (rows int, bytes int64, sum string, err error)
 	// rawBytes is the uncompressed size of the rows added so far.
@@ -66,16 +65,20 @@ func (c *countingFile) close() (int64, string, error) {
 	return c.n, hex.EncodeToString(c.h.Sum(nil)), nil
 }
 
-func rowBytes(e kb.TrainingExample) int64 {
-	n := int64(len(e.ID) + len(e.Dataset) + len(e.Stage) + len(e.Source) + len(e.Split) + len(e.Label) + len(e.RepoPath) + len(e.Commit) + 16)
-	for _, m := range e.Messages {
-		n += int64(len(m.Role) + len(m.Content))
+func rowBytes(e *kb.TrainingExample) int64 {
+	n := int64(len(e.ID) + len(e.Dataset) + len(e.Stage) + len(e.Source) + len(e.Split) + len(e.Label) + len(e.RepoPath) +
+		len(e.Commit) + len(e.Signal) + len(e.Evidence) + 16)
+	for _, msgs := range [][]kb.Message{e.Messages, e.Chosen, e.Rejected} {
+		for _, m := range msgs {
+			n += int64(len(m.Role) + len(m.Content))
+		}
 	}
 	return n
 }
 
 // parquetShard writes rows as Parquet with zstd through Arrow.
 type parquetShard struct {
+	shape    *shape
 	out      *countingFile
 	w        *pqarrow.FileWriter
 	b        *array.RecordBuilder
@@ -85,7 +88,7 @@ type parquetShard struct {
 	groupRaw int64
 }
 
-func newParquetShard(path string) (*parquetShard, error) {
+func newParquetShard(path string, sh *shape) (*parquetShard, error) {
 	out, err := createCounting(path)
 	if err != nil {
 		return nil, err
@@ -94,35 +97,18 @@ func newParquetShard(path string) (*parquetShard, error) {
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithMaxRowGroupLength(1<<30), // row groups are cut by size, below
 	)
-	w, err := pqarrow.NewFileWriter(Schema, out, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	w, err := pqarrow.NewFileWriter(sh.schema, out, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		out.f.Close()
 		return nil, err
 	}
-	return &parquetShard{out: out, w: w, b: array.NewRecordBuilder(memory.DefaultAllocator, Schema)}, nil
+	return &parquetShard{shape: sh, out: out, w: w, b: array.NewRecordBuilder(memory.DefaultAllocator, sh.schema)}, nil
 }
 
-func (s *parquetShard) add(e kb.TrainingExample) error {
-	b := s.b
-	for i, v := range []string{e.ID, e.Dataset, e.Stage, e.Source, e.Split, e.Label, e.RepoPath} {
-		b.Field(i).(*array.StringBuilder).Append(v)
+func (s *parquetShard) add(e *kb.TrainingExample) error {
+	for i, c := range s.shape.cols {
+		c.append(s.b.Field(i), e)
 	}
-	if e.Commit == "" {
-		b.Field(7).AppendNull()
-	} else {
-		b.Field(7).(*array.StringBuilder).Append(e.Commit)
-	}
-	lb := b.Field(8).(*array.ListBuilder)
-	sb := lb.ValueBuilder().(*array.StructBuilder)
-	lb.Append(true)
-	for _, m := range e.Messages {
-		sb.Append(true)
-		sb.FieldBuilder(0).(*array.StringBuilder).Append(m.Role)
-		sb.FieldBuilder(1).(*array.StringBuilder).Append(m.Content)
-	}
-	b.Field(9).(*array.Int32Builder).Append(int32(e.PromptTokens))
-	b.Field(10).(*array.Int32Builder).Append(int32(e.CompletionTokens))
-	b.Field(11).(*array.TimestampBuilder).Append(arrow.Timestamp(e.CreatedAt.UnixMicro()))
 	n := rowBytes(e)
 	s.raw += n
 	s.groupRaw += n
@@ -165,56 +151,39 @@ func (s *parquetShard) finish() (int, int64, string, error) {
 
 func (s *parquetShard) rawBytes() int64 { return s.raw }
 
-// jsonlShard writes one JSON object per line.
+// jsonlShard writes one JSON object per line: the shape's columns under the
+// same names, in the same order.
 type jsonlShard struct {
-	out  *countingFile
-	w    *bufio.Writer
-	rows int
-	raw  int64
+	shape *shape
+	out   *countingFile
+	w     *bufio.Writer
+	rows  int
+	raw   int64
 }
 
-// jsonlRow is a JSON Lines row: the Parquet columns under the same names.
-type jsonlRow struct {
-	ID               string       `json:"id"`
-	Dataset          string       `json:"dataset"`
-	Stage            string       `json:"stage"`
-	Source           string       `json:"source"`
-	Split            string       `json:"split"`
-	Label            string       `json:"label"`
-	Repo             string       `json:"repo"`
-	Commit           *string      `json:"commit"`
-	Messages         []kb.Message `json:"messages"`
-	PromptTokens     int          `json:"prompt_tokens"`
-	CompletionTokens int          `json:"completion_tokens"`
-	CreatedAt        string       `json:"created_at"`
-}
-
-func newJSONLShard(path string) (*jsonlShard, error) {
+func newJSONLShard(path string, sh *shape) (*jsonlShard, error) {
 	out, err := createCounting(path)
 	if err != nil {
 		return nil, err
 	}
-	return &jsonlShard{out: out, w: bufio.NewWriterSize(out, 1<<20)}, nil
+	return &jsonlShard{shape: sh, out: out, w: bufio.NewWriterSize(out, 1<<20)}, nil
 }
 
-func toJSONLRow(e kb.TrainingExample) jsonlRow {
-	r := jsonlRow{ID: e.ID, Dataset: e.Dataset, Stage: e.Stage, Source: e.Source, Split: e.Split, Label: e.Label,
-		Repo: e.RepoPath, Messages: e.Messages, PromptTokens: e.PromptTokens, CompletionTokens: e.CompletionTokens,
-		CreatedAt: e.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z")}
-	if e.Commit != "" {
-		c := e.Commit
-		r.Commit = &c
+func (s *jsonlShard) add(e *kb.TrainingExample) error {
+	s.w.WriteByte('{')
+	for i, c := range s.shape.cols {
+		v, err := c.toJSON(e)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.field.Name, err)
+		}
+		if i > 0 {
+			s.w.WriteByte(',')
+		}
+		s.w.WriteString(strconv.Quote(c.field.Name))
+		s.w.WriteByte(':')
+		s.w.Write(v)
 	}
-	return r
-}
-
-func (s *jsonlShard) add(e kb.TrainingExample) error {
-	b, err := json.Marshal(toJSONLRow(e))
-	if err != nil {
-		return err
-	}
-	s.w.Write(b)
-	s.w.WriteByte('\n')
+	s.w.WriteString("}\n")
 	s.rows++
 	s.raw += rowBytes(e)
 	return nil

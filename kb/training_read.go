@@ -83,3 +83,24 @@ func eachInWindow(ctx context.Context, q Querier, dataset string, v int, kind, s
 	}
 	return rows.Err()
 }
+
+// TrainingExampleKinds counts the examples of version v of a dataset by
+// kind (KindSFT, ...); kinds it does not hold are absent.
+func TrainingExampleKinds(ctx context.Context, q Querier, dataset string, v int) (map[string]int, error) {
+	rows, err := q.QueryContext(ctx, `SELECT coalesce(kind, 'sft'), count(*) FROM training_examples
+		WHERE dataset = ? AND version = ? GROUP BY ALL`, dataset, v)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	kinds := map[string]int{}
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, err
+		}
+		kinds[k] = n
+	}
+	return kinds, rows.Err()
+}

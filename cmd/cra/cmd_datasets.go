@@ -19,11 +19,12 @@ func (a *app) datasetsCommand() *cli.Command {
 		Description: "Datasets are built by `cra curate-data` into raw.training_examples. Each run under a\n" +
 			"name adds a version and keeps the earlier ones: NAME means the latest version, NAME@N\n" +
 			"pins one (show, export), so a training script can export the same rows again.\n" +
-			"Export writes one directory that Hugging Face datasets, TRL or a custom LoRA script\n" +
-			"read as it is: <stage>/<split>-NNNNN-of-NNNNN.parquet (zstd; messages as\n" +
-			"list<struct<role, content>>) or .jsonl, a manifest.json (name, version, counts, sha256\n" +
-			"per file, selection criteria, cra version) and a README.md dataset card declaring one\n" +
-			"config per stage.",
+			"Export writes one directory that Hugging Face datasets, TRL, axolotl or OpenAI's\n" +
+			"fine-tuning read as it is (--layout trl, axolotl or openai):\n" +
+			"<stage>/<kind>/<split>-NNNNN-of-NNNNN.parquet (zstd; messages as list<struct<role, content>>)\n" +
+			"or .jsonl, a manifest.json (name, version, layout, counts, kind and sha256 per file,\n" +
+			"selection criteria, cra version) and a README.md dataset card declaring one config per\n" +
+			"stage and kind (sft, preference, kto).",
 		Commands: []*cli.Command{
 			a.datasetsListCommand(),
 			a.datasetsShowCommand(),

@@ -48,11 +48,15 @@ func (a *app) runDatasetsInspect(ctx context.Context, dir string) error {
 }
 
 func (a *app) printInspect(rep *datasets.Report) error {
-	fmt.Fprintf(a.stdout, "dataset %s@%d (%s, %d files)\n\n", rep.Dataset, rep.Version, rep.Format, rep.Files)
+	fmt.Fprintf(a.stdout, "dataset %s@%d (%s, %s layout, %d files)\n\n", rep.Dataset, rep.Version, rep.Format, rep.Layout, rep.Files)
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STAGE\tTRAIN\tVALIDATION")
+	fmt.Fprintln(tw, "STAGE\tKIND\tTRAIN\tVALIDATION")
 	for _, st := range sortedStages(rep.Counts) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\n", st, rep.Counts[st][kb.SplitTrain], rep.Counts[st][kb.SplitValidation])
+		for _, k := range kb.ExampleKinds {
+			if splits, ok := rep.Counts[st][k]; ok {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", st, k, splits[kb.SplitTrain], splits[kb.SplitValidation])
+			}
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err

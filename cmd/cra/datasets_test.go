@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cra-dev/cra/internal/golden"
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -59,5 +62,53 @@ func TestDatasetsCommands(t *testing.T) {
 	}
 	if res := cra(t, home, "", "datasets", "export", "ds", "--out", out); res.code == exitOK {
 		t.Error("export into a non-empty directory succeeded")
+	}
+}
+
+// Layouts through the CLI: a dataset with sft, preference and kto rows
+// exports in every layout that takes its kinds; openai refuses its kto rows
+// with a usage error naming what would do, and writes them out with
+// --kinds; the default directory names a layout other than trl; inspect
+// reads every layout back.
+func TestDatasetsExportLayouts(t *testing.T) {
+	home := newHome(t)
+	at := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	sys, user := kb.Message{Role: "system", Content: "You plan."}, kb.Message{Role: "user", Content: "Plan the fix."}
+	good, bad := kb.Message{Role: "assistant", Content: `{"steps": 1}`}, kb.Message{Role: "assistant", Content: "no"}
+	var examples []kb.TrainingExample
+	for i, split := range []string{kb.SplitTrain, kb.SplitValidation} {
+		base := kb.TrainingExample{Stage: "plan", Source: "logged", Split: split, RepoPath: "/r", CreatedAt: at}
+		sft, pair, kto := base, base, base
+		sft.ID, sft.Kind, sft.Label, sft.Messages = fmt.Sprint("s", i), kb.KindSFT, kb.LabelPositive, []kb.Message{sys, user, good}
+		pair.ID, pair.Kind, pair.Label, pair.Messages = fmt.Sprint("p", i), kb.KindPreference, kb.LabelPair, []kb.Message{sys, user}
+		pair.Chosen, pair.Rejected, pair.Signal = []kb.Message{good}, []kb.Message{bad}, "coder_retry"
+		kto.ID, kto.Kind, kto.Label, kto.Messages = fmt.Sprint("k", i), kb.KindKTO, kb.LabelNegative, []kb.Message{sys, user, bad}
+		examples = append(examples, sft, pair, kto)
+	}
+	storetest.Dataset(t, home, "mix", examples)
+
+	res := cra(t, home, "", "datasets", "export", "mix", "--layout", "openai")
+	if res.code != exitUsage || !strings.Contains(res.stderr, "--layout trl or axolotl") || !strings.Contains(res.stderr, "--kinds sft,preference") {
+		t.Errorf("openai export of kto rows: exit %d, %q; want 2 naming the layouts and --kinds", res.code, res.stderr)
+	}
+	got := mustRun(t, home, "datasets", "export", "mix", "--layout", "openai", "--format", "jsonl", "--kinds", "sft,preference")
+	openai := filepath.Join(home, "exports", "mix-v1-openai-jsonl")
+	if !strings.Contains(got, "(openai layout): 4 rows in 4 files to "+openai) || !strings.Contains(got, "left out 2 kto rows (--kinds)") {
+		t.Errorf("openai export with --kinds:\n%s", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(openai, "plan", "preference", "train-00000-of-00001.jsonl")); err != nil ||
+		!strings.HasPrefix(string(b), `{"input":{"messages":[{"role":"system"`) {
+		t.Errorf("openai preference row: %.120s (%v)", b, err)
+	}
+	for _, layout := range []string{"trl", "axolotl"} {
+		out := filepath.Join(t.TempDir(), layout)
+		mustRun(t, home, "datasets", "export", "mix", "--layout", layout, "--out", out)
+		res := cra(t, home, "", "datasets", "inspect", out)
+		if res.code != exitOK || !strings.Contains(res.stdout, layout+" layout") || !strings.Contains(res.stdout, "plan   kto         1      1") {
+			t.Errorf("inspect %s: exit %d\n%s%s", layout, res.code, res.stdout, res.stderr)
+		}
+	}
+	if res := cra(t, home, "", "datasets", "inspect", openai); res.code != exitOK {
+		t.Errorf("inspect openai: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 }

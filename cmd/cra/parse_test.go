@@ -56,6 +56,8 @@ func TestBatchFlagsParse(t *testing.T) {
 		"enrich two repositories":        {a.enrichCommand(), anyOf(parseEnrich), []string{"a", "b"}},
 		"export bad format":              {a.datasetsExportCommand(), anyOf(parseExport), []string{"--format", "csv", "d"}},
 		"export bad version":             {a.datasetsExportCommand(), anyOf(parseExport), []string{"d@zero"}},
+		"export bad layout":              {a.datasetsExportCommand(), anyOf(parseExport), []string{"--layout", "alpaca", "d"}},
+		"export bad kind":                {a.datasetsExportCommand(), anyOf(parseExport), []string{"--kinds", "sft,dpo", "d"}},
 		"prune keep 0":                   {a.datasetsPruneCommand(), anyOf(parsePrune), []string{"--keep", "0", "d"}},
 		"prune a pinned version":         {a.datasetsPruneCommand(), anyOf(parsePrune), []string{"d@2"}},
 		"curate an argument":             {a.curateCommand(), anyOf(parseCurate), []string{"extra"}},
@@ -70,8 +72,12 @@ func TestBatchFlagsParse(t *testing.T) {
 func TestDatasetFlagsParse(t *testing.T) {
 	a := &app{}
 	x, err := parseWith(t, a.datasetsExportCommand(), parseExport, "--format", "jsonl", "--out", "/tmp/x", "rel@2")
-	if want := (exportOptions{ref: kb.DatasetRef{Name: "rel", Version: 2}, format: "jsonl", out: "/tmp/x"}); err != nil || x != want {
+	if want := (exportOptions{ref: kb.DatasetRef{Name: "rel", Version: 2}, format: "jsonl", layout: "trl", out: "/tmp/x"}); err != nil || !reflect.DeepEqual(x, want) {
 		t.Errorf("export: %+v, %v", x, err)
+	}
+	x, err = parseWith(t, a.datasetsExportCommand(), parseExport, "--layout", "openai", "--kinds", "sft, preference", "rel")
+	if want := (exportOptions{ref: kb.DatasetRef{Name: "rel"}, format: "parquet", layout: "openai", kinds: []string{"sft", "preference"}}); err != nil || !reflect.DeepEqual(x, want) {
+		t.Errorf("export --layout openai --kinds: %+v, %v", x, err)
 	}
 	p, err := parseWith(t, a.datasetsPruneCommand(), parsePrune, "--keep", "3", "rel")
 	if want := (pruneOptions{name: "rel", keep: 3}); err != nil || p != want {

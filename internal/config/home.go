@@ -35,8 +35,13 @@ func (h Home) SessionsDir() string { return filepath.Join(h.Dir, "sessions") }
 func (h Home) ExportsDir() string  { return filepath.Join(h.Dir, "exports") }
 
 // ExportDir is where `cra datasets export` writes dataset name's version
-// in format when no --out is given: exports/NAME-vVERSION-FORMAT.
-func (h Home) ExportDir(name string, version int, format string) string {
+// in a layout and format when no --out is given:
+// exports/NAME-vVERSION-LAYOUT-FORMAT, or exports/NAME-vVERSION-FORMAT for
+// the default layout (layout "").
+func (h Home) ExportDir(name string, version int, layout, format string) string {
+	if layout != "" {
+		format = layout + "-" + format
+	}
 	return filepath.Join(h.ExportsDir(), fmt.Sprintf("%s-v%d-%s", name, version, format))
 }
 
