@@ -45,7 +45,9 @@ func card(m *Manifest) string {
 
 	fmt.Fprintf(&b, "\n## Files\n\n`<stage>/<kind>/<split>-NNNNN-of-NNNNN.%s`: one schema per file, the same for every file of a\n"+
 		"kind, so a config's files read as one table. `manifest.json` lists every file with its kind, row count\n"+
-		"and sha256; `cra datasets inspect DIR` checks them.\n", ext)
+		"and sha256; `cra datasets inspect DIR` checks them. `report.md` and `report.html` are the curate-data\n"+
+		"report of this version: examples per stage, kind, source, split and repository, drops, pair signals,\n"+
+		"token lengths against the context window, what changed since the previous version.\n", ext)
 
 	b.WriteString("\n## Columns\n\n")
 	for _, k := range kindsOf(cfgs) {

@@ -33,7 +33,8 @@ type ExportOptions struct {
 // Export writes the dataset version ref names (NAME: the latest) from the
 // raw store to opts.Out in opts.Layout: shards
 // <stage>/<kind>/<split>-NNNNN-of-NNNNN.<ext>, one schema per layout and
-// kind, a manifest.json and a README.md dataset card. A kind the layout has
+// kind, a manifest.json, a README.md dataset card and the version's
+// report (report.md, report.html; WriteReport). A kind the layout has
 // no format for, unless opts.Kinds leaves it out, or a row the layout
 // cannot carry, is a *LayoutError and nothing is written. Rows stream from
 // the store (memory holds one batch and one row group at a time).
@@ -107,7 +108,11 @@ func Export(ctx context.Context, q kb.Querier, ref kb.DatasetRef, opts ExportOpt
 	if err := os.WriteFile(filepath.Join(tmp, "README.md"), []byte(card(m)), 0o644); err != nil {
 		return nil, err
 	}
-	// Move into place: shards and card first, the manifest last.
+	// The curate-data report of the version goes beside its data.
+	if _, err := WriteReport(ctx, q, kb.DatasetRef{Name: info.Name, Version: info.Version}, tmp); err != nil {
+		return nil, err
+	}
+	// Move into place: shards, card and report first, the manifest last.
 	entries, err := os.ReadDir(tmp)
 	if err != nil {
 		return nil, err
