@@ -9,7 +9,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-eval bench-datasets bench-distill demo clean
+.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-eval bench-datasets bench-distill bench-curate-logged demo clean
 
 # -buildvcs=auto stamps the git revision `cra version` prints, even where
 # GOFLAGS turns it off.
@@ -67,11 +67,18 @@ bench-eval:
 # curate-data on 100,000 synthetic targets (targets/s) and the Parquet
 # export of 1,000,000 rows (rows/s, peak heap).
 bench-datasets:
-	$(GO) test -run '^$$' -bench 'BenchmarkCurateSynthetic|BenchmarkExportParquet' -benchmem -count $(COUNT) -benchtime 1x ./curate/ ./datasets/ | tee bench-datasets.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkCurate$$|BenchmarkExportParquet' -benchmem -count $(COUNT) -benchtime 1x ./curate/ ./datasets/ | tee bench-datasets.txt
 
 # cra distill: a run of 10,000 requests all answered from the cache
 # (requests/s; target under 10 s) and the verification of 10,000 implement
 # answers against their ground truth (answers/s; target under 30 s).
+# bench-curate-logged: curate-data (every kind) over CALLS generated logged
+# calls (default 1,000,000), in a child process: wall time, peak RSS, and
+# the ratio to DuckDB reading every call's text once.
+CALLS ?= 1000000
+bench-curate-logged:
+	CRA_BENCH_CALLS=$(CALLS) $(GO) test -run '^$$' -bench 'BenchmarkCurateLogged' -count $(COUNT) -benchtime 1x -timeout 60m ./curate/ | tee bench-curate-logged.txt
+
 bench-distill:
 	$(GO) test -run '^$$' -bench 'BenchmarkDistillCachedReplay|BenchmarkVerifyImplement' -benchmem -count $(COUNT) -benchtime 1x ./curate/ | tee bench-distill.txt
 
@@ -92,4 +99,4 @@ demo: build
 		"select file_path, qualified_name, called_by from code_index order by len(called_by) desc limit 5"
 
 clean:
-	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-retrieval.txt bench-solve.txt bench-eval.txt bench-datasets.txt bench-distill.txt
+	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-retrieval.txt bench-solve.txt bench-eval.txt bench-datasets.txt bench-distill.txt bench-curate-logged.txt
