@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,8 +22,8 @@ const plantedKey = "AKIAIOSFODNN7EXAMPLE"
 // answer wrong against the ground truth) and a real cra solve whose first
 // step fails its tests then passes on the retry, and whose adjustment
 // after it rewrites the next step, which then passes.
-func loggedStore(t *testing.T) (home string, solve *solveScript) {
-	srv := fakellm.New(t)
+func loggedStore(t *testing.T) (home string, srv *fakellm.Server) {
+	srv = fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)
 	home = evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
@@ -31,7 +35,7 @@ func loggedStore(t *testing.T) (home string, solve *solveScript) {
 	twoSteps := `{"part_id": "p1", "task_summary": "", "steps": [{"id": "s1", "description": "Make add return the sum", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}, {"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": ""}`
 	docDouble := "<edit file=\"calc.py\">\n<search>\ndef double(x):\n</search>\n<replacement>\ndef double(x):\n    \"\"\"Twice x.\"\"\"\n</replacement>\n</edit>"
 	rewrite := `{"revised_steps": [{"id": "s2", "description": "Give double a docstring saying it returns twice x", "target_files": ["calc.py"], "target_symbols": ["double"], "depends_on": []}], "rationale": "add is fixed; say what double returns", "changes_made": ["s2: name the docstring"]}`
-	solve = &solveScript{meta: onePart, part: twoSteps, implement: []string{breakAdd, fixAdd, docDouble},
+	solve := &solveScript{meta: onePart, part: twoSteps, implement: []string{breakAdd, fixAdd, docDouble},
 		adjust: []string{rewrite, `{"revised_steps": [], "rationale": "done", "changes_made": []}`}}
 	solve.install(t, srv)
 	r := calcRepo(t)
@@ -39,7 +43,7 @@ func loggedStore(t *testing.T) (home string, solve *solveScript) {
 	if res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add and document double (deploy key "+plantedKey+")"); res.code != exitOK {
 		t.Fatalf("solve: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
 	}
-	return home, solve
+	return home, srv
 }
 
 // curate-data over real solve and eval runs: SFT rows from verified
@@ -144,5 +148,64 @@ func TestCurateDataFromLoggedRuns(t *testing.T) {
 	}
 	if got := q("SELECT kind, sum(positive_count), sum(negative_count) FROM raw.training_datasets WHERE name = 'kto' GROUP BY ALL"); !strings.HasPrefix(got, "kind,sum(positive_count),sum(negative_count)\nkto,") {
 		t.Errorf("training_datasets of the KTO dataset:\n%s", got)
+	}
+}
+
+// The same store's dataset in every export layout: no file holds the
+// planted credential; and cra distill on the failed first attempt gives a
+// teacher-vs-student pair.
+func TestLoggedDatasetExportsAndTeacherPairs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs cra eval, cra solve and cra distill")
+	}
+	home, srv := loggedStore(t)
+	mustRun(t, home, "curate-data", "--source", "logged", "--kind", "all", "--name", "logged")
+	for _, args := range [][]string{
+		{"--layout", "trl", "--format", "parquet"}, {"--layout", "trl", "--format", "jsonl"},
+		{"--layout", "axolotl", "--format", "jsonl"}, {"--layout", "openai", "--format", "jsonl", "--kinds", "sft,preference"},
+	} {
+		out := filepath.Join(t.TempDir(), "export")
+		mustRun(t, home, append([]string{"datasets", "export", "logged", "--out", out}, args...)...)
+		files := 0
+		filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			files++
+			if bytes.Contains(b, []byte(plantedKey)) {
+				t.Errorf("%v: %s holds the planted credential", args, p)
+			}
+			return nil
+		})
+		if files < 5 {
+			t.Errorf("%v: %d files", args, files)
+		}
+	}
+
+	// The teacher answers the student's failed first attempt with the fix.
+	t.Setenv(distillKeyEnv, distillKey)
+	path := filepath.Join(home, "config.toml")
+	cfg, _ := os.ReadFile(path)
+	text := strings.Replace(string(cfg), "[teacher]\n", "[teacher]\nbase_url = \""+srv.OpenAIURL()+"\"\nmodel = \"teacher-1\"\n"+
+		"api_key_env = \""+distillKeyEnv+"\"\nmax_tokens = 512\n", 1)
+	text = strings.Replace(text, "[teacher.prices]\n", "[teacher.prices]\ninput_per_million = 3.0\noutput_per_million = 15.0\n", 1)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.SetDefault(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Text: fixAdd} })
+	if res := cra(t, home, "", "distill", "--from", "failed-runs", "--stage", "implement", "--name", "teach"); res.code != exitOK && res.code != exitFailures {
+		t.Fatalf("distill: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	mustRun(t, home, "curate-data", "--source", "distilled", "--kind", "preference", "--name", "pairs")
+	got := sqlRows(t, home, "SELECT chosen[1].content LIKE '%return a + b%' AS fix, rejected[1].content LIKE '%return a * b%' AS broken, "+
+		"messages[2].content LIKE '%"+plantedKey+"%' AS leak, c.call_type FROM raw.training_examples e "+
+		"JOIN raw.retrieval_llm_calls c ON c.id = (e.evidence->>'student_call_id')::BIGINT WHERE e.dataset = 'pairs' AND e.signal = 'teacher_student' "+
+		"AND starts_with(c.task_id, 'solve-')")
+	if got != "fix,broken,leak,call_type\ntrue,true,false,implement\n" {
+		t.Errorf("teacher-vs-student pairs of the solve run:\n%s", got)
 	}
 }
