@@ -44,8 +44,11 @@ type Options struct {
 	// Synthetic ground truth makes SFT examples only.
 	Kinds []string
 	// PositiveFraction is the share of positive KTO rows per stage to keep
-	// (the surplus side is cut); 0 keeps every row.
+	// (the surplus side is cut); 0 keeps every row, 1 the positive ones.
 	PositiveFraction float64
+	// LoggedOutcome "success" takes logged examples only from runs that
+	// succeeded; "" from every finished run.
+	LoggedOutcome string
 	Stages           []string // default: every stage of the sources
 	Repos            []string // only these repositories (as stored); empty means all
 	HoldoutRepos     []string // whole repositories put in validation

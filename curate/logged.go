@@ -63,6 +63,9 @@ func (s *loggedSource) each(ctx context.Context, fn func(example) error) error {
 			return err
 		}
 		for _, r := range win {
+			if s.opts.LoggedOutcome == "success" && !r.success {
+				continue
+			}
 			for _, e := range r.items(s.kinds) {
 				if s.stages[e.stage] {
 					if err := fn(e); err != nil {
@@ -230,7 +233,7 @@ func (e example) row(r *record, w *datasetWriter, now time.Time) (kb.TrainingExa
 // rows with the highest hash of their id, a fixed choice. A stage with
 // rows of one label only is left as it is.
 func balance(recs []record, fraction float64) {
-	if fraction <= 0 || fraction >= 1 {
+	if fraction <= 0 || fraction > 1 {
 		return
 	}
 	type side struct{ pos, neg []int }

@@ -104,6 +104,7 @@ func TestBalance(t *testing.T) {
 		{9, 1, 0.8, 4, 1},
 		{3, 3, 0, 3, 3},
 		{5, 0, 0.5, 5, 0},
+		{4, 3, 1, 4, 0},
 	} {
 		var recs []record
 		for i := range tt.pos {

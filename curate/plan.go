@@ -14,8 +14,11 @@ import (
 // data_criteria (what `cra train-plan` writes) selects what the options
 // leave open: its sources, stages, repositories and held-out repositories;
 // its kinds (SFT, and preference pairs when it asks for them, unless it
-// names kinds); its positive fraction for KTO rows. Any other JSON object
-// is recorded with the dataset and selects nothing.
+// names kinds); its positive fraction for KTO rows; its logged outcome
+// (success: logged runs that succeeded only). Its min_quality is met by
+// construction: every positive is right by its stage's rule (tests, an
+// eval's verdict, verified ground truth). Any other JSON object is
+// recorded with the dataset and selects nothing.
 func readPlan(opts *Options) (*schema.TrainingPlan, error) {
 	if len(opts.TrainingPlan) == 0 {
 		return nil, nil
@@ -47,6 +50,9 @@ func readPlan(opts *Options) (*schema.TrainingPlan, error) {
 	}
 	if opts.PositiveFraction == 0 {
 		opts.PositiveFraction = c.PositiveFraction
+	}
+	if opts.LoggedOutcome == "" {
+		opts.LoggedOutcome = c.LoggedOutcome
 	}
 	if len(opts.Stages) == 0 {
 		opts.Stages = c.Stages

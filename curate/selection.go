@@ -30,8 +30,11 @@ func checkSelection(opts *Options) error {
 	if opts.Sources[0] == SourceSynthetic && len(opts.Sources) == 1 && !slices.Contains(opts.Kinds, kb.KindSFT) {
 		return usagef("synthetic ground truth makes SFT examples only: add --source logged or distilled for %s rows", strings.Join(opts.Kinds, " and "))
 	}
-	if opts.PositiveFraction < 0 || opts.PositiveFraction >= 1 {
-		return usagef("positive fraction %g: give a share in [0, 1) (0 keeps every KTO row)", opts.PositiveFraction)
+	if opts.PositiveFraction < 0 || opts.PositiveFraction > 1 {
+		return usagef("positive fraction %g: give a share in [0, 1] (0 keeps every KTO row, 1 keeps the positive ones)", opts.PositiveFraction)
+	}
+	if opts.LoggedOutcome != "" && opts.LoggedOutcome != "success" {
+		return usagef("logged outcome %q: success (only runs that succeeded) or empty (every finished run)", opts.LoggedOutcome)
 	}
 	var known []string
 	if slices.Contains(opts.Sources, SourceSynthetic) {

@@ -93,7 +93,7 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary) (int64, error) {
 	criteria, err := json.Marshal(map[string]any{
 		"source": strings.Join(opts.Sources, ","), "sources": opts.Sources, "kinds": opts.Kinds,
-		"positive_fraction": opts.PositiveFraction, "stages": opts.Stages, "repos": opts.Repos, "holdout_repos": opts.HoldoutRepos,
+		"positive_fraction": opts.PositiveFraction, "logged_outcome": opts.LoggedOutcome, "stages": opts.Stages, "repos": opts.Repos, "holdout_repos": opts.HoldoutRepos,
 		"near_dup_threshold": opts.Curate.NearDupThreshold, "minhash_bands": opts.Curate.MinHashBands,
 		"minhash_rows": opts.Curate.MinHashRows, "secrets": opts.Curate.Secrets,
 		"validation_fraction": opts.Curate.ValidationFraction, "per_repo_cap": opts.Curate.PerRepoCap,
@@ -154,9 +154,12 @@ func registerVersion(ctx context.Context, w kb.Writer, v builtVersion) (int64, e
 	total := 0
 	for _, kind := range kb.ExampleKinds {
 		for _, stage := range v.stages {
+			if kinds[kind] == nil {
+				continue
+			}
 			splits := kinds[kind][stage]
-			if splits == nil && (kind != kb.KindSFT || len(kinds) > 1) {
-				continue // a stage without rows of this kind; SFT alone keeps a row per stage asked for
+			if splits == nil && kind != kb.KindSFT {
+				continue // a stage without rows of this kind; SFT keeps a row per stage asked for
 			}
 			if splits == nil {
 				splits = map[string]int{}

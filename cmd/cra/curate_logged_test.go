@@ -149,6 +149,24 @@ func TestCurateDataFromLoggedRuns(t *testing.T) {
 	if got := q("SELECT kind, sum(positive_count), sum(negative_count) FROM raw.training_datasets WHERE name = 'kto' GROUP BY ALL"); !strings.HasPrefix(got, "kind,sum(positive_count),sum(negative_count)\nkto,") {
 		t.Errorf("training_datasets of the KTO dataset:\n%s", got)
 	}
+
+	// A training plan chooses the sources, stages, kinds (SFT, and pairs
+	// when it asks for them), the balance and the outcome of the runs.
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	os.WriteFile(plan, []byte(`{"target_stage": "implement", "data_criteria": {"stages": ["implement"], "sources": ["logged"],
+		"logged_outcome": "success", "positive_fraction": 1, "preference_pairs": true}}`), 0o644)
+	mustRun(t, home, "curate-data", "--training-plan", plan, "--name", "planned")
+	if got := q("SELECT DISTINCT kind, stage, source FROM raw.training_examples WHERE dataset = 'planned' ORDER BY ALL"); got !=
+		"kind,stage,source\npreference,implement,logged\nsft,implement,logged\n" {
+		t.Errorf("the plan's selection:\n%s", got)
+	}
+	if got := q("SELECT count(*) FROM raw.training_examples e JOIN raw.task_runs t ON t.task_id = (e.evidence->>'run') " +
+		"WHERE e.dataset = 'planned' AND NOT t.success"); got != "count_star()\n0\n" {
+		t.Errorf("rows of runs that did not succeed, with logged_outcome success:\n%s", got)
+	}
+	if got := q("SELECT (criteria->>'kinds') = '[\"sft\",\"preference\"]' AS kinds, criteria->>'positive_fraction' AS f FROM raw.dataset_versions WHERE name = 'planned'"); got != "kinds,f\ntrue,1\n" {
+		t.Errorf("the recorded criteria:\n%s", got)
+	}
 }
 
 // The same store's dataset in every export layout: no file holds the
