@@ -49,11 +49,11 @@ type Options struct {
 	// LoggedOutcome "success" takes logged examples only from runs that
 	// succeeded; "" from every finished run.
 	LoggedOutcome string
-	Stages           []string // default: every stage of the sources
-	Repos            []string // only these repositories (as stored); empty means all
-	HoldoutRepos     []string // whole repositories put in validation
-	Curate           config.Curate
-	Budget           llm.Budget
+	Stages        []string // default: every stage of the sources
+	Repos         []string // only these repositories (as stored); empty means all
+	HoldoutRepos  []string // whole repositories put in validation
+	Curate        config.Curate
+	Budget        llm.Budget
 	// TrainingPlan is a training plan (JSON) the selection follows; its
 	// text is recorded. Empty: a plan row describing the selection is
 	// recorded instead.
