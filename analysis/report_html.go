@@ -14,10 +14,7 @@ import (
 // CSS and SVG charts, nothing fetched, well-formed XML as well as HTML.
 func HTML(r *Report) ([]byte, error) {
 	var b bytes.Buffer
-	title := html.EscapeString(r.title())
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"+
-		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n"+
-		"<body>\n<main>\n<h1>%s</h1>\n<p class=\"byline\">%s</p>\n", title, charts.CSS, title, inline(r.byline()))
+	charts.PageStart(&b, r.title(), inline(r.byline()))
 	for _, s := range r.sections() {
 		if err := writeSectionHTML(&b, r, s, ""); err != nil {
 			return nil, err
@@ -28,7 +25,7 @@ func HTML(r *Report) ([]byte, error) {
 			return nil, err
 		}
 	}
-	b.WriteString("</main>\n</body>\n</html>\n")
+	charts.PageEnd(&b)
 	return b.Bytes(), nil
 }
 

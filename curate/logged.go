@@ -167,15 +167,7 @@ func (e example) splitIn(opts Options, holdout map[string]bool) string {
 func (s *loggedSource) write(ctx context.Context, w *datasetWriter, kept map[[32]byte]*record) (int, error) {
 	now := time.Now().UTC()
 	redacted := 0
-	var batch []kb.TrainingExample
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		err := w.Tx(ctx, func() error { return kb.AppendTrainingExamples(ctx, w.Writer, batch) })
-		batch = batch[:0]
-		return err
-	}
+	batch := &exampleBatch{w: w}
 	err := s.each(ctx, func(e example) error {
 		r := kept[exampleKey(w.name, e.target)]
 		if r == nil {
@@ -188,15 +180,12 @@ func (s *loggedSource) write(ctx context.Context, w *datasetWriter, kept map[[32
 		if red {
 			redacted++
 		}
-		if batch = append(batch, ex); len(batch) >= writeBatch {
-			return flush()
-		}
-		return nil
+		return batch.add(ctx, ex)
 	})
 	if err != nil {
 		return redacted, err
 	}
-	return redacted, flush()
+	return redacted, batch.flush(ctx)
 }
 
 // row is the stored example, credentials redacted in every field.

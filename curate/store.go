@@ -42,15 +42,7 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 	defer reader.Close()
 	now := time.Now().UTC()
 	redacted := 0
-	var batch []kb.TrainingExample
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		err := w.Tx(ctx, func() error { return kb.AppendTrainingExamples(ctx, w.Writer, batch) })
-		batch = batch[:0]
-		return err
-	}
+	batch := &exampleBatch{w: w}
 	err = eachTask(ctx, reader, opts, func(t *task) error {
 		for _, stage := range opts.Stages {
 			r := kept[exampleKey(opts.Name, t.TargetIDs[stage])]
@@ -68,15 +60,12 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 				}
 				redacted++
 			}
-			batch = append(batch, kb.TrainingExample{
+			if err := batch.add(ctx, kb.TrainingExample{
 				ID: hex.EncodeToString(r.id[:]), Dataset: w.name, Version: w.version, Stage: stage, Source: "synthetic", Split: r.split, Label: "positive",
 				RepoPath: r.repo, Commit: r.commit, TargetID: t.TargetIDs[stage], Messages: msgs,
 				PromptTokens: r.promptTokens, CompletionTokens: r.completionTokens, CreatedAt: now,
-			})
-			if len(batch) >= writeBatch {
-				if err := flush(); err != nil {
-					return err
-				}
+			}); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -84,7 +73,30 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 	if err != nil {
 		return redacted, err
 	}
-	return redacted, flush()
+	return redacted, batch.flush(ctx)
+}
+
+// exampleBatch gathers examples and stores them writeBatch at a time, one
+// transaction each.
+type exampleBatch struct {
+	w    *datasetWriter
+	rows []kb.TrainingExample
+}
+
+func (b *exampleBatch) add(ctx context.Context, e kb.TrainingExample) error {
+	if b.rows = append(b.rows, e); len(b.rows) >= writeBatch {
+		return b.flush(ctx)
+	}
+	return nil
+}
+
+func (b *exampleBatch) flush(ctx context.Context) error {
+	if len(b.rows) == 0 {
+		return nil
+	}
+	err := b.w.Tx(ctx, func() error { return kb.AppendTrainingExamples(ctx, b.w.Writer, b.rows) })
+	b.rows = b.rows[:0]
+	return err
 }
 
 // register records the version (its plan, one training_datasets row per

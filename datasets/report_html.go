@@ -14,10 +14,7 @@ import (
 // HTML.
 func reportHTML(r *versionReport) ([]byte, error) {
 	var b bytes.Buffer
-	title := html.EscapeString(r.title())
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"+
-		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n"+
-		"<body>\n<main>\n<h1>%s</h1>\n<p class=\"byline\">%s</p>\n", title, charts.CSS, title, reportInline(r.byline()))
+	charts.PageStart(&b, r.title(), reportInline(r.byline()))
 	for _, s := range r.sections() {
 		fmt.Fprintf(&b, "<section>\n<h%d>%s</h%d>\n", s.level, html.EscapeString(s.title), s.level)
 		for _, p := range s.paras {
@@ -41,7 +38,7 @@ func reportHTML(r *versionReport) ([]byte, error) {
 		}
 		b.WriteString("</section>\n")
 	}
-	b.WriteString("</main>\n</body>\n</html>\n")
+	charts.PageEnd(&b)
 	return b.Bytes(), nil
 }
 

@@ -1,5 +1,24 @@
 package charts
 
+import (
+	"fmt"
+	"html"
+	"io"
+)
+
+// PageStart writes the head of a self-contained report page: the title
+// (escaped here), the inline stylesheet, and the byline (HTML, escaped by
+// the caller).
+func PageStart(w io.Writer, title, byline string) {
+	t := html.EscapeString(title)
+	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"+
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n"+
+		"<body>\n<main>\n<h1>%s</h1>\n<p class=\"byline\">%s</p>\n", t, CSS, t, byline)
+}
+
+// PageEnd closes what PageStart opened.
+func PageEnd(w io.Writer) { io.WriteString(w, "</main>\n</body>\n</html>\n") } //nolint:errcheck // a buffer
+
 // CSS is the stylesheet of the HTML reports, inlined in each page's
 // <style>: system fonts only, nothing fetched. SVG charts take the page's
 // width up to 48rem.
