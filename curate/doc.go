@@ -1,12 +1,18 @@
-// Package curate owns dataset curation from bootstrap's synthetic ground
-// truth: selecting targets, rendering them through agent/prompt into chat
-// examples fitted to the context budget, filtering (empty, trivial, exact and
-// MinHash near duplicates, credentials redacted or dropped, a per-repository
-// cap), splitting by commit, and storing the dataset in the raw store; and
-// distillation (distill*.go): the student's prompts sent to a teacher model
-// through agent/llm — cached by request, under a budget reserved before
-// each call, live or through the Batch API, resumable — each answer
+// Package curate owns dataset curation: selecting examples from three
+// sources — bootstrap's synthetic ground truth (render.go: targets rendered
+// through agent/prompt into chat examples fitted to the context budget),
+// the agent's logged runs (logged*.go: the exact prompts cra solve and
+// cra eval sent, labelled by tests, eval scores and run outcomes, made into
+// SFT rows, preference pairs — coder retry, adjustment, eval, teacher vs
+// student — and KTO rows) and distilled answers; filtering (empty,
+// trivial, same-answer pairs, exact and MinHash near duplicates,
+// credentials redacted or dropped, a per-repository cap); splitting (by
+// commit, by run, eval tasks always in validation) and refusing a train
+// split that holds an evaluated task (decontaminate.go); balancing KTO
+// labels; and storing the dataset as a version in the raw store. And
+// distillation (distill*.go): the student's prompts sent to a teacher
+// model through agent/llm — cached by request, under a budget reserved
+// before each call, live or through the Batch API, resumable — each answer
 // verified against the ground truth before it becomes a training example.
-// Logged runs, preference pairs and balancing come with later issues.
 // Prompt text never lives here: it comes from agent/prompt.
 package curate
