@@ -214,6 +214,9 @@ func (e example) row(r *record, w *datasetWriter, now time.Time) (kb.TrainingExa
 	}
 	ev, err := json.Marshal(e.evidence)
 	ex.Evidence = string(ev)
+	if hasSecret(ex.Evidence) { // a test's or a file's name, however unlikely
+		ex.Evidence, red = redact(ex.Evidence), true
+	}
 	return ex, red, err
 }
 
