@@ -76,7 +76,8 @@ func (r *loggedRun) items(kinds map[string]bool) []example {
 				"attempt_id": p.attempt.id, "attempt": p.attempt.attempt, "patch_applied": p.attempt.applied,
 				"tests_passed": p.attempt.testsPassed, "failing_tests": p.attempt.failingTests})
 		}
-		if r.status == "complete" && p.success && (p.passType == schema.StageMetaPlan || p.passType == schema.StagePartPlan) {
+		// An eval's verdict labels its plans instead (evalItems).
+		if r.evalTask == "" && r.status == "complete" && p.success && (p.passType == schema.StageMetaPlan || p.passType == schema.StagePartPlan) {
 			if c := p.calls[p.passType]; c != nil {
 				answer(c, p.passType, SignalCompleteRun, true, map[string]any{"pass_task_id": p.taskID, "run_status": r.status})
 			}
