@@ -204,6 +204,43 @@ func TestLoggedDatasetExportsAndTeacherPairs(t *testing.T) {
 		}
 	}
 
+	// Two curate-data processes on one name over logged runs, with a cra sql
+	// reader beside them: each builds a whole version with the same rows
+	// as the single run; the reader reads whole versions only, or is told
+	// which process holds the store.
+	res := craProcesses(t,
+		[]string{"--home", home, "curate-data", "--source", "logged", "--kind", "all", "--name", "logged", "--wait", "1m"},
+		[]string{"--home", home, "curate-data", "--source", "logged", "--kind", "all", "--name", "logged", "--wait", "1m"},
+		[]string{"--home", home, "--json", "datasets", "show", "logged"})
+	for i, r := range res[:2] {
+		if r.code != exitOK {
+			t.Fatalf("process %d: exit %d, %s", i, r.code, r.stderr)
+		}
+	}
+	total := func(examples map[string]map[string]int) (n int) {
+		for _, splits := range examples {
+			for _, c := range splits {
+				n += c
+			}
+		}
+		return n
+	}
+	var first, seen struct {
+		Examples map[string]map[string]int `json:"examples"`
+	}
+	json.Unmarshal([]byte(mustRun(t, home, "--json", "datasets", "show", "logged@1")), &first)
+	if r := res[2]; r.code == exitOK {
+		if err := json.Unmarshal([]byte(r.stdout), &seen); err != nil || total(seen.Examples) != total(first.Examples) {
+			t.Errorf("the reader saw a version of %d examples, not %d: %v", total(seen.Examples), total(first.Examples), err)
+		}
+	} else if !strings.Contains(r.stderr, "cra curate-data") {
+		t.Errorf("the reader: exit %d, %q", r.code, r.stderr)
+	}
+	one := "SELECT id, kind, stage, split, label FROM raw.training_examples WHERE dataset = 'logged' AND version = %d ORDER BY ALL"
+	if a, b, c := sqlRows(t, home, fmt.Sprintf(one, 1)), sqlRows(t, home, fmt.Sprintf(one, 2)), sqlRows(t, home, fmt.Sprintf(one, 3)); a != b || a != c {
+		t.Errorf("versions built side by side differ from the single run's")
+	}
+
 	// The teacher answers the student's failed first attempt with the fix.
 	t.Setenv(distillKeyEnv, distillKey)
 	path := filepath.Join(home, "config.toml")
