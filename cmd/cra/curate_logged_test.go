@@ -150,6 +150,13 @@ func TestCurateDataFromLoggedRuns(t *testing.T) {
 		t.Errorf("training_datasets of the KTO dataset:\n%s", got)
 	}
 
+	// --repos keeps the rows of that repository's runs only.
+	solveRepo := strings.TrimSpace(strings.TrimPrefix(q("SELECT DISTINCT repo_path FROM raw.task_runs WHERE starts_with(task_id, 'solve-')"), "repo_path\n"))
+	mustRun(t, home, "curate-data", "--source", "logged", "--kind", "all", "--repos", solveRepo, "--name", "one-repo")
+	if got := q("SELECT DISTINCT repo_path = '" + solveRepo + "' AS only, count(*) > 0 AS some FROM raw.training_examples WHERE dataset = 'one-repo' GROUP BY ALL"); got != "only,some\ntrue,true\n" {
+		t.Errorf("--repos %s:\n%s", solveRepo, got)
+	}
+
 	// A training plan chooses the sources, stages, kinds (SFT, and pairs
 	// when it asks for them), the balance and the outcome of the runs.
 	plan := filepath.Join(t.TempDir(), "plan.json")
