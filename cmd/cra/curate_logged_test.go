@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/storetest"
 )
 
 // plantedKey is a credential in a task, so in every logged prompt of the
@@ -269,5 +272,47 @@ func TestLoggedDatasetExportsAndTeacherPairs(t *testing.T) {
 		"AND starts_with(c.task_id, 'solve-')")
 	if got != "fix,broken,leak,call_type\ntrue,true,false,implement\n" {
 		t.Errorf("teacher-vs-student pairs of the solve run:\n%s", got)
+	}
+}
+
+// curate-data over logged runs killed -9 at several points, then run
+// again: the dataset's newest version holds exactly the rows of a clean
+// build, no version is half visible, and no row is written twice.
+func TestCurateDataLoggedKilledThenRunAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs cra eval and cra solve, then kills curate-data")
+	}
+	home, _ := loggedStore(t)
+	rows := "SELECT id, kind, stage, split, label, signal, messages, chosen, rejected FROM raw.training_examples " +
+		"WHERE dataset = 'k' AND version = (SELECT max(version) FROM raw.dataset_versions WHERE name = 'k') ORDER BY id"
+	args := []string{"--home", home, "curate-data", "--source", "logged", "--kind", "all", "--name", "k"}
+	js, _ := json.Marshal(args)
+	// A clean build in a child process, as the killed ones run: how long
+	// it takes, start-up included.
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "CRA_TEST_CLI_ARGS="+string(js))
+	start := time.Now()
+	if out, err := child.CombinedOutput(); err != nil {
+		t.Fatalf("clean build: %v\n%s", err, out)
+	}
+	took := time.Since(start)
+	want := sqlRows(t, home, rows)
+	for _, frac := range []float64{0.3, 0.6, 0.85} {
+		killed := storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(js)}, time.Duration(frac*float64(took)))
+		t.Logf("at %.0f%%: killed %v, leaving %s", frac*100, killed, strings.ReplaceAll(sqlRows(t, home,
+			"SELECT count(*) AS unregistered_rows FROM raw.training_examples WHERE dataset = 'k' AND version NOT IN (SELECT version FROM raw.dataset_versions WHERE name = 'k')"), "\n", " "))
+		if got := sqlRows(t, home, rows); got != want {
+			t.Errorf("at %.0f%%: the newest visible version differs from a clean build's", frac*100)
+		}
+		mustRun(t, home, args[2:]...)
+		if got := sqlRows(t, home, rows); got != want {
+			t.Errorf("at %.0f%%: the build after the kill differs from a clean build's", frac*100)
+		}
+	}
+	if got := sqlRows(t, home, "SELECT count(*) FROM (SELECT version, id FROM raw.training_examples WHERE dataset = 'k' GROUP BY ALL HAVING count(*) > 1)"); got != "count_star()\n0\n" {
+		t.Errorf("rows written twice: %s", got)
+	}
+	if got := sqlRows(t, home, "SELECT count(*) FROM raw.training_examples e WHERE dataset = 'k' AND version NOT IN (SELECT version FROM raw.dataset_versions WHERE name = 'k')"); got != "count_star()\n0\n" {
+		t.Errorf("rows of versions never registered: %s", got)
 	}
 }
