@@ -71,11 +71,11 @@ func (a *app) curateCommand() *cli.Command {
 			&cli.StringFlag{Name: "source", Usage: "where examples come from: synthetic, logged, distilled or all; comma-separate several (default: the training plan's, else synthetic)"},
 			&cli.StringFlag{Name: "kind", Usage: "what to build: sft, preference, kto or all; comma-separate several (default: the training plan's, else sft)"},
 			&cli.Float64Flag{Name: "positive-fraction", Usage: "keep KTO rows so that positives are this share per stage (default: the training plan's, else keep all)"},
-			&cli.StringFlag{Name: "stages", Usage: "comma-separated stages (default: the training plan's, else " + strings.Join(schema.SyntheticStages, ",") + ")"},
+			&cli.StringFlag{Name: "stages", Usage: "comma-separated stages (default: the training plan's, else every stage of the sources: " + strings.Join(schema.SyntheticStages, ",") + " for synthetic, " + strings.Join(curate.LoggedStages, ",") + " for logged)"},
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these repositories (paths; repeat or comma-separate)"},
 			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "put these repositories in the validation split whole (default: [curate] holdout_repos)"},
 			&cli.StringFlag{Name: "name", Value: "synthetic", Usage: "the dataset's name (a re-run adds a version)"},
-			&cli.StringFlag{Name: "training-plan", Usage: "a training plan `FILE` (plan.json of cra train-plan): its data criteria choose the stages and repositories the flags leave unset, and the dataset is recorded under it"},
+			&cli.StringFlag{Name: "training-plan", Usage: "a training plan `FILE` (plan.json of cra train-plan): its data criteria choose the sources, kinds, stages, repositories, KTO balance and logged outcome the flags leave unset, and the dataset is recorded under it"},
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for another run building the same dataset name; by default exit 1 at once, naming it"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
