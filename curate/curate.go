@@ -66,6 +66,9 @@ type Options struct {
 	// MemoryLimit is a soft limit on the Go heap for the run (the
 	// runtime's GOMEMLIMIT, restored after it); 0 leaves it as it is.
 	MemoryLimit int64
+	// Progress counts tasks and logged runs read, then examples written;
+	// nil for none.
+	Progress Progress
 }
 
 // DefaultMemoryLimit is the Go heap curate-data keeps to: with DuckDB's
@@ -132,6 +135,9 @@ func Curate(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
+	if opts.Progress == nil {
+		opts.Progress = noProgress{}
+	}
 	// One run per dataset name at a time, for the whole run.
 	lock, err := kb.LockInput(ctx, dir, DatasetLock, opts.Name, "cra curate-data --name "+opts.Name, opts.Wait)
 	if err != nil {
@@ -164,6 +170,7 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 	sum := &Summary{Dataset: opts.Name, Examples: map[string]map[string]int{}, Dropped: map[string]int{},
 		Kinds: map[string]map[string]map[string]int{}, Labels: map[string]map[string]int{}, Signals: map[string]int{}}
 	var recs []record
+	opts.Progress.Phase("read", 0)
 	if slices.Contains(opts.Sources, SourceSynthetic) {
 		if recs, sum.Tasks, err = scan(ctx, conn, opts); err != nil {
 			return nil, err
@@ -223,6 +230,7 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 		return nil, err
 	}
 	sum.Version = dw.version
+	opts.Progress.Phase("write", int64(len(synthetic)+len(other)))
 	if len(synthetic) > 0 {
 		if sum.Redacted, err = dw.write(ctx, w.DB, opts, synthetic); err != nil {
 			return nil, err
@@ -338,6 +346,7 @@ func scan(ctx context.Context, conn *sql.Conn, opts Options) ([]record, int, err
 	}()
 	err := eachTask(ctx, conn, opts, func(t *task) error {
 		tasks++
+		opts.Progress.Add(1)
 		jobs <- &job{t: t}
 		return nil
 	})

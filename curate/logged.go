@@ -63,6 +63,7 @@ func (s *loggedSource) each(ctx context.Context, fn func(example) error) error {
 			return err
 		}
 		for _, r := range win {
+			s.opts.Progress.Add(1)
 			if s.opts.LoggedOutcome == "success" && !r.success {
 				continue
 			}
@@ -167,7 +168,7 @@ func (e example) splitIn(opts Options, holdout map[string]bool) string {
 func (s *loggedSource) write(ctx context.Context, w *datasetWriter, kept map[[32]byte]*record) (int, error) {
 	now := time.Now().UTC()
 	redacted := 0
-	batch := &exampleBatch{w: w}
+	batch := &exampleBatch{w: w, progress: s.opts.Progress}
 	err := s.each(ctx, func(e example) error {
 		r := kept[exampleKey(w.name, e.target)]
 		if r == nil {

@@ -42,7 +42,7 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 	defer reader.Close()
 	now := time.Now().UTC()
 	redacted := 0
-	batch := &exampleBatch{w: w}
+	batch := &exampleBatch{w: w, progress: opts.Progress}
 	err = eachTask(ctx, reader, opts, func(t *task) error {
 		for _, stage := range opts.Stages {
 			r := kept[exampleKey(opts.Name, t.TargetIDs[stage])]
@@ -79,8 +79,9 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 // exampleBatch gathers examples and stores them writeBatch at a time, one
 // transaction each.
 type exampleBatch struct {
-	w    *datasetWriter
-	rows []kb.TrainingExample
+	w        *datasetWriter
+	progress Progress
+	rows     []kb.TrainingExample
 }
 
 func (b *exampleBatch) add(ctx context.Context, e kb.TrainingExample) error {
@@ -95,6 +96,7 @@ func (b *exampleBatch) flush(ctx context.Context) error {
 		return nil
 	}
 	err := b.w.Tx(ctx, func() error { return kb.AppendTrainingExamples(ctx, b.w.Writer, b.rows) })
+	b.progress.Add(int64(len(b.rows)))
 	b.rows = b.rows[:0]
 	return err
 }

@@ -146,7 +146,10 @@ func (a *app) runCurate(ctx context.Context, opts curateOptions) error {
 			return usagef("--training-plan: %v", err)
 		}
 	}
+	p := a.startProgress()
+	copts.Progress = p
 	sum, err := curate.Curate(ctx, a.home.Dir, copts)
+	a.stopProgress(p)
 	if errors.As(err, new(*curate.UsageError)) {
 		return usagef("%v", err)
 	}
