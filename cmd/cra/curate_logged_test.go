@@ -160,6 +160,17 @@ func TestCurateDataFromLoggedRuns(t *testing.T) {
 		t.Errorf("--repos %s:\n%s", solveRepo, got)
 	}
 
+	// Decontamination: with the eval's repository no longer held out, its
+	// evaluated commits' synthetic examples would enter train: refused,
+	// nothing written.
+	if res := cra(t, home, "", "curate-data", "--source", "all", "--kind", "all", "--holdout-repos", solveRepo, "--name", "leak"); res.code != exitUsage ||
+		!strings.Contains(res.stderr, "commits cra eval scored the agent on") {
+		t.Errorf("a leak: exit %d, %s", res.code, res.stderr)
+	}
+	if got := q("SELECT count(*) FROM raw.training_examples WHERE dataset = 'leak'"); got != "count_star()\n0\n" {
+		t.Errorf("the refused dataset wrote rows: %s", got)
+	}
+
 	// A training plan chooses the sources, stages, kinds (SFT, and pairs
 	// when it asks for them), the balance and the outcome of the runs.
 	plan := filepath.Join(t.TempDir(), "plan.json")
