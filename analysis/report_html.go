@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"html"
-	"regexp"
-	"strings"
 
 	"github.com/cra-dev/cra/internal/charts"
 )
@@ -14,7 +12,7 @@ import (
 // CSS and SVG charts, nothing fetched, well-formed XML as well as HTML.
 func HTML(r *Report) ([]byte, error) {
 	var b bytes.Buffer
-	charts.PageStart(&b, r.title(), inline(r.byline()))
+	charts.PageStart(&b, r.title(), charts.Inline(r.byline()))
 	for _, s := range r.sections() {
 		if err := writeSectionHTML(&b, r, s, ""); err != nil {
 			return nil, err
@@ -36,7 +34,7 @@ func writeSectionHTML(b *bytes.Buffer, r *Report, s section, class string) error
 	}
 	fmt.Fprintf(b, "<section%s>\n<h%d>%s</h%d>\n", attr, s.level, html.EscapeString(s.title), s.level)
 	for _, p := range s.paras {
-		fmt.Fprintf(b, "<p>%s</p>\n", inline(p))
+		fmt.Fprintf(b, "<p>%s</p>\n", charts.Inline(p))
 	}
 	for _, id := range s.charts {
 		svg, err := r.chart(id)
@@ -68,30 +66,9 @@ func writeTableHTML(b *bytes.Buffer, t table) {
 		}
 		fmt.Fprintf(b, "<tr%s>", class)
 		for _, c := range row {
-			fmt.Fprintf(b, "<td>%s</td>", inline(c))
+			fmt.Fprintf(b, "<td>%s</td>", charts.Inline(c))
 		}
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody>\n</table></div>\n")
-}
-
-var (
-	codeRE   = regexp.MustCompile("`([^`]+)`")
-	strongRE = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-)
-
-// inline turns a paragraph's Markdown (`code`, **bold**, _a whole
-// paragraph in italics_) into escaped HTML.
-func inline(s string) string {
-	em := strings.HasPrefix(s, "_") && strings.HasSuffix(s, "_") && len(s) > 1
-	if em {
-		s = s[1 : len(s)-1]
-	}
-	out := html.EscapeString(s)
-	out = codeRE.ReplaceAllString(out, "<code>$1</code>")
-	out = strongRE.ReplaceAllString(out, "<strong>$1</strong>")
-	if em {
-		out = "<em>" + out + "</em>"
-	}
-	return out
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"html"
-	"regexp"
 
 	"github.com/cra-dev/cra/internal/charts"
 )
@@ -14,11 +13,11 @@ import (
 // HTML.
 func reportHTML(r *versionReport) ([]byte, error) {
 	var b bytes.Buffer
-	charts.PageStart(&b, r.title(), reportInline(r.byline()))
+	charts.PageStart(&b, r.title(), charts.Inline(r.byline()))
 	for _, s := range r.sections() {
 		fmt.Fprintf(&b, "<section>\n<h%d>%s</h%d>\n", s.level, html.EscapeString(s.title), s.level)
 		for _, p := range s.paras {
-			fmt.Fprintf(&b, "<p>%s</p>\n", reportInline(p))
+			fmt.Fprintf(&b, "<p>%s</p>\n", charts.Inline(p))
 		}
 		for _, id := range s.charts {
 			svg, err := r.chart(id)
@@ -31,7 +30,7 @@ func reportHTML(r *versionReport) ([]byte, error) {
 			writeReportTableHTML(&b, t)
 		}
 		for _, p := range s.notes {
-			fmt.Fprintf(&b, "<p>%s</p>\n", reportInline(p))
+			fmt.Fprintf(&b, "<p>%s</p>\n", charts.Inline(p))
 		}
 		if s.code != "" {
 			fmt.Fprintf(&b, "<pre><code>%s</code></pre>\n", html.EscapeString(s.code))
@@ -51,22 +50,9 @@ func writeReportTableHTML(b *bytes.Buffer, t reportTable) {
 	for _, row := range t.rows {
 		b.WriteString("<tr>")
 		for _, c := range row {
-			fmt.Fprintf(b, "<td>%s</td>", reportInline(c))
+			fmt.Fprintf(b, "<td>%s</td>", charts.Inline(c))
 		}
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody>\n</table></div>\n")
-}
-
-var (
-	reportCodeRE   = regexp.MustCompile("`([^`]+)`")
-	reportStrongRE = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-)
-
-// reportInline turns a paragraph's Markdown (`code`, **bold**) into
-// escaped HTML.
-func reportInline(s string) string {
-	out := html.EscapeString(s)
-	out = reportCodeRE.ReplaceAllString(out, "<code>$1</code>")
-	return reportStrongRE.ReplaceAllString(out, "<strong>$1</strong>")
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"regexp"
+	"strings"
 )
 
 // PageStart writes the head of a self-contained report page: the title
@@ -14,6 +16,27 @@ func PageStart(w io.Writer, title, byline string) {
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"+
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n"+
 		"<body>\n<main>\n<h1>%s</h1>\n<p class=\"byline\">%s</p>\n", t, CSS, t, byline)
+}
+
+var (
+	codeRE   = regexp.MustCompile("`([^`]+)`")
+	strongRE = regexp.MustCompile(`\*\*([^*]+)\*\*`)
+)
+
+// Inline turns a report paragraph's Markdown (`code`, **bold**, _a whole
+// paragraph in italics_) into escaped HTML.
+func Inline(s string) string {
+	em := strings.HasPrefix(s, "_") && strings.HasSuffix(s, "_") && len(s) > 1
+	if em {
+		s = s[1 : len(s)-1]
+	}
+	out := html.EscapeString(s)
+	out = codeRE.ReplaceAllString(out, "<code>$1</code>")
+	out = strongRE.ReplaceAllString(out, "<strong>$1</strong>")
+	if em {
+		out = "<em>" + out + "</em>"
+	}
+	return out
 }
 
 // PageEnd closes what PageStart opened.
