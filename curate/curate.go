@@ -365,7 +365,7 @@ func scan(ctx context.Context, conn *sql.Conn, opts Options) ([]record, int, err
 func scanTask(t *task, opts Options, mh *minHasher, holdout map[string]bool) []record {
 	var out []record
 	for _, stage := range opts.Stages {
-		if _, ok := t.Targets[stage]; !ok || !synthetic(stage) {
+		if _, ok := t.Targets[stage]; !ok || !renderable(stage) {
 			continue
 		}
 		targetID := t.TargetIDs[stage]

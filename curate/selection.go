@@ -58,8 +58,8 @@ func checkSelection(opts *Options) error {
 	return nil
 }
 
-// synthetic says whether stage has synthetic ground truth to render.
-func synthetic(stage string) bool { return renderers[stage] != nil }
+// renderable says whether stage has synthetic ground truth to render.
+func renderable(stage string) bool { return renderers[stage] != nil }
 
 // count adds a kept record to the summary.
 func (s *Summary) count(r *record) {
