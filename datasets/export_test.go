@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
-	"gopkg.in/yaml.v3"
 
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
@@ -176,37 +175,7 @@ func TestExportShardsAndCard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	front, _, ok := strings.Cut(strings.TrimPrefix(string(readme), "---\n"), "\n---\n")
-	if !ok {
-		t.Fatalf("README.md has no YAML front matter:\n%s", readme)
-	}
-	var meta struct {
-		Configs []struct {
-			Name  string `yaml:"config_name"`
-			Files []struct {
-				Split string `yaml:"split"`
-				Path  string `yaml:"path"`
-			} `yaml:"data_files"`
-		} `yaml:"configs"`
-	}
-	if err := yaml.Unmarshal([]byte(front), &meta); err != nil {
-		t.Fatal(err)
-	}
-	covered := map[string]bool{}
-	for _, c := range meta.Configs {
-		for _, f := range c.Files {
-			matches, _ := filepath.Glob(filepath.Join(dir, f.Path))
-			for _, p := range matches {
-				rel, _ := filepath.Rel(dir, p)
-				covered[filepath.ToSlash(rel)] = true
-			}
-		}
-	}
-	for _, f := range m.Files {
-		if !covered[f.Path] {
-			t.Errorf("the card's data_files do not cover %s", f.Path)
-		}
-	}
+	checkCardConfigs(t, dir, m, string(readme))
 }
 
 func TestInspectFindsDamage(t *testing.T) {
