@@ -164,3 +164,37 @@ func TestAppendNewAntiJoinsOnTheKey(t *testing.T) {
 		t.Errorf("%d rows for %d commits; want 3 and 3", total, distinct)
 	}
 }
+
+// A key with an integer column (a dataset's version) anti-joins as well:
+// the same id under the same version is skipped, under another version
+// written.
+func TestAppendNewWithAnIntegerKeyColumn(t *testing.T) {
+	dir := initHome(t)
+	ctx := context.Background()
+	ex := func(id string, version int) TrainingExample {
+		return TrainingExample{ID: id, Dataset: "d", Version: version, Stage: "scope", Source: "logged", Split: SplitTrain,
+			Kind: KindSFT, Label: LabelPositive, RepoPath: "/r", TargetID: id, Messages: []Message{{Role: "user", Content: "q"}},
+			Evidence: `{"run": "r1"}`, CreatedAt: time.Unix(0, 0)}
+	}
+	load := func(rows ...TrainingExample) {
+		if err := WithWriter(ctx, dir, Raw, Options{Command: "test"}, func(w Writer) error {
+			return w.Tx(ctx, func() error { return AppendTrainingExamples(ctx, w, rows) })
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load(ex("a", 1), ex("b", 1))
+	load(ex("a", 1), ex("a", 2), ex("c", 1))
+	s, err := Open(ctx, dir, Raw, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var rows string
+	if err := s.DB.QueryRow(`SELECT string_agg(id || version || ':' || (evidence->>'run'), ' ' ORDER BY id, version) FROM training_examples`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != "a1:r1 a2:r1 b1:r1 c1:r1" {
+		t.Errorf("rows %q, want a1 a2 b1 c1 once each, evidence a JSON document", rows)
+	}
+}
