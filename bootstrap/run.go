@@ -94,7 +94,7 @@ func (o Options) withDefaults() Options {
 func (r *runner) withStore(ctx context.Context, fn func(*rawStore) error) error {
 	r.storeMu.Lock()
 	defer r.storeMu.Unlock()
-	opts := kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait, Waiting: r.waiting, MemoryLimit: kb.BatchMemoryLimit}
+	opts := kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait, Waiting: r.waiting}
 	return kb.WithWriter(ctx, r.dir, kb.Raw, opts, func(w kb.Writer) error { return fn(&rawStore{w}) })
 }
 

@@ -145,7 +145,7 @@ func Curate(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	}
 	defer lock.Release() //nolint:errcheck // dropped at exit anyway
 	var sum *Summary
-	err = kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra curate-data", Wait: kb.BatchWait, MemoryLimit: kb.BatchMemoryLimit},
+	err = kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra curate-data", Wait: kb.BatchWait},
 		func(w kb.Writer) (err error) {
 			sum, err = curate(ctx, w, opts, plan)
 			return err

@@ -111,7 +111,7 @@ func Distill(ctx context.Context, dir string, opts DistillOptions) (*DistillSumm
 		return distillBatches(ctx, dir, opts)
 	}
 	var sum *DistillSummary
-	err = kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra distill", Wait: kb.BatchWait, MemoryLimit: kb.BatchMemoryLimit},
+	err = kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra distill", Wait: kb.BatchWait},
 		func(w kb.Writer) (err error) {
 			sum, err = distillLive(ctx, w, opts)
 			return err

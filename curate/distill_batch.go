@@ -123,7 +123,7 @@ func distillBatches(ctx context.Context, dir string, opts DistillOptions) (*Dist
 
 // withStore opens the raw store for fn, as the run's writer.
 func (d *distiller) withStore(ctx context.Context, dir string, fn func() error) error {
-	return kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra distill --batch", Wait: kb.BatchWait, MemoryLimit: kb.BatchMemoryLimit},
+	return kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra distill --batch", Wait: kb.BatchWait},
 		func(w kb.Writer) error {
 			d.w = w
 			return fn()

@@ -205,15 +205,10 @@ func evalJoin(from string) string {
 
 // eachTaskOf hands fn each task of ids (with its targets), in id order.
 func eachTaskOf(ctx context.Context, conn *sql.Conn, ids []string, fn func(*task) error) error {
-	for lo := 0; lo < len(ids); lo += taskWindow {
-		q := `SELECT k.id, k.repo_path, k.commit, k.task, t.stage, t.id, t.target::VARCHAR
-			FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
-			WHERE k.id IN (SELECT unnest(?::VARCHAR[])) ORDER BY k.id, t.stage`
-		if err := eachInWindow(ctx, conn, q, []any{ids[lo:min(lo+taskWindow, len(ids))]}, fn); err != nil {
-			return err
-		}
+	if len(ids) == 0 {
+		return nil
 	}
-	return nil
+	return eachTaskWhere(ctx, conn, ` AND k.id IN (SELECT unnest(?::VARCHAR[]))`, []any{ids}, fn)
 }
 
 // sample keeps n of ids (all when n <= 0), chosen by a hash of seed and

@@ -14,8 +14,9 @@ import (
 // loggedCallTypes are the model calls a logged example can come from.
 var loggedCallTypes = []string{"task_analysis", "scope", "precision", "meta_plan", "part_plan", "implement", "adjustment"}
 
-// callWindow is about how many logged calls one window of runs holds: the
-// calls' text is read a window at a time, so memory stays flat however
+// callWindow is about how many logged calls one window of runs holds (and
+// windowBytes about how much of their text): the calls' text is read a
+// window at a time, so memory stays flat however
 // many calls the store holds.
 const callWindow = 8_000
 
@@ -73,10 +74,11 @@ func loggedWindows(ctx context.Context, conn *sql.Conn, opts Options) ([][]*logg
 	where = strings.ReplaceAll(where, "k.repo_path", "t.repo_path")
 	types := "'" + strings.Join(loggedCallTypes, "', '") + "'"
 	rows, err := conn.QueryContext(ctx, `WITH c AS (
-			SELECT split_part(task_id, ':', 1) AS run, count(*) AS calls, min(id) AS first, max(id) AS last FROM retrieval_llm_calls
+			SELECT split_part(task_id, ':', 1) AS run, count(*) AS calls, min(id) AS first, max(id) AS last,
+				sum(strlen(prompt) + coalesce(strlen(response), 0) + coalesce(strlen(system_prompt), 0)) AS bytes FROM retrieval_llm_calls
 			WHERE call_type IN (`+types+`) AND response IS NOT NULL AND error IS NULL AND model <> 'oracle' GROUP BY 1)
 		SELECT c.run, t.repo_path, coalesce(o.status, ''), t.success, coalesce(t.final_diff, ''), coalesce(e.task_id, ''),
-			coalesce(e.eval_run_id, 0), coalesce(k.commit, ''), c.calls, c.first, c.last
+			coalesce(e.eval_run_id, 0), coalesce(k.commit, ''), c.calls, c.first, c.last, c.bytes
 		FROM c JOIN task_runs t ON t.task_id = c.run
 		LEFT JOIN orchestrator_runs o ON o.task_id = c.run
 		LEFT JOIN eval_tasks e ON e.task_run_id = t.id
@@ -89,18 +91,19 @@ func loggedWindows(ctx context.Context, conn *sql.Conn, opts Options) ([][]*logg
 	byID := map[string]*loggedRun{}
 	var windows [][]*loggedRun
 	var win []*loggedRun
-	n := 0
+	var n, size int64
 	for rows.Next() {
 		r := &loggedRun{scores: map[string]bool{}}
-		var calls int
-		if err := rows.Scan(&r.id, &r.repo, &r.status, &r.success, &r.finalDiff, &r.evalTask, &r.evalRun, &r.commit, &calls, &r.first, &r.last); err != nil {
+		var calls, bytes int64
+		if err := rows.Scan(&r.id, &r.repo, &r.status, &r.success, &r.finalDiff, &r.evalTask, &r.evalRun, &r.commit, &calls, &r.first, &r.last, &bytes); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		byID[r.id] = r
 		win = append(win, r)
-		if n += calls; n >= callWindow {
-			windows, win, n = append(windows, win), nil, 0
+		n, size = n+calls, size+bytes
+		if n >= callWindow || size >= windowBytes {
+			windows, win, n, size = append(windows, win), nil, 0, 0
 		}
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {

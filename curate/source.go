@@ -8,15 +8,27 @@ import (
 	"strings"
 )
 
-// taskWindow is how many tasks one query of eachTask reads: the driver
+// taskWindow and windowBytes bound one query of eachTask: the driver
 // materialises a query's whole result, so targets are read a window of
-// tasks at a time and memory stays flat however many there are.
-const taskWindow = 2000
+// tasks at a time — at most taskWindow tasks, and about windowBytes of
+// target text (a window ends after the task that crosses it) — and memory
+// stays flat however many tasks there are and however large their files.
+const (
+	taskWindow  = 2000
+	windowBytes = 16 << 20
+)
 
 // eachTask streams the synthetic tasks of the selected repositories, each
 // with all its targets, in task id order (both passes see the same order).
 func eachTask(ctx context.Context, conn *sql.Conn, opts Options, fn func(*task) error) error {
 	where, args := repoFilter(opts.Repos)
+	return eachTaskWhere(ctx, conn, where, args, fn)
+}
+
+// eachTaskWhere hands fn each task the condition where (ANDed onto a
+// WHERE over synthetic_tasks k) selects, with its targets, in id order,
+// a window at a time.
+func eachTaskWhere(ctx context.Context, conn *sql.Conn, where string, args []any, fn func(*task) error) error {
 	bounds, err := windowStarts(ctx, conn, where, args)
 	if err != nil {
 		return err
@@ -49,11 +61,17 @@ func repoFilter(repos []string) (string, []any) {
 	return ` AND k.repo_path IN (` + strings.TrimSuffix(strings.Repeat("?,", len(repos)), ",") + `)`, args
 }
 
-// windowStarts returns the first task id of each window of taskWindow
-// selected tasks, in id order.
+// windowStarts returns the first task id of each window of selected
+// tasks, in id order: a window starts every taskWindow tasks and where the
+// target bytes of the tasks before it pass a multiple of windowBytes.
 func windowStarts(ctx context.Context, conn *sql.Conn, where string, args []any) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT id FROM (SELECT k.id, row_number() OVER (ORDER BY k.id) - 1 AS n
-		FROM synthetic_tasks k WHERE true`+where+`) WHERE n % ? = 0 ORDER BY id`, append(args, taskWindow)...)
+	rows, err := conn.QueryContext(ctx, `WITH s AS (
+			SELECT k.id, coalesce(sum(strlen(t.target::VARCHAR)), 0) AS b
+			FROM synthetic_tasks k LEFT JOIN synthetic_targets t ON t.task_id = k.id WHERE true`+where+` GROUP BY k.id),
+		c AS (SELECT id, (row_number() OVER w - 1) // ? AS byCount, (sum(b) OVER w - b) // ? AS byBytes FROM s WINDOW w AS (ORDER BY id)),
+		l AS (SELECT id, byCount, byBytes, lag(byCount) OVER (ORDER BY id) AS prevCount, lag(byBytes) OVER (ORDER BY id) AS prevBytes FROM c)
+		SELECT id FROM l WHERE prevCount IS NULL OR byCount <> prevCount OR byBytes <> prevBytes ORDER BY id`,
+		append(args, taskWindow, windowBytes)...)
 	if err != nil {
 		return nil, err
 	}

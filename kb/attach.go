@@ -55,7 +55,7 @@ func Attach(ctx context.Context, dir string, write bool, command string) (*Attac
 			return nil, err
 		}
 	}
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", dsn(dir, "", nil))
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func Attach(ctx context.Context, dir string, write bool, command string) (*Attac
 		}
 		q := fmt.Sprintf("ATTACH %s AS %s%s", quoteLiteral(path), k, mode)
 		if _, err := a.Conn.ExecContext(ctx, q); err != nil {
-			return nil, fmt.Errorf("attach %s: %w", path, translateOpenError(path, err))
+			return nil, fmt.Errorf("attach %s: %w", path, damaged(path, translateOpenError(path, err)))
 		}
 		v, err := schemaVersion(ctx, a.Conn, string(k))
 		if err != nil {
@@ -79,6 +79,9 @@ func Attach(ctx context.Context, dir string, write bool, command string) (*Attac
 		}
 		if v > LatestVersion(k) {
 			return nil, &NewerStoreError{Store: k.File(), Version: v, Know: LatestVersion(k)}
+		}
+		if err := checkWhole(ctx, a.Conn, path, string(k)); err != nil {
+			return nil, err
 		}
 	}
 	if _, err := a.Conn.ExecContext(ctx, "SET search_path = 'raw,curated'"); err != nil {

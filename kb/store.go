@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -58,15 +59,7 @@ type Options struct {
 	// Waiting, when set, is called once if the open has to wait, with
 	// what it waits for (a LockedError or an OtherProgramError).
 	Waiting func(holder error)
-	// MemoryLimit is DuckDB's memory_limit for this open (e.g.
-	// BatchMemoryLimit); "" keeps DuckDB's default, 80% of RAM.
-	MemoryLimit string
 }
-
-// BatchMemoryLimit bounds DuckDB's memory in batches that append: DuckDB
-// keeps written blocks cached up to its limit, and an append-only batch
-// loses nothing with a small cache.
-const BatchMemoryLimit = "128MB"
 
 // NotInitializedError says the home has no such store yet.
 type NotInitializedError struct{ Path string }
@@ -87,7 +80,7 @@ func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, err
 			return nil, &NotInitializedError{Path: path}
 		}
 		s.reader = registerReader(path, opts.Command)
-		db, err := openDB(ctx, path, "?access_mode=read_only")
+		db, err := openDB(ctx, path, true)
 		if err != nil {
 			s.reader.release() //nolint:errcheck // the open error says more
 			return nil, err
@@ -96,6 +89,9 @@ func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, err
 		v, err := schemaVersion(ctx, db, "")
 		if err == nil && v > LatestVersion(kind) {
 			err = &NewerStoreError{Store: kind.File(), Version: v, Know: LatestVersion(kind)}
+		}
+		if err == nil {
+			err = checkWhole(ctx, db, path, "")
 		}
 		if err != nil {
 			s.Close()
@@ -111,11 +107,6 @@ func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, err
 		return nil, err
 	}
 	db, err := openMigrated(ctx, path, kind)
-	if err == nil && opts.MemoryLimit != "" {
-		if _, err = db.ExecContext(ctx, "SET memory_limit = "+quoteLiteral(opts.MemoryLimit)); err != nil {
-			db.Close()
-		}
-	}
 	if err != nil {
 		lock.release()
 		return nil, err
@@ -127,8 +118,12 @@ func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, err
 // openMigrated opens path read-write and applies pending migrations; the
 // caller holds the write lock.
 func openMigrated(ctx context.Context, path string, kind Kind) (*sql.DB, error) {
-	db, err := openDB(ctx, path, "")
+	db, err := openDB(ctx, path, false)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkWhole(ctx, db, path, ""); err != nil {
+		db.Close()
 		return nil, err
 	}
 	if err := migrate(ctx, db, kind, kind.File()); err != nil {
@@ -138,8 +133,14 @@ func openMigrated(ctx context.Context, path string, kind Kind) (*sql.DB, error) 
 	return db, nil
 }
 
-func openDB(ctx context.Context, path, query string) (*sql.DB, error) {
-	db, err := sql.Open("duckdb", path+query)
+// openDB opens the store file path (in its home) with the process's
+// memory limit and a spill folder of its own.
+func openDB(ctx context.Context, path string, readOnly bool) (*sql.DB, error) {
+	var extra url.Values
+	if readOnly {
+		extra = url.Values{"access_mode": {"read_only"}}
+	}
+	db, err := sql.Open("duckdb", dsn(filepath.Dir(path), path, extra))
 	if err == nil {
 		err = db.PingContext(ctx)
 		if err != nil {
@@ -147,7 +148,7 @@ func openDB(ctx context.Context, path, query string) (*sql.DB, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, translateOpenError(path, err))
+		return nil, fmt.Errorf("open %s: %w", path, damaged(path, translateOpenError(path, err)))
 	}
 	return db, nil
 }

@@ -94,7 +94,7 @@ func WithWriter(ctx context.Context, dir string, kind Kind, opts Options, fn fun
 		return err
 	}
 	err = fn(Writer{Conn: conn, DB: s.DB})
-	return errors.Join(err, conn.Close(), s.Close())
+	return Explain(errors.Join(err, conn.Close(), s.Close()))
 }
 
 // AppendNew appends the rows of rows whose key is in neither table nor an

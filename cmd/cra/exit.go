@@ -21,7 +21,7 @@ const exitCodesHelp = `EXIT CODES:
    0    everything done
    1    finished, but some inputs failed or were busy: another cra run held them (see the summary)
    2    usage, configuration or store error (bad flag, bad config.toml, store missing,
-        locked by another cra or newer than this cra, SQL error): nothing was done
+        damaged, locked by another cra or newer than this cra, SQL error): nothing was done
    130  interrupted (SIGINT/SIGTERM): stores left consistent; run again to finish`
 
 // usageError is a mistake in how cra was called.
@@ -80,12 +80,14 @@ func exitCode(ctx context.Context, err error) int {
 		newer   *kb.NewerStoreError
 		partial *partialError
 		sqlErr  *kb.ScriptError
+		damaged *kb.DamagedError
 	)
 	switch {
 	case errors.As(err, &partial):
 		return exitFailures
 	case errors.As(err, &usage), errors.As(err, &cfgErr), errors.As(err, &homeErr), errors.As(err, &notInit),
-		errors.As(err, &locked), errors.As(err, &other), errors.As(err, &newer), errors.As(err, &sqlErr):
+		errors.As(err, &locked), errors.As(err, &other), errors.As(err, &newer), errors.As(err, &sqlErr),
+		errors.As(err, &damaged):
 		return exitUsage
 	}
 	return exitFailures

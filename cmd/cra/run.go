@@ -14,6 +14,7 @@ import (
 
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/version"
+	"github.com/cra-dev/cra/kb"
 )
 
 // app is what every command gets: the injected streams and the global flags.
@@ -52,7 +53,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stdoutTTY: isTerminal(stdout)}
 	root := a.rootCommand()
 	setUsageErrors(root)
-	err := root.Run(ctx, append([]string{"cra"}, args...))
+	err := kb.Explain(root.Run(ctx, append([]string{"cra"}, args...)))
 	code := exitCode(ctx, err)
 	if err != nil {
 		msg := err.Error()
@@ -132,6 +133,12 @@ func (a *app) before(ctx context.Context, cmd *cli.Command) (context.Context, er
 		return ctx, usagef("--home: %v", err)
 	}
 	a.home, a.json = home, cmd.Bool("json")
+	// DuckDB's memory limit applies to every store the command opens; a
+	// config.toml that does not load is reported by the commands that read
+	// it, and the default applies meanwhile.
+	if cfg, err := config.Load(home.ConfigPath()); err == nil {
+		kb.SetMemoryLimit(cfg.Store.MemoryLimit)
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cmd.String("log-level"))); err != nil {
 		return ctx, usagef("--log-level %q: use debug, info, warn or error", cmd.String("log-level"))

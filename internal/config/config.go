@@ -19,6 +19,7 @@ type Config struct {
 	Bootstrap    Bootstrap    `toml:"bootstrap" doc:"cra bootstrap: which commits become synthetic ground truth."`
 	Curate       Curate       `toml:"curate" doc:"cra curate-data: filters, dedup, splits and shards of training datasets."`
 	Teacher      Teacher      `toml:"teacher" doc:"Teacher model for cra distill, any OpenAI-compatible API (OpenAI, DeepSeek, Qwen's compatible mode, a vLLM server)."`
+	Store        Store        `toml:"store" doc:"The DuckDB stores (curated.duckdb, raw.duckdb): how much memory every command gives DuckDB."`
 }
 
 // Models selects providers and model tags per role, with per-stage overrides.
@@ -149,6 +150,11 @@ type Curate struct {
 	HoldoutRepos       []string `toml:"holdout_repos" doc:"Repositories held out whole: their tasks go to validation in curate-data (unless --holdout-repos says otherwise) and are cra eval's --split holdout."`
 	PerRepoCap         int      `toml:"per_repo_cap" doc:"Most examples per repository and stage; 0 means no cap."`
 	ShardMaxMB         int      `toml:"shard_max_mb" doc:"Uncompressed size at which an export starts a new shard."`
+}
+
+// Store configures DuckDB in every command.
+type Store struct {
+	MemoryLimit string `toml:"memory_limit" doc:"DuckDB's memory limit per open store, e.g. \"2GB\"; empty means an eighth of the machine's memory (or its container's), between 1 GiB and 4 GiB. Past it DuckDB spills to tmp/ in the home; raise it if a command says the stores ran out of memory."`
 }
 
 // Teacher configures the remote model used for distillation.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -74,6 +75,7 @@ func (c Config) Validate(path string) []error {
 		bad("models.provider", fmt.Sprintf("%q is not a provider", c.Models.Provider), "use one of "+strings.Join(providers, ", "))
 	}
 	checkURL(bad, "models.base_url", c.Models.BaseURL, true)
+	checkSize(bad, "store.memory_limit", c.Store.MemoryLimit, MinMemoryLimit)
 	if c.Models.Coding == "" || c.Models.Reasoning == "" {
 		bad("models", "coding and reasoning models must both be set", "run `cra init --coding-model M --reasoning-model M`, or set models.coding and models.reasoning")
 	}
@@ -215,6 +217,48 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // checkEnvName refuses values that are not variable names. It never echoes
 // the value: a user who pasted the key itself must not see it in a log.
+// MinMemoryLimit is the smallest [store] memory_limit accepted: less is
+// too little for DuckDB to work with.
+const MinMemoryLimit = 512 << 20
+
+var sizeRE = regexp.MustCompile(`(?i)^\s*([0-9]+(?:\.[0-9]+)?)\s*(b|kb|mb|gb|tb|kib|mib|gib|tib)\s*$`)
+
+// checkSize checks a size as DuckDB reads it ("2GB", "1.5GiB"): empty, or
+// at least least bytes.
+func checkSize(bad badFunc, key, v string, least int64) {
+	if strings.TrimSpace(v) == "" {
+		return
+	}
+	n, ok := Bytes(v)
+	switch {
+	case !ok:
+		bad(key, fmt.Sprintf("%q is not a size", v), `write it like "2GB" or "1.5GiB", or leave it empty for the default`)
+	case n < least:
+		bad(key, fmt.Sprintf("%q is less than %d MiB", v, least>>20), "raise it, or leave it empty for the default")
+	}
+}
+
+// Bytes reads a size such as "2GB" (powers of 1000) or "1.5GiB" (of 1024).
+func Bytes(v string) (int64, bool) {
+	m := sizeRE.FindStringSubmatch(v)
+	if m == nil {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, false
+	}
+	unit := strings.ToLower(m[2])
+	base := 1000.0
+	if strings.HasSuffix(unit, "ib") {
+		base = 1024
+	}
+	for range strings.Index("bkmgt", unit[:1]) {
+		f *= base
+	}
+	return int64(f), true
+}
+
 func checkEnvName(bad badFunc, key, v string) {
 	if v != "" && !envName.MatchString(v) {
 		bad(key, "must be the NAME of an environment variable (letters, digits, _), not the key itself",

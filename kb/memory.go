@@ -1,0 +1,87 @@
+package kb
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+// Every DuckDB instance cra opens gets the same memory limit and spills to
+// a temporary directory of its own inside the home, so a query larger than
+// the limit goes to disk instead of failing, and nothing is written
+// outside the home.
+
+// memoryLimit is the process's DuckDB memory_limit ("" for the default);
+// set once per command from [store] memory_limit.
+var memoryLimit atomic.Value
+
+// SetMemoryLimit sets DuckDB's memory_limit for every store this process
+// opens from now on: a size such as "2GB" or "1.5GiB", or "" for
+// DefaultMemoryLimit (config.Validate has checked it).
+func SetMemoryLimit(limit string) { memoryLimit.Store(strings.TrimSpace(limit)) }
+
+// MemoryLimit is the memory_limit stores open with now.
+func MemoryLimit() string {
+	if s, _ := memoryLimit.Load().(string); s != "" {
+		return s
+	}
+	return DefaultMemoryLimit()
+}
+
+// DefaultMemoryLimit is an eighth of the memory this process may use (the
+// machine's, or its cgroup's when lower, as in a container), at least
+// 1 GiB and at most 4 GiB: enough for every command on real repositories,
+// while DuckDB's cache of the blocks it reads and writes, which it keeps up
+// to the limit, stays a small share of a shared machine.
+func DefaultMemoryLimit() string {
+	b := totalMemory() / 8
+	b = max(b, 1<<30)
+	b = min(b, 4<<30)
+	return fmt.Sprintf("%dMiB", b>>20)
+}
+
+// instances numbers the DuckDB instances of this process, so each gets a
+// temporary directory of its own.
+var instances atomic.Int64
+
+// TempDir is the home's folder of DuckDB's spill files, one sub-folder
+// per open store ("<pid>-<n>"), removed when the store closes.
+func TempDir(home string) string { return filepath.Join(home, "tmp") }
+
+// dsn is the DuckDB data source for path (a store file, or "" for an
+// in-memory session attaching stores of home): the memory limit and a
+// temporary directory of its own under the home, plus extra options.
+func dsn(home, path string, extra url.Values) string {
+	q := url.Values{}
+	for k, v := range extra {
+		q[k] = v
+	}
+	q.Set("memory_limit", MemoryLimit())
+	q.Set("temp_directory", filepath.Join(TempDir(home), fmt.Sprintf("%d-%d", os.Getpid(), instances.Add(1))))
+	removeDeadTempDirs(home)
+	return path + "?" + q.Encode()
+}
+
+// removeDeadTempDirs removes the spill folders of processes that are gone
+// (a kill -9 leaves them behind; DuckDB removes its own on close).
+func removeDeadTempDirs(home string) {
+	entries, err := os.ReadDir(TempDir(home))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pidText, _, _ := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(filepath.Join(TempDir(home), e.Name())) //nolint:errcheck // tried again at the next open
+		}
+	}
+}
