@@ -3,6 +3,7 @@ package curate
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/storetest"
@@ -11,7 +12,10 @@ import (
 
 // generate writes n synthetic tasks (4n targets) with SQL: distinct tasks,
 // a few candidates and symbols each, a 2 KB file to edit.
-func generate(b *testing.B, home string, n int) {
+func generate(b testing.TB, home string, n int) { generateSized(b, home, n, 60) }
+
+// generateSized is generate with files to edit of about lines x 32 bytes.
+func generateSized(b testing.TB, home string, n, lines int) {
 	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{Write: true})
 	if err != nil {
 		b.Fatal(err)
@@ -42,9 +46,12 @@ func generate(b *testing.B, home string, n int) {
 				'execution_order', ['pkg/mod' || commit || '.py'], 'rationale', ''), now() FROM synthetic_tasks`,
 		`INSERT INTO synthetic_targets (id, task_id, repo_path, commit, stage, target, created_at)
 			SELECT id || '-implement', id, repo_path, commit, 'implement', json_object(
-				'files', [json_object('path', 'pkg/mod' || commit || '.py', 'content', 'def handler' || commit || '(x):\n' || repeat('    x = x + 1  # step ' || commit || '\n', 60) || '    return x\n')],
+				'files', [json_object('path', 'pkg/mod' || commit || '.py', 'content', 'def handler' || commit || '(x):\n' || repeat('    x = x + 1  # step ' || commit || '\n', %d) || '    return x\n')],
 				'edits', [json_object('file', 'pkg/mod' || commit || '.py', 'search', '    return x\n', 'replace', '    return x * 2\n')]), now() FROM synthetic_tasks`,
 	} {
+		if strings.Contains(q, "%d") {
+			q = fmt.Sprintf(q, lines)
+		}
 		if _, err := raw.DB.Exec(q); err != nil {
 			b.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -34,13 +35,15 @@ func eachTaskWhere(ctx context.Context, conn *sql.Conn, where string, args []any
 		return err
 	}
 	for i, lo := range bounds {
+		// The bounds are on both sides of the join, so that neither side
+		// holds more than the window's targets.
 		q := `SELECT k.id, k.repo_path, k.commit, k.task, t.stage, t.id, t.target::VARCHAR
 			FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
-			WHERE k.id >= ?` + where
-		wargs := append([]any{lo}, args...)
+			WHERE k.id >= ? AND t.task_id >= ?` + where
+		wargs := append([]any{lo, lo}, args...)
 		if i+1 < len(bounds) {
-			q += ` AND k.id < ?`
-			wargs = append(wargs, bounds[i+1])
+			q += ` AND k.id < ? AND t.task_id < ?`
+			wargs = append(wargs, bounds[i+1], bounds[i+1])
 		}
 		if err := eachInWindow(ctx, conn, q+` ORDER BY k.id, t.stage`, wargs, fn); err != nil {
 			return err
@@ -65,15 +68,14 @@ func repoFilter(repos []string) (string, []any) {
 // tasks, in id order: a window starts every taskWindow tasks and where the
 // target bytes of the tasks before it pass a multiple of windowBytes.
 func windowStarts(ctx context.Context, conn *sql.Conn, where string, args []any) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `WITH s AS (
-			SELECT k.id, coalesce(sum(strlen(t.target::VARCHAR)), 0) AS b
-			FROM synthetic_tasks k LEFT JOIN synthetic_targets t ON t.task_id = k.id WHERE true`+where+` GROUP BY k.id),
+	rows, err := conn.QueryContext(ctx, `WITH t AS (SELECT task_id, sum(strlen(target::VARCHAR)) AS b FROM synthetic_targets GROUP BY task_id),
+		s AS (SELECT k.id, coalesce(t.b, 0) AS b FROM synthetic_tasks k LEFT JOIN t ON t.task_id = k.id WHERE true`+where+`),
 		c AS (SELECT id, (row_number() OVER w - 1) // ? AS byCount, (sum(b) OVER w - b) // ? AS byBytes FROM s WINDOW w AS (ORDER BY id)),
 		l AS (SELECT id, byCount, byBytes, lag(byCount) OVER (ORDER BY id) AS prevCount, lag(byBytes) OVER (ORDER BY id) AS prevBytes FROM c)
 		SELECT id FROM l WHERE prevCount IS NULL OR byCount <> prevCount OR byBytes <> prevBytes ORDER BY id`,
 		append(args, taskWindow, windowBytes)...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("size the synthetic targets: %w", err)
 	}
 	var out []string
 	for rows.Next() {
@@ -91,7 +93,7 @@ func windowStarts(ctx context.Context, conn *sql.Conn, where string, args []any)
 func eachInWindow(ctx context.Context, conn *sql.Conn, q string, args []any, fn func(*task) error) error {
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
-		return err
+		return fmt.Errorf("read the synthetic targets: %w", err)
 	}
 	defer rows.Close()
 	var cur *task
@@ -114,7 +116,7 @@ func eachInWindow(ctx context.Context, conn *sql.Conn, q string, args []any, fn 
 		cur.TargetIDs[stage] = targetID
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return fmt.Errorf("read the synthetic targets: %w", err)
 	}
 	if cur != nil {
 		return fn(cur)

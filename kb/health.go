@@ -67,11 +67,11 @@ func Explain(err error) error {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "Out of Memory Error"):
-		return &OutOfMemoryError{Limit: MemoryLimit(), Detail: duckdbLine(msg, "Out of Memory Error")}
+		return &OutOfMemoryError{Limit: MemoryLimit(), Detail: duckdbLine(msg)}
 	case strings.Contains(msg, "No space left on device"), strings.Contains(msg, "Disk full"):
-		return &DiskFullError{Detail: duckdbLine(msg, "IO Error")}
+		return &DiskFullError{Detail: duckdbLine(msg)}
 	case isDamage(msg):
-		return &DamagedError{Store: storeNamed(msg), Detail: duckdbLine(msg, "")}
+		return &DamagedError{Store: storeNamed(msg), Detail: duckdbLine(msg)}
 	}
 	return err
 }
@@ -91,7 +91,7 @@ func isDamage(msg string) bool {
 // is not whole.
 func damaged(path string, err error) error {
 	if err != nil && isDamage(err.Error()) {
-		return &DamagedError{Store: filepath.Base(path), Detail: duckdbLine(err.Error(), "")}
+		return &DamagedError{Store: filepath.Base(path), Detail: duckdbLine(err.Error())}
 	}
 	return err
 }
@@ -106,14 +106,9 @@ func storeNamed(msg string) string {
 	return ""
 }
 
-// duckdbLine is the first line of DuckDB's message from marker on (its
-// advice, on the lines after, is left out).
-func duckdbLine(msg, marker string) string {
-	if i := strings.Index(msg, marker); marker != "" && i >= 0 {
-		msg = msg[i:]
-	}
-	return strings.TrimSpace(firstLine(msg))
-}
+// duckdbLine is the first line of an error's message: what failed and
+// DuckDB's words for it, without DuckDB's advice on the lines after.
+func duckdbLine(msg string) string { return strings.TrimSpace(firstLine(msg)) }
 
 // headerBytes is the size of a DuckDB file's headers, before its blocks.
 const headerBytes = 3 * 4096
