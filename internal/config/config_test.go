@@ -98,6 +98,9 @@ func TestErrorsNameFileKeyAndFix(t *testing.T) {
 		{"bad provider", "[models]\nprovider = \"olama\"\n", "models.provider", []string{`"olama"`, "ollama, openai_compat, remote_api"}},
 		{"bad url", "[models]\nbase_url = \"localhost\"\n", "models.base_url", []string{"not an http(s) URL"}},
 		{"typo key", "[models]\ncodng = \"x\"\n", "models.codng", []string{"unknown key", "did you mean models.coding?"}},
+		{"memory not a size", "[store]\nmemory_limit = \"lots\"\n", "store.memory_limit", []string{`"lots" is not a size`, `"2GB"`}},
+		{"memory without unit", "[store]\nmemory_limit = \"2048\"\n", "store.memory_limit", []string{"not a size"}},
+		{"memory too small", "[store]\nmemory_limit = \"511MiB\"\n", "store.memory_limit", []string{"less than 512 MiB"}},
 		{"unknown section", "[modles]\n", "modles", []string{"unknown key", "did you mean models?"}},
 		{"secret in config", "[teacher]\napi_key = \"sk-123\"\n", "teacher.api_key", []string{"secret", "api_key_env"}},
 		{"remote without key env", "[models]\nprovider = \"remote_api\"\n", "models.api_key_env", []string{"needs an API key"}},
@@ -152,6 +155,37 @@ func TestAllErrorsReportedAtOnce(t *testing.T) {
 	if n := strings.Count(err.Error(), "config c.toml"); n != 2 {
 		t.Fatalf("want 2 errors, got %d: %v", n, err)
 	}
+}
+
+func TestBytes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"512MiB", 512 << 20, true}, {"2GB", 2e9, true}, {"1.5GiB", 3 << 29, true}, {" 4 gb ", 4e9, true},
+		{"100KB", 1e5, true}, {"7b", 7, true}, {"1TiB", 1 << 40, true},
+		{"2048", 0, false}, {"GB", 0, false}, {"2 GBs", 0, false}, {"-1GB", 0, false}, {"", 0, false},
+	} {
+		got, ok := Bytes(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("Bytes(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+	for _, v := range []string{"", "512MiB", "1GB"} {
+		if errs := (Config{Store: Store{MemoryLimit: v}}).Validate("c"); hasKey(errs, "store.memory_limit") {
+			t.Errorf("memory_limit %q refused: %v", v, errs)
+		}
+	}
+}
+
+func hasKey(errs []error, key string) bool {
+	for _, e := range errs {
+		if ce, ok := e.(*Error); ok && ce.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func TestResolveHome(t *testing.T) {
