@@ -68,8 +68,9 @@ func repoFilter(repos []string) (string, []any) {
 // tasks, in id order: a window starts every taskWindow tasks and where the
 // target bytes of the tasks before it pass a multiple of windowBytes.
 func windowStarts(ctx context.Context, conn *sql.Conn, where string, args []any) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `WITH t AS (SELECT task_id, sum(strlen(target::VARCHAR)) AS b FROM synthetic_targets GROUP BY task_id),
-		s AS (SELECT k.id, coalesce(t.b, 0) AS b FROM synthetic_tasks k LEFT JOIN t ON t.task_id = k.id WHERE true`+where+`),
+	rows, err := conn.QueryContext(ctx, `WITH k AS (SELECT k.id FROM synthetic_tasks k WHERE true`+where+`),
+		t AS (SELECT task_id, sum(strlen(target::VARCHAR)) AS b FROM synthetic_targets WHERE task_id IN (SELECT id FROM k) GROUP BY task_id),
+		s AS (SELECT k.id, coalesce(t.b, 0) AS b FROM k LEFT JOIN t ON t.task_id = k.id),
 		c AS (SELECT id, (row_number() OVER w - 1) // ? AS byCount, (sum(b) OVER w - b) // ? AS byBytes FROM s WINDOW w AS (ORDER BY id)),
 		l AS (SELECT id, byCount, byBytes, lag(byCount) OVER (ORDER BY id) AS prevCount, lag(byBytes) OVER (ORDER BY id) AS prevBytes FROM c)
 		SELECT id FROM l WHERE prevCount IS NULL OR byCount <> prevCount OR byBytes <> prevBytes ORDER BY id`,
