@@ -68,6 +68,7 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 	var (
 		mu               sync.Mutex
 		reads, waited    int
+		longest          time.Duration
 		failed           []string
 		bootstrapRunning = true
 	)
@@ -93,6 +94,7 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 				mu.Lock()
 				if bootstrapRunning {
 					reads++
+					longest = max(longest, took)
 					if strings.Contains(res.stderr, "waiting") {
 						waited++
 					}
@@ -118,7 +120,8 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 	mu.Unlock()
 	close(stop)
 	wg.Wait()
-	t.Logf("bootstrap took %v; %d reads while it ran, %d of them waited for a writer; %d reads failed", took.Round(time.Millisecond), reads, waited, len(failed))
+	t.Logf("bootstrap took %v; %d reads while it ran, %d of them waited for a writer, the longest read took %v; %d reads failed",
+		took.Round(time.Millisecond), reads, waited, longest.Round(time.Millisecond), len(failed))
 	if bootErrExit != nil {
 		t.Fatalf("bootstrap beside the readers: %v\n%s%s", bootErrExit, bootOut.String(), bootErr.String())
 	}
