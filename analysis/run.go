@@ -125,7 +125,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 // filter's names against what exists.
 func read(ctx context.Context, opts Options) (Input, map[string]kb.StageData, error) {
 	var in Input
-	a, err := kb.Attach(ctx, opts.Dir, false, "cra train-plan")
+	a, err := kb.AttachWith(ctx, opts.Dir, kb.Options{Command: "cra train-plan", Wait: kb.BatchWait})
 	if err != nil {
 		return in, nil, err
 	}

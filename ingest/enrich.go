@@ -384,7 +384,7 @@ func appendEnrichment(w kb.Writer, e enrichment) error {
 // database per transaction: the curated swap is one, the raw mark another
 // (a kill in between leaves file_metadata right and the marks to redo).
 func promote(ctx context.Context, dir string, repoID int64, model string) (int, error) {
-	a, err := kb.Attach(ctx, dir, true, "cra enrich")
+	a, err := kb.AttachWith(ctx, dir, kb.Options{Write: true, Command: "cra enrich", Wait: kb.BatchWait})
 	if err != nil {
 		return 0, err
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 )
 
 // Attached is an in-memory DuckDB session with both stores attached as the
@@ -24,9 +25,32 @@ type Attached struct {
 // Attach opens both stores of home dir. Read-only unless write, in which case
 // it takes both write locks (and applies pending migrations) first.
 func Attach(ctx context.Context, dir string, write bool, command string) (*Attached, error) {
+	return AttachWith(ctx, dir, Options{Write: write, Command: command})
+}
+
+// AttachWith is Attach as opts say (Write, Command, Wait and Waiting as
+// for Open). A reader holds the stores from its ATTACH to Close: it should
+// close them as soon as its queries are done, so that a writer waiting
+// for it gets in.
+func AttachWith(ctx context.Context, dir string, opts Options) (*Attached, error) {
+	if opts.Wait > 0 {
+		return attachWaiting(ctx, dir, opts)
+	}
+	return attach(ctx, dir, opts, time.Time{}, nil)
+}
+
+// attach opens both stores once. A reader takes its turn on both (see
+// turns.go) for the time it attaches; a writer takes both write locks and
+// waits, until until, for readers in the files to leave.
+func attach(ctx context.Context, dir string, opts Options, until time.Time, tell func(error)) (*Attached, error) {
+	write, command := opts.Write, opts.Command
 	a := &Attached{}
 	ok := false
+	var turns []*os.File
 	defer func() {
+		for _, t := range turns {
+			t.Close() // drops the reader's turn
+		}
 		if !ok {
 			a.Close()
 		}
@@ -37,8 +61,16 @@ func Attach(ctx context.Context, dir string, write bool, command string) (*Attac
 			return nil, &NotInitializedError{Path: path}
 		}
 		if !write {
+			// Noted first, so that a writer refused by the turn can name it.
 			if r := registerReader(path, command); r != nil {
 				a.readers = append(a.readers, r)
+			}
+			t, err := readTurn(path)
+			if err != nil {
+				return nil, err
+			}
+			if t != nil {
+				turns = append(turns, t)
 			}
 			continue
 		}
@@ -47,7 +79,7 @@ func Attach(ctx context.Context, dir string, write bool, command string) (*Attac
 			return nil, err
 		}
 		a.locks = append(a.locks, lock)
-		db, err := openMigrated(ctx, path, k)
+		db, err := openMigratedWaiting(ctx, path, k, until, tell)
 		if err != nil {
 			return nil, err
 		}
@@ -71,6 +103,9 @@ func Attach(ctx context.Context, dir string, write bool, command string) (*Attac
 		}
 		q := fmt.Sprintf("ATTACH %s AS %s%s", quoteLiteral(path), k, mode)
 		if _, err := a.Conn.ExecContext(ctx, q); err != nil {
+			if len(turns) == len(Kinds) {
+				return nil, fmt.Errorf("attach %s: %w", path, damaged(path, readerOpenError(path, err)))
+			}
 			return nil, fmt.Errorf("attach %s: %w", path, damaged(path, translateOpenError(path, err)))
 		}
 		v, err := schemaVersion(ctx, a.Conn, string(k))

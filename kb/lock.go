@@ -111,6 +111,13 @@ func lockPath(store string) string { return store + ".lock" }
 
 func acquireWriteLock(store, command string) (*writeLock, error) {
 	l, note, busy, err := tryLock(lockPath(store), command)
+	if busy && note.PID == 0 {
+		// No writer's note: a reader taking its turn (turns.go).
+		if rs := readers(store); len(rs) > 0 {
+			r := rs[0]
+			return nil, &LockedError{Store: filepath.Base(store), PID: r.PID, Command: r.Command, Since: r.Since, Reading: true}
+		}
+	}
 	if busy {
 		return nil, &LockedError{Store: filepath.Base(store), PID: note.PID, Command: note.Command, Since: note.Since}
 	}

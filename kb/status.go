@@ -82,9 +82,11 @@ var runKinds = []struct{ kind, query string }{
 	{"train_plan", "SELECT 'train_plan', count(*), max(timestamp), NULL, NULL, NULL FROM raw.training_plans WHERE task_id NOT LIKE 'curate:%'"},
 }
 
-// ReadStatus reads the status of the home dir's stores, read-only.
-func ReadStatus(ctx context.Context, dir string) (*Status, error) {
-	a, err := Attach(ctx, dir, false, "")
+// ReadStatus reads the status of the home dir's stores, read-only, opened
+// as opts say (Command, Wait, Waiting; never Write).
+func ReadStatus(ctx context.Context, dir string, opts Options) (*Status, error) {
+	opts.Write = false
+	a, err := AttachWith(ctx, dir, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,9 @@ type Options struct {
 	// Waiting, when set, is called once if the open has to wait, with
 	// what it waits for (a LockedError or an OtherProgramError).
 	Waiting func(holder error)
+	// readersUntil is how long a writer that has its write lock waits for
+	// readers to leave the file (turns.go); set by openWaiting.
+	readersUntil time.Time
 }
 
 // NotInitializedError says the home has no such store yet.
@@ -106,7 +109,7 @@ func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, err
 	if err != nil {
 		return nil, err
 	}
-	db, err := openMigrated(ctx, path, kind)
+	db, err := openMigratedWaiting(ctx, path, kind, opts.readersUntil, opts.Waiting)
 	if err != nil {
 		lock.release()
 		return nil, err
@@ -212,21 +215,25 @@ func Held(err error) bool {
 }
 
 // openWaiting retries Open while another process holds the store, backing
-// off from 50 ms to 1 s, for at most opts.Wait, saying once what it waits for.
+// off from 50 ms to 1 s, for at most opts.Wait, saying once what it waits
+// for. A writer that has the write lock keeps it while readers leave.
 func openWaiting(ctx context.Context, dir string, kind Kind, opts Options) (*Store, error) {
 	wait, deadline := 50*time.Millisecond, time.Now().Add(opts.Wait)
-	once := opts
-	once.Wait = 0
 	told := false
+	tell := func(holder error) {
+		if !told && opts.Waiting != nil {
+			opts.Waiting(holder)
+			told = true
+		}
+	}
+	once := opts
+	once.Wait, once.Waiting, once.readersUntil = 0, tell, deadline
 	for {
 		s, err := Open(ctx, dir, kind, once)
 		if err == nil || !Held(err) || time.Now().After(deadline) {
 			return s, err
 		}
-		if !told && opts.Waiting != nil {
-			opts.Waiting(err)
-			told = true
-		}
+		tell(err)
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()

@@ -15,7 +15,7 @@ import (
 // repository, commit and test command, in a worktree of the commit, and
 // kept in eval_commit_tests for every later eval.
 func childTests(ctx context.Context, home string, raw *kb.Lease, t Task, tc config.Testing) (bool, error) {
-	id := "evalchild-" + t.Commit[:16]
+	id := orchestrator.ScratchPrefix + "evalchild-" + t.Commit[:16]
 	orchestrator.DiscardWorktree(ctx, home, t.Repo, id)
 	wt, err := orchestrator.AddWorktree(ctx, home, t.Repo, t.Commit, id)
 	if err != nil {

@@ -134,6 +134,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	opts.Log.Info("eval", "name", run.Name, "oracle", run.Oracle, "tasks", len(tasks), "to_run", len(todo))
+	for _, repo := range repos(tasks) {
+		// A killed eval's scratch (a commit's own tests, whose result may
+		// be cached by now, so the step that made it never runs again).
+		if removed := orchestrator.SweepStale(ctx, opts.Home, repo); len(removed) > 0 {
+			opts.Log.Info("removed what killed runs left", "repo", repo, "removed", removed)
+		}
+	}
 	if opts.Progress != nil {
 		opts.Progress.Phase("tasks", int64(len(todo)))
 	}
@@ -188,24 +195,30 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return board(ctx, opts, raw, run)
 }
 
+// repos are the repositories of tasks, each once, in order.
+func repos(tasks []Task) []string {
+	var out []string
+	for _, t := range tasks {
+		if !slices.Contains(out, t.Repo) {
+			out = append(out, t.Repo)
+		}
+	}
+	return out
+}
+
 // sweep removes the branches and worktrees this eval's runs left in their
 // repositories (a kill between a task's rows and its cleanup leaves one):
 // the runs' diffs are in the raw store.
 func sweep(ctx context.Context, home string, tasks []Task, runID int64) {
-	seen := map[string]bool{}
-	for _, t := range tasks {
-		if seen[t.Repo] {
-			continue
-		}
-		seen[t.Repo] = true
+	for _, repo := range repos(tasks) {
 		prefix := orchestrator.BranchFor(solveID(runID, strings.Repeat("0", 16)))
 		prefix = strings.TrimSuffix(prefix, strings.Repeat("0", 16))
-		out, err := gitOut(ctx, t.Repo, "branch", "--list", "--format=%(refname:short)", prefix+"*")
+		out, err := gitOut(ctx, repo, "branch", "--list", "--format=%(refname:short)", prefix+"*")
 		if err != nil || out == "" {
 			continue
 		}
 		for _, b := range strings.Split(out, "\n") {
-			orchestrator.DiscardWorktree(ctx, home, t.Repo, strings.TrimPrefix(b, "cra/"))
+			orchestrator.DiscardWorktree(ctx, home, repo, strings.TrimPrefix(b, "cra/"))
 		}
 	}
 }

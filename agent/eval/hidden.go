@@ -42,7 +42,7 @@ func IsTestPath(p string) bool {
 // commit left them): the change is judged by the tests its author wrote
 // for it, which the run may not have written (SWE-bench's hidden tests).
 func testsPassWithCommitTests(ctx context.Context, home string, t Task, tc config.Testing, branch string) (bool, error) {
-	id := "evaltests-" + t.Commit[:16]
+	id := orchestrator.ScratchPrefix + "evaltests-" + t.Commit[:16]
 	orchestrator.DiscardWorktree(ctx, home, t.Repo, id)
 	wt, err := orchestrator.AddWorktree(ctx, home, t.Repo, branch, id)
 	if err != nil {

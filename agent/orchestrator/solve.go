@@ -214,6 +214,11 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 		return nil, err
 	}
 	r.repo = *ready.Repo
+	if opts.Raw == nil { // cra eval sweeps once for all its runs
+		if removed := SweepStale(ctx, opts.Home, r.repo.Path); len(removed) > 0 {
+			opts.Log.Info("removed what killed runs left", "repo", r.repo.Path, "removed", removed)
+		}
+	}
 	r.testing = opts.Config.Testing.For(r.repo.Path)
 	if strings.TrimSpace(r.testing.TestCommand) == "" && opts.Judge == nil {
 		return nil, &retrieval.PreflightError{Problem: "no test command for " + r.repo.Path, Fix: ErrNoTestCommand.Error()}
@@ -765,6 +770,9 @@ func (r *runner) close() {
 	}
 	if r.curated != nil && r.ownCurated {
 		r.curated.Close()
+	}
+	if r.wt != nil {
+		r.wt.Release() // removed by finish, or left for --resume
 	}
 	if r.lock != nil {
 		r.lock.Release()

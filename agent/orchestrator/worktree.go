@@ -17,11 +17,15 @@ import (
 // Worktree is the git worktree a solve run works in, under the home: the
 // user's checkout is never touched. Each successful step is a commit on
 // its branch, cra/<task id>, which stays after the worktree is removed.
+// The process that adds or reopens a worktree owns it until it removes or
+// releases it (or dies): SweepStale never touches a worktree whose owner
+// is alive.
 type Worktree struct {
 	Repo   string // the user's repository
 	Dir    string // the worktree
 	Branch string
 	Base   string // the commit the run started from
+	home   string
 }
 
 // WorktreesDir is where solve runs' worktrees live in home dir.
@@ -50,11 +54,15 @@ func AddWorktree(ctx context.Context, home, repo, rev, taskID string) (*Worktree
 	if err != nil {
 		return nil, fmt.Errorf("%s is no commit of %s", rev, repo)
 	}
-	w := &Worktree{Repo: repo, Dir: filepath.Join(WorktreesDir(home), taskID), Branch: BranchFor(taskID), Base: base}
+	w := &Worktree{Repo: repo, Dir: filepath.Join(WorktreesDir(home), taskID), Branch: BranchFor(taskID), Base: base, home: home}
 	if err := os.MkdirAll(WorktreesDir(home), 0o755); err != nil {
 		return nil, err
 	}
+	if err := own(ctx, home, taskID, ownerWait); err != nil {
+		return nil, err
+	}
 	if _, err := git(ctx, repo, "worktree", "add", "--quiet", "-b", w.Branch, w.Dir, base); err != nil {
+		disown(home, taskID)
 		return nil, err
 	}
 	return w, nil
@@ -64,9 +72,20 @@ func AddWorktree(ctx context.Context, home, repo, rev, taskID string) (*Worktree
 // worktree and its branch, if anything: cra eval's runs are scored from
 // the store, and a run that starts again under the same id (an eval
 // resumed after a kill) starts clean.
+// A worktree another live process owns is left alone.
 func DiscardWorktree(ctx context.Context, home, repo, taskID string) {
 	defer lockRepo(repo)()
-	dir := filepath.Join(WorktreesDir(home), taskID)
+	if own(ctx, home, taskID, 0) != nil {
+		return
+	}
+	defer disown(home, taskID)
+	removeWorktree(ctx, repo, filepath.Join(WorktreesDir(home), taskID))
+	_, _ = git(ctx, repo, "branch", "-D", BranchFor(taskID))
+}
+
+// removeWorktree removes the worktree at dir and git's entry for it; the
+// caller holds lockRepo(repo) and owns the worktree.
+func removeWorktree(ctx context.Context, repo, dir string) {
 	_, _ = git(ctx, repo, "worktree", "remove", "--force", dir)
 	_ = os.RemoveAll(dir)
 	// The entry of a worktree whose directory went first (a kill): its
@@ -75,17 +94,26 @@ func DiscardWorktree(ctx context.Context, home, repo, taskID string) {
 	if common, err := git(ctx, repo, "rev-parse", "--path-format=absolute", "--git-common-dir"); err == nil {
 		_ = os.RemoveAll(filepath.Join(common, "worktrees", filepath.Base(dir)))
 	}
-	_, _ = git(ctx, repo, "branch", "-D", BranchFor(taskID))
 }
 
 // OpenWorktree finds the worktree of a run being resumed, discarding what
 // an interrupted step left uncommitted.
 func OpenWorktree(ctx context.Context, home, repo, base, taskID string) (*Worktree, error) {
-	w := &Worktree{Repo: repo, Dir: filepath.Join(WorktreesDir(home), taskID), Branch: BranchFor(taskID), Base: base}
+	w := &Worktree{Repo: repo, Dir: filepath.Join(WorktreesDir(home), taskID), Branch: BranchFor(taskID), Base: base, home: home}
+	if err := own(ctx, home, taskID, ownerWait); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(w.Dir); err != nil {
+		disown(home, taskID)
 		return nil, fmt.Errorf("the worktree of %s is gone (%v): the run cannot resume", taskID, err)
 	}
 	return w, w.Reset(ctx)
+}
+
+// Release lets go of the worktree without removing it: a run that stops
+// leaves it for --resume, and SweepStale to judge once this process is gone.
+func (w *Worktree) Release() {
+	disown(w.home, filepath.Base(w.Dir))
 }
 
 // Reset discards uncommitted changes: the tree is the last step's commit.
@@ -123,6 +151,9 @@ func (w *Worktree) Diff(ctx context.Context) (string, error) {
 func (w *Worktree) Remove(ctx context.Context) error {
 	defer lockRepo(w.Repo)()
 	_, err := git(ctx, w.Repo, "worktree", "remove", "--force", w.Dir)
+	if err == nil {
+		w.Release()
+	}
 	return err
 }
 

@@ -19,9 +19,9 @@ import (
 type sqlOptions struct {
 	script string // the SQL text, from the argument or -f
 	source string // where it came from, for errors
-	write  bool
 	format string
 	output string
+	stores kb.Options // --write, --wait
 }
 
 func (a *app) sqlCommand() *cli.Command {
@@ -34,25 +34,32 @@ func (a *app) sqlCommand() *cli.Command {
 			"A file may hold several statements; they run in order and each query's result is printed.\n" +
 			"Formats: table (default on a terminal; long cells are cut), csv (default otherwise),\n" +
 			"json, jsonl, markdown, parquet (needs -o; written by DuckDB with zstd).\n" +
-			"SQL errors print DuckDB's message and exit 2.",
+			"SQL errors print DuckDB's message and exit 2.\n" +
+			"A store another cra process is writing is waited for (--wait, default " + kb.ReadWait.String() + "; the batches hold a store\n" +
+			"only while they write); the stores are held only while the SQL runs, the output is written after.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the SQL from `FILE` (- for stdin)"},
 			&cli.BoolFlag{Name: "write", Usage: "open the stores read-write (takes both write locks)"},
 			&cli.StringFlag{Name: "format", Usage: "table, csv, json, jsonl, markdown or parquet"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the result to `FILE` instead of stdout"},
+			storeWaitFlag(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := a.sqlOptions(cmd)
 			if err != nil {
 				return err
 			}
-			return a.runSQL(ctx, commandName(cmd), opts)
+			return a.runSQL(ctx, opts)
 		},
 	}
 }
 
 func (a *app) sqlOptions(cmd *cli.Command) (sqlOptions, error) {
-	o := sqlOptions{write: cmd.Bool("write"), format: cmd.String("format"), output: cmd.String("output")}
+	o := sqlOptions{format: cmd.String("format"), output: cmd.String("output")}
+	var err error
+	if o.stores, err = a.storeOptions(cmd, cmd.Bool("write")); err != nil {
+		return o, err
+	}
 	switch file := cmd.String("file"); {
 	case file != "" && cmd.Args().Len() > 0:
 		return o, usagef("give the SQL as an argument or with -f, not both")
@@ -102,18 +109,23 @@ func (a *app) defaultFormat(output string) string {
 	return "csv"
 }
 
-func (a *app) runSQL(ctx context.Context, command string, o sqlOptions) error {
+func (a *app) runSQL(ctx context.Context, o sqlOptions) error {
 	stmts := kb.SplitStatements(o.script)
 	if len(stmts) == 0 {
 		return usagef("%s holds no SQL statement", o.source)
 	}
-	att, err := kb.Attach(ctx, a.home.Dir, o.write, command)
+	att, err := kb.AttachWith(ctx, a.home.Dir, o.stores)
 	if err != nil {
 		return err
 	}
 	defer att.Close()
-	out := a.stdout
-	if o.output != "" && o.format != "parquet" {
+	var held *spool // stdout, written once the stores are closed
+	var out io.Writer
+	switch {
+	case o.output == "":
+		held = &spool{}
+		out = held
+	case o.format != "parquet":
 		f, err := os.Create(o.output)
 		if err != nil {
 			return usagef("-o %s: %v", o.output, err)
@@ -123,7 +135,7 @@ func (a *app) runSQL(ctx context.Context, command string, o sqlOptions) error {
 	}
 	sets := tabular.NewResultSets(out, o.format, len(stmts))
 	results := 0
-	err = kb.RunScript(ctx, att.Conn, o.source, stmts, o.write, func(i int, stmt string) error {
+	err = kb.RunScript(ctx, att.Conn, o.source, stmts, o.stores.Write, func(i int, stmt string) error {
 		if results++; results > 1 && o.output != "" {
 			return usagef("-o %s takes one result, but statement %d is the second query", o.output, i+1)
 		}
@@ -140,12 +152,18 @@ func (a *app) runSQL(ctx context.Context, command string, o sqlOptions) error {
 		a.log.Debug("query", "statement", i+1, "rows", n, "elapsed", time.Since(start))
 		return err
 	})
+	if err == nil {
+		err = sets.Close()
+	}
+	// The stores go before the output: a writer waiting for them must not
+	// wait for whoever reads stdout too.
+	err = errors.Join(err, att.Close())
+	if held != nil {
+		err = errors.Join(err, held.flush(a.stdout))
+	}
 	var usage *usageError
 	if errors.As(err, &usage) {
 		return usage
 	}
-	if err != nil {
-		return err
-	}
-	return sets.Close()
+	return err
 }

@@ -16,21 +16,28 @@ func (a *app) statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status",
 		Usage: "show the home, store sizes, row counts per table and the last runs of each kind",
+		Description: "A store another cra process is writing is waited for (--wait, default " + kb.ReadWait.String() + "; the batches\n" +
+			"hold a store only while they write).",
+		Flags: []cli.Flag{storeWaitFlag()},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
 				return usagef("status takes no arguments")
 			}
-			return a.runStatus(ctx)
+			opts, err := a.storeOptions(cmd, false)
+			if err != nil {
+				return err
+			}
+			return a.runStatus(ctx, opts)
 		},
 	}
 }
 
-func (a *app) runStatus(ctx context.Context) error {
+func (a *app) runStatus(ctx context.Context, stores kb.Options) error {
 	// An invalid config.toml is what the next command would trip on: say so now.
 	if _, err := config.Load(a.home.ConfigPath()); err != nil {
 		return err
 	}
-	st, err := kb.ReadStatus(ctx, a.home.Dir)
+	st, err := kb.ReadStatus(ctx, a.home.Dir, stores)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/agent/orchestrator"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/kb"
+)
+
+// A killed eval's scratch worktree of a commit's own tests is gone after
+// the next eval starts, even though that commit's result is cached by then
+// (so the step that made it never runs again); what a live process works
+// in and the user's result branches stay.
+func TestEvalRemovesWhatAKilledEvalLeft(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	repo := evaltest.CalcHistory(t)
+	home := evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	oracleFor(t, srv, home, nil)
+	mustRun(t, home, "eval", "--name", "nightly")
+	commits := strings.Fields(sqlRows(t, home, "select commit from raw.eval_commit_tests order by all"))[1:]
+	if len(commits) == 0 {
+		t.Fatal("no commit's test result is cached")
+	}
+	// What an eval killed in the middle of a commit's own tests leaves:
+	// the worktree and its branch, no owner.
+	dead := orchestrator.ScratchPrefix + "evalchild-" + commits[0][:16]
+	deadDir := filepath.Join(orchestrator.WorktreesDir(home), dead)
+	repo.Git("worktree", "add", "-q", "-b", orchestrator.BranchFor(dead), deadDir, commits[0])
+	// A live run's worktrees (this process owns them) and a finished
+	// solve's result branch.
+	var live []string
+	for _, id := range []string{orchestrator.ScratchPrefix + "evalchild-live", "solve-live"} {
+		w, err := orchestrator.AddWorktree(context.Background(), home, repo.Dir, "HEAD", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer orchestrator.DiscardWorktree(context.Background(), home, repo.Dir, id)
+		live = append(live, w.Dir)
+	}
+	repo.Git("branch", orchestrator.BranchFor("solve-20260101-result"))
+
+	res := craProcesses(t, []string{"--home", home, "eval", "--name", "nightly"})[0]
+	if res.code != exitOK {
+		t.Fatalf("the next eval: exit %d: %s", res.code, res.stderr)
+	}
+	branches := strings.Fields(repo.Git("branch", "--list", "--format=%(refname:short)", "cra/*"))
+	want := []string{"cra/scratch-evalchild-live", "cra/solve-20260101-result", "cra/solve-live"}
+	if !slices.Equal(branches, want) {
+		t.Errorf("branches after the next eval: %q, want %q", branches, want)
+	}
+	if _, err := os.Stat(deadDir); !os.IsNotExist(err) || strings.Contains(repo.Git("worktree", "list"), deadDir) {
+		t.Errorf("the killed eval's worktree %s is left (%v)", deadDir, err)
+	}
+	for _, d := range live {
+		if _, err := os.Stat(filepath.Join(d, "calc.py")); err != nil {
+			t.Errorf("the live worktree %s was touched: %v", d, err)
+		}
+	}
+}
+
+// cra solve sweeps at its start too: a killed eval's scratch and the
+// worktree of a solve killed after its session was archived go (the
+// latter's branch, its result, stays); a killed solve that --resume can
+// take up keeps its worktree.
+func TestSolveRemovesWhatKilledRunsLeft(t *testing.T) {
+	s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
+	srv := s.server(t)
+	r := calcRepo(t)
+	home := solveHome(t, srv, r, "")
+	wt := func(id string) string { return filepath.Join(orchestrator.WorktreesDir(home), id) }
+	for _, id := range []string{orchestrator.ScratchPrefix + "evalchild-0123456789abcdef", "solve-killed-in-finish", "solve-killed-resumable"} {
+		r.Git("worktree", "add", "-q", "-b", orchestrator.BranchFor(id), wt(id), "HEAD")
+	}
+	if err := os.MkdirAll(kb.SessionsDir(home), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kb.SessionsDir(home), "solve-killed-resumable.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
+	if res.code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	var out struct {
+		Branch string `json:"branch"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	branches := strings.Fields(r.Git("branch", "--list", "--format=%(refname:short)", "cra/*"))
+	want := []string{out.Branch, "cra/solve-killed-in-finish", "cra/solve-killed-resumable"}
+	slices.Sort(want)
+	if !slices.Equal(branches, want) {
+		t.Errorf("branches after the solve: %q, want %q", branches, want)
+	}
+	for id, stays := range map[string]bool{orchestrator.ScratchPrefix + "evalchild-0123456789abcdef": false, "solve-killed-in-finish": false, "solve-killed-resumable": true} {
+		if _, err := os.Stat(wt(id)); (err == nil) != stays {
+			t.Errorf("worktree %s: %v; want it there: %v", id, err, stays)
+		}
+	}
+}
