@@ -14,8 +14,13 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
-// writeBatch bounds one transaction of example rows.
-const writeBatch = 2000
+// writeBatch and writeBytes bound one transaction of example rows: at most
+// writeBatch rows and about writeBytes of their text, so that rows holding
+// 400 KB files do not pile up in one transaction.
+const (
+	writeBatch = 2000
+	writeBytes = 16 << 20
+)
 
 // datasetWriter stores one version of a dataset: its examples go in under
 // the new version in bounded transactions, then one transaction registers
@@ -82,10 +87,12 @@ type exampleBatch struct {
 	w        *datasetWriter
 	progress Progress
 	rows     []kb.TrainingExample
+	bytes    int
 }
 
 func (b *exampleBatch) add(ctx context.Context, e kb.TrainingExample) error {
-	if b.rows = append(b.rows, e); len(b.rows) >= writeBatch {
+	b.rows, b.bytes = append(b.rows, e), b.bytes+e.Size()
+	if len(b.rows) >= writeBatch || b.bytes >= writeBytes {
 		return b.flush(ctx)
 	}
 	return nil
@@ -97,7 +104,8 @@ func (b *exampleBatch) flush(ctx context.Context) error {
 	}
 	err := b.w.Tx(ctx, func() error { return kb.AppendTrainingExamples(ctx, b.w.Writer, b.rows) })
 	b.progress.Add(int64(len(b.rows)))
-	b.rows = b.rows[:0]
+	clear(b.rows) // let the written text go
+	b.rows, b.bytes = b.rows[:0], 0
 	return err
 }
 

@@ -39,6 +39,18 @@ type TrainingExample struct {
 	CreatedAt        time.Time `json:"created_at"`
 }
 
+// Size is about how many bytes of text the example holds: its messages,
+// both answers and its evidence.
+func (e TrainingExample) Size() int {
+	n := len(e.Evidence)
+	for _, msgs := range [][]Message{e.Messages, e.Chosen, e.Rejected} {
+		for _, m := range msgs {
+			n += len(m.Content)
+		}
+	}
+	return n
+}
+
 // Kinds of training example.
 const (
 	KindSFT        = "sft"
