@@ -3,6 +3,7 @@ package curate
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/storetest"
@@ -87,5 +88,55 @@ func TestTargetsAreReadInWindowsBoundedByBytes(t *testing.T) {
 	opts.Curate.PerRepoCap = 0
 	if _, err := Curate(context.Background(), home, opts); err != nil {
 		t.Fatalf("curate-data on 60 MB of targets within 512 MB: %v", err)
+	}
+}
+
+// adds records each Add: one per transaction of example rows.
+type adds struct{ n []int64 }
+
+func (a *adds) Phase(string, int64) {}
+func (a *adds) Add(n int64)         { a.n = append(a.n, n) }
+
+// Example rows go in transactions of at most writeBatch rows and about
+// writeBytes of text: 40 rows of 1 MB make three transactions or more, and
+// 3,000 small rows two.
+func TestExampleRowsAreWrittenInTransactionsBoundedByBytes(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		rows, bytes int
+		most        int64 // rows in a transaction
+	}{
+		{"large rows", 40, 1 << 20, writeBytes/(1<<20) + 1},
+		{"small rows", 3000, 100, writeBatch},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := storetest.Home(t)
+			var got adds
+			err := kb.WithWriter(context.Background(), home, kb.Raw, kb.Options{}, func(w kb.Writer) error {
+				b := &exampleBatch{w: &datasetWriter{Writer: w, name: "d", version: 1}, progress: &got}
+				for i := range c.rows {
+					err := b.add(context.Background(), kb.TrainingExample{ID: fmt.Sprint(i), Dataset: "d", Version: 1, Stage: "plan",
+						Source: "synthetic", Split: kb.SplitTrain, RepoPath: "/r", TargetID: fmt.Sprint(i),
+						Messages: []kb.Message{{Role: "user", Content: strings.Repeat("x", c.bytes)}}})
+					if err != nil {
+						return err
+					}
+				}
+				return b.flush(context.Background())
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := int64(0)
+			for _, n := range got.n {
+				total += n
+				if n > c.most {
+					t.Errorf("a transaction of %d rows of %d bytes, want at most %d", n, c.bytes, c.most)
+				}
+			}
+			if total != int64(c.rows) || len(got.n) < c.rows/int(c.most) {
+				t.Errorf("transactions %v: %d rows in %d, want %d rows in at least %d", got.n, total, len(got.n), c.rows, c.rows/int(c.most))
+			}
+		})
 	}
 }
