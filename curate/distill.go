@@ -290,8 +290,12 @@ func fatal(err error) bool {
 // newTeacher builds the logged teacher client. Its call rows are kept
 // (Flush hands them over) until the transaction that stores what the call
 // brought: a call's row and its answer are stored together or not at all.
+// It sends a request once a call (llm.WithSendOnce): a send that may have
+// been billed without an answer reaching us fails the call, its
+// reservation kept as spent, and only a later run, reserving again, sends
+// it again.
 func (d *distiller) newTeacher() (*llm.Logged, error) {
-	inner, err := llm.New(d.opts.Teacher, d.opts.ClientOptions...)
+	inner, err := llm.New(d.opts.Teacher, append([]llm.Option{llm.WithSendOnce()}, d.opts.ClientOptions...)...)
 	if err != nil {
 		return nil, usagef("teacher: %v", err)
 	}

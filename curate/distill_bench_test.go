@@ -23,7 +23,7 @@ import (
 func BenchmarkDistillCachedReplay(b *testing.B) {
 	const tasks = 2500 // 4 stages each: 10,000 requests
 	home := storetest.Home(b)
-	generate(b, home, tasks)
+	storetest.SyntheticTasks(b, home, tasks)
 	cfg := config.Default()
 	budget, _ := llm.NewBudget(cfg)
 	opts := DistillOptions{Teacher: llm.ModelConfig{Provider: llm.ProviderRemoteAPI, BaseURL: "http://127.0.0.1:1/v1",

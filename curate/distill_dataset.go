@@ -32,11 +32,7 @@ func (d *distiller) register(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := d.w.Conn.ExecContext(ctx, `INSERT INTO training_examples (id, dataset, version, stage, source, split,
-			label, repo_path, commit, target_id, messages, prompt_tokens, completion_tokens, created_at)
-			SELECT example_id, name, ?, stage, 'distilled', split, 'positive', repo_path, commit, item_id, messages,
-				prompt_tokens, completion_tokens, now()
-			FROM distill_outcomes WHERE name = ? AND example_id IS NOT NULL`, v, name); err != nil {
+		if err := kb.StageDistilledExamples(ctx, d.w.Conn, name, v); err != nil {
 			return err
 		}
 		examples, dropped, err := d.versionCounts(ctx)

@@ -1,11 +1,13 @@
 package curate
 
 import (
+	"context"
 	"encoding/json"
-	"github.com/cra-dev/cra/internal/gittest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cra-dev/cra/internal/gittest"
 )
 
 // A run over bootstrap's real tasks: the prompts the teacher gets are the
@@ -251,5 +253,53 @@ func TestDistillShapesRequestsForReasoningModels(t *testing.T) {
 		if seen == 0 {
 			t.Errorf("%s: no request", tc.model)
 		}
+	}
+}
+
+// A request whose send brought no answer — its attempt timed out, against
+// a teacher that bills it all the same (the worst case) — is not sent
+// again within the run: the call fails, its reservation stays as spent,
+// and the next run asks it again. The teacher bills each request at most
+// once a run, and the ledger is never below the bill, so --budget-usd
+// caps what the provider charged.
+func TestDistillDoesNotResendARequestThatGotNoAnswer(t *testing.T) {
+	t.Setenv(teacherKeyEnv, teacherKey)
+	home := minedHome(t, gittest.PythonHistory(t))
+	ts := newTeacher(t, home, always)
+	b := billing(testPrices)
+	b.ChargeCutOff = true
+	ts.SetBilling(b)
+	opts := distillOptions(ts.Server)
+	opts.Teacher.Timeout = 300 * time.Millisecond
+	opts.Stages = []string{"scope"}
+	ts.HoldAfter(2) // two answered, every later request held until its attempt times out
+	first, err := Distill(context.Background(), home, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timedOut := ts.CutOff()
+	for k, n := range ts.Charges() {
+		if n > 1 {
+			t.Errorf("request %.12s billed %d times in one run: sent again after an attempt with no answer", k, n)
+		}
+	}
+	if first.Totals.Failed != timedOut || timedOut == 0 {
+		t.Errorf("%d calls failed, %d attempts timed out: want each timed-out request failed, once", first.Totals.Failed, timedOut)
+	}
+	if first.SpentUSD < ts.Spent()-1e-9 {
+		t.Errorf("the ledger says $%.9f spent, the teacher billed $%.9f", first.SpentUSD, ts.Spent())
+	}
+	ts.Release()
+	again := distill(t, home, opts)
+	if again.Totals.Calls != first.Totals.Failed || again.Totals.Failed != 0 {
+		t.Errorf("the next run: %+v; want the %d failed requests asked again and answered", again.Totals, first.Totals.Failed)
+	}
+	for k, n := range ts.Charges() {
+		if n > 2 {
+			t.Errorf("request %.12s billed %d times over two runs", k, n)
+		}
+	}
+	if again.SpentUSD < ts.Spent()-1e-9 {
+		t.Errorf("the ledger says $%.9f spent, the teacher billed $%.9f", again.SpentUSD, ts.Spent())
 	}
 }

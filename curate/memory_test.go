@@ -20,7 +20,7 @@ func TestTargetsAreReadInWindowsBoundedByBytes(t *testing.T) {
 		t.Skip("writes 60 MB of targets")
 	}
 	home := storetest.Home(t)
-	generateSized(t, home, 600, 3_200)
+	storetest.SyntheticTasksSized(t, home, 600, 3_200)
 	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
 	if err != nil {
 		t.Fatal(err)

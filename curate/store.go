@@ -22,12 +22,13 @@ const (
 	writeBytes = 16 << 20
 )
 
-// datasetWriter stores one version of a dataset: its examples go in under
-// the new version in bounded transactions, then one transaction registers
-// the version (dataset_versions, training_datasets, training_plans), which
-// makes it visible. A kill before that leaves examples no reader sees; the
-// next run takes the same version number and clears them first. Earlier
-// versions are never touched.
+// datasetWriter stores one version of a dataset: its examples are staged
+// under the new version in bounded transactions, then one transaction
+// registers the version (training_plans, training_datasets,
+// dataset_versions) and moves its examples into training_examples, which
+// makes it visible. A kill before that leaves staged examples that no
+// reader of training_examples sees; the next run takes the same version
+// number and clears them first. Earlier versions are never touched.
 type datasetWriter struct {
 	kb.Writer
 	name    string
@@ -81,7 +82,8 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 	return redacted, batch.flush(ctx)
 }
 
-// exampleBatch gathers examples and stores them writeBatch at a time, one
+// exampleBatch gathers examples and stages them writeBatch rows or about
+// writeBytes at a time, one
 // transaction each.
 type exampleBatch struct {
 	w        *datasetWriter
@@ -102,7 +104,7 @@ func (b *exampleBatch) flush(ctx context.Context) error {
 	if len(b.rows) == 0 {
 		return nil
 	}
-	err := b.w.Tx(ctx, func() error { return kb.AppendTrainingExamples(ctx, b.w.Writer, b.rows) })
+	err := b.w.Tx(ctx, func() error { return kb.StageTrainingExamples(ctx, b.w.Writer, b.rows) })
 	b.progress.Add(int64(len(b.rows)))
 	clear(b.rows) // let the written text go
 	b.rows, b.bytes = b.rows[:0], 0
@@ -110,8 +112,8 @@ func (b *exampleBatch) flush(ctx context.Context) error {
 }
 
 // register records the version (its plan, one training_datasets row per
-// stage, its dataset_versions row) in one transaction: from then on it is
-// visible.
+// stage, its dataset_versions row) and moves its staged examples into
+// training_examples, in one transaction: from then on it is visible.
 func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary) (int64, error) {
 	criteria, err := json.Marshal(map[string]any{
 		"source": strings.Join(opts.Sources, ","), "sources": opts.Sources, "kinds": opts.Kinds,
@@ -151,8 +153,10 @@ type builtVersion struct {
 }
 
 // registerVersion records v — its training_plans row, a training_datasets
-// row per stage, its dataset_versions row — in the writer's current
-// transaction, and returns the plan's id.
+// row per stage, its dataset_versions row — and moves its staged examples
+// into training_examples (kb.RegisterDatasetVersion), in the writer's
+// current transaction, and returns the plan's id. Every writer of
+// training_examples comes through here.
 func registerVersion(ctx context.Context, w kb.Writer, v builtVersion) (int64, error) {
 	rawPlan := string(v.plan)
 	if rawPlan == "" {

@@ -122,18 +122,21 @@ func TestCurateRefusesWhatWouldWipeOrInventADataset(t *testing.T) {
 	}
 }
 
-// Examples a killed build wrote but never registered are invisible, and
-// the next build takes that version number afresh without duplicates.
+// Examples a killed build staged but never registered are invisible to
+// readers of training_examples, and the next build clears them and takes
+// that version number afresh without duplicates.
 func TestKilledBuildLeavesNoVisibleVersion(t *testing.T) {
 	home := versionedFixture(t)
 	run(t, home, testOptions("rel"))
 	want := examples(t, home, "rel", 1)
-	// What a build killed before registering version 2 leaves behind.
-	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{Write: true})
+	// What a build killed before registering version 2 leaves behind: some
+	// of its examples staged, one of them not among a clean build's.
+	storetest.Exec(t, home, kb.Raw, `INSERT INTO training_examples_staging
+		SELECT * REPLACE (2 AS version) FROM training_examples WHERE dataset = 'rel' LIMIT 5`)
+	storetest.Exec(t, home, kb.Raw, `INSERT INTO training_examples_staging
+		SELECT * REPLACE (2 AS version, 'stale' AS id) FROM training_examples WHERE dataset = 'rel' LIMIT 1`)
+	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.DB.Exec(`INSERT INTO training_examples SELECT * REPLACE (2 AS version) FROM training_examples WHERE dataset = 'rel' LIMIT 5`); err != nil {
 		t.Fatal(err)
 	}
 	all, err := kb.DatasetVersions(context.Background(), raw.DB, "rel")
@@ -141,11 +144,17 @@ func TestKilledBuildLeavesNoVisibleVersion(t *testing.T) {
 	if err != nil || len(all) != 1 {
 		t.Fatalf("versions after the kill %+v (%v): the half-written version must not show", all, err)
 	}
+	if got := storetest.Rows(t, home, kb.Raw, "SELECT count(*) FROM training_examples WHERE version = 2"); got[0] != "0" {
+		t.Errorf("training_examples shows %s rows of the unregistered version 2", got[0])
+	}
 	if sum := run(t, home, testOptions("rel")); sum.Version != 2 {
 		t.Errorf("the build after the kill made version %d, want 2", sum.Version)
 	}
 	if got := examples(t, home, "rel", 2); !reflect.DeepEqual(got, want) {
 		t.Errorf("version 2 after the kill: %d rows, want the %d of a clean build", len(got), len(want))
+	}
+	if got := storetest.Rows(t, home, kb.Raw, "SELECT count(*) FROM training_examples_staging"); got[0] != "0" {
+		t.Errorf("%s rows left staged after the version was registered", got[0])
 	}
 }
 

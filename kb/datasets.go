@@ -112,15 +112,16 @@ func ResolveDataset(ctx context.Context, q Querier, ref DatasetRef) (DatasetInfo
 }
 
 // NextDatasetVersion is the version a new build of dataset name takes: one
-// past the newest registered. Examples of that version left by a killed
-// build (written, never registered) are cleared first, in the writer's
-// current transaction, so a re-run writes the same version afresh.
+// past the newest registered. The examples a killed build of the name
+// staged (written, never registered) are cleared first, in the writer's
+// current transaction: the caller holds the name's lock, so no live build
+// owns them, and a re-run stages the same version afresh.
 func NextDatasetVersion(ctx context.Context, w Writer, name string) (int, error) {
 	var v int
 	if err := w.Conn.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) + 1 FROM dataset_versions WHERE name = ?`, name).Scan(&v); err != nil {
 		return 0, err
 	}
-	_, err := w.Conn.ExecContext(ctx, `DELETE FROM training_examples WHERE dataset = ? AND version >= ?`, name, v)
+	_, err := w.Conn.ExecContext(ctx, `DELETE FROM `+stagingTable+` WHERE dataset = ?`, name)
 	return v, err
 }
 
@@ -136,11 +137,29 @@ type DatasetVersion struct {
 	Created        time.Time
 }
 
-// RegisterDatasetVersion records v in dataset_versions, making its examples
-// visible, in the writer's current transaction.
+// RegisterDatasetVersion makes version v visible, in the writer's current
+// transaction: it moves the version's staged examples into
+// training_examples (INSERT ... SELECT inside DuckDB: memory does not grow
+// with the dataset) and records v in dataset_versions. The caller records
+// the version's training_datasets rows in the same transaction. v.Examples
+// must be the number of examples staged: a version never holds other rows
+// than it says.
 func RegisterDatasetVersion(ctx context.Context, w Writer, v DatasetVersion) error {
 	dropped, err := json.Marshal(v.Dropped)
 	if err != nil {
+		return err
+	}
+	cols := strings.Join(trainingExampleColumns, ", ")
+	res, err := w.Conn.ExecContext(ctx, `INSERT INTO training_examples (`+cols+`) SELECT `+cols+` FROM `+stagingTable+`
+		WHERE dataset = ? AND version = ?`, v.Name, v.Version)
+	if err != nil {
+		return fmt.Errorf("register %s: move its examples: %w", DatasetRef{Name: v.Name, Version: v.Version}, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != int64(v.Examples) {
+		return fmt.Errorf("register %s: %d examples staged, %d counted (%v): nothing registered",
+			DatasetRef{Name: v.Name, Version: v.Version}, n, v.Examples, err)
+	}
+	if _, err := w.Conn.ExecContext(ctx, `DELETE FROM `+stagingTable+` WHERE dataset = ?`, v.Name); err != nil {
 		return err
 	}
 	_, err = w.Conn.ExecContext(ctx, `INSERT INTO dataset_versions

@@ -277,6 +277,22 @@ func AppendDistillOutcomes(ctx context.Context, w Writer, outcomes []DistillOutc
 	return err
 }
 
+// StageDistilledExamples stages the examples of distillation name — its
+// verified answers, every run's — as version v of the dataset of that
+// name (source distilled), in the writer's current transaction, for
+// RegisterDatasetVersion to make visible.
+func StageDistilledExamples(ctx context.Context, q Execer, name string, v int) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO `+stagingTable+` (id, dataset, version, stage, source, split,
+		label, repo_path, commit, target_id, messages, prompt_tokens, completion_tokens, created_at)
+		SELECT example_id, name, ?, stage, 'distilled', split, 'positive', repo_path, commit, item_id, messages,
+			prompt_tokens, completion_tokens, now()
+		FROM distill_outcomes WHERE name = ? AND example_id IS NOT NULL`, v, name)
+	if err != nil {
+		return fmt.Errorf("stage the examples of %s: %w", DatasetRef{Name: name, Version: v}, err)
+	}
+	return nil
+}
+
 // DistillDone says which items of name need no teacher call: those with a
 // verified answer, and those this very request was already answered and
 // judged for (item id + "\x00" + request key).

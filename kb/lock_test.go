@@ -178,7 +178,7 @@ func TestAppendNewWithAnIntegerKeyColumn(t *testing.T) {
 	}
 	load := func(rows ...TrainingExample) {
 		if err := WithWriter(ctx, dir, Raw, Options{Command: "test"}, func(w Writer) error {
-			return w.Tx(ctx, func() error { return AppendTrainingExamples(ctx, w, rows) })
+			return w.Tx(ctx, func() error { return StageTrainingExamples(ctx, w, rows) })
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func TestAppendNewWithAnIntegerKeyColumn(t *testing.T) {
 	}
 	defer s.Close()
 	var rows string
-	if err := s.DB.QueryRow(`SELECT string_agg(id || version || ':' || (evidence->>'run'), ' ' ORDER BY id, version) FROM training_examples`).Scan(&rows); err != nil {
+	if err := s.DB.QueryRow(`SELECT string_agg(id || version || ':' || (evidence->>'run'), ' ' ORDER BY id, version) FROM training_examples_staging`).Scan(&rows); err != nil {
 		t.Fatal(err)
 	}
 	if rows != "a1:r1 a2:r1 b1:r1 c1:r1" {

@@ -10,9 +10,17 @@ var trainingExampleColumns = []string{"id", "dataset", "version", "stage", "sour
 	"commit", "target_id", "messages", "prompt_tokens", "completion_tokens", "created_at",
 	"kind", "chosen", "rejected", "signal", "evidence", "task_id"}
 
-// AppendTrainingExamples appends examples through the writer's Appender,
-// in its current transaction, anti-joined on (dataset, version, id).
-func AppendTrainingExamples(ctx context.Context, w Writer, examples []TrainingExample) error {
+// stagingTable holds the examples of versions being built (raw 0013): no
+// reader of training_examples sees them until RegisterDatasetVersion moves
+// them there.
+const stagingTable = "training_examples_staging"
+
+// StageTrainingExamples appends examples of a version being built to the
+// staging table through the writer's Appender, in its current
+// transaction, anti-joined on (dataset, version, id). They become rows of
+// training_examples, visible, only when RegisterDatasetVersion registers
+// their version.
+func StageTrainingExamples(ctx context.Context, w Writer, examples []TrainingExample) error {
 	rows := make([][]driver.Value, len(examples))
 	for i, e := range examples {
 		kind := e.Kind
@@ -23,7 +31,7 @@ func AppendTrainingExamples(ctx context.Context, w Writer, examples []TrainingEx
 			orNull(e.Commit), e.TargetID, messageValues(e.Messages), e.PromptTokens, e.CompletionTokens, e.CreatedAt,
 			kind, messageValues(e.Chosen), messageValues(e.Rejected), orNull(e.Signal), jsonOrNull(e.Evidence), orNull(e.TaskID)}
 	}
-	_, err := w.AppendNew(ctx, "training_examples", trainingExampleColumns, []string{"dataset", "version", "id"}, rows)
+	_, err := w.AppendNew(ctx, stagingTable, trainingExampleColumns, []string{"dataset", "version", "id"}, rows)
 	return err
 }
 

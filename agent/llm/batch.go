@@ -163,7 +163,7 @@ func (b *Batches) Content(ctx context.Context, fileID string) ([]byte, error) {
 // do runs one Batch API operation under the client's retry policy,
 // classifying go-openai's errors as chat calls do.
 func do[T any](ctx context.Context, b *Batches, op func(ctx context.Context) (T, error)) (T, error) {
-	v, _, err := retrying(ctx, b.c, func(actx context.Context) (T, error) {
+	v, _, err := retrying(ctx, b.c, true, func(actx context.Context) (T, error) {
 		x := &exchange{}
 		v, err := op(withExchange(actx, x))
 		if err != nil {

@@ -57,7 +57,7 @@ func (c *client) malformed(body []byte, cause error) *failure {
 }
 
 func (c *client) timeoutFailure(cause error) *failure {
-	return &failure{retryable: true, err: &kindError{kind: ErrTimeout,
+	return &failure{retryable: true, unanswered: true, err: &kindError{kind: ErrTimeout,
 		msg: fmt.Sprintf("no answer from %s within %v", c.cfg.BaseURL, c.cfg.Timeout), cause: cause}}
 }
 
@@ -83,7 +83,10 @@ func (c *client) transportFailure(err error) *failure {
 		return unreachable(false, fmt.Sprintf("TLS with %s failed (is the scheme of base_url right?): %v", c.cfg.BaseURL, err))
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.As(err, &opErr):
-		return unreachable(true, fmt.Sprintf("connection to %s lost: %v", c.cfg.BaseURL, err))
+		f := unreachable(true, fmt.Sprintf("connection to %s lost: %v", c.cfg.BaseURL, err))
+		// Lost while connecting: the request never went out.
+		f.unanswered = opErr == nil || opErr.Op != "dial"
+		return f
 	case errors.As(err, &urlErr):
 		return unreachable(false, fmt.Sprintf("request to %s failed: %v", c.cfg.BaseURL, err))
 	default:

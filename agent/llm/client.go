@@ -29,6 +29,7 @@ type client struct {
 	sleep    func(context.Context, time.Duration) error
 	jitter   func() float64
 	secret   string // the API key, kept only to redact it from errors
+	sendOnce bool   // WithSendOnce: Complete does not resend an unanswered attempt
 	closed   atomic.Bool
 	cool     *cooldown // shared by every client of this provider and model
 }
@@ -50,14 +51,15 @@ func New(cfg ModelConfig, opts ...Option) (Client, error) {
 		return nil, err
 	}
 	c := &client{
-		cfg:    cfg,
-		limit:  newLimiter(cfg.MaxConcurrency),
-		now:    o.now,
-		sleep:  o.sleep,
-		jitter: defaultJitter,
-		secret: key,
-		cool:   cooldownOf(cfg),
-		http:   o.httpClient,
+		cfg:      cfg,
+		limit:    newLimiter(cfg.MaxConcurrency),
+		now:      o.now,
+		sleep:    o.sleep,
+		jitter:   defaultJitter,
+		secret:   key,
+		sendOnce: o.sendOnce,
+		cool:     cooldownOf(cfg),
+		http:     o.httpClient,
 	}
 	if c.http == nil {
 		c.http, c.ownHTTP = newHTTPClient(cfg.MaxConcurrency), true
@@ -87,7 +89,7 @@ func (c *client) Complete(ctx context.Context, req Request) (Response, error) {
 		return Response{}, c.stopped(err, 0, 0)
 	}
 	defer c.limit.release()
-	resp, n, err := retrying(ctx, c, func(actx context.Context) (Response, error) {
+	resp, n, err := retrying(ctx, c, !c.sendOnce, func(actx context.Context) (Response, error) {
 		start := c.now()
 		resp, err := c.provider.send(actx, req)
 		if err == nil {
@@ -107,11 +109,12 @@ func (c *client) Complete(ctx context.Context, req Request) (Response, error) {
 }
 
 // retrying makes op's attempts by the client's policy: each under the
-// per-attempt timeout, retried with backoff on retryable failures, after
-// the shared 429 cooldown of the provider and model. op returns a *failure
-// for an HTTP answer it classified, and any other error as it came. It
-// returns the value, the attempts made and an *Error.
-func retrying[T any](ctx context.Context, c *client, op func(ctx context.Context) (T, error)) (T, int, error) {
+// per-attempt timeout, retried with backoff on retryable failures (an
+// unanswered one only when resendUnanswered), after the shared 429
+// cooldown of the provider and model. op returns a *failure for an HTTP
+// answer it classified, and any other error as it came. It returns the
+// value, the attempts made and an *Error.
+func retrying[T any](ctx context.Context, c *client, resendUnanswered bool, op func(ctx context.Context) (T, error)) (T, int, error) {
 	var zero T
 	var waited time.Time // the cooldown this call has already waited out
 	for n := 1; ; n++ {
@@ -133,7 +136,7 @@ func retrying[T any](ctx context.Context, c *client, op func(ctx context.Context
 		if err := ctx.Err(); err != nil {
 			return zero, n, c.stopped(err, n, f.status)
 		}
-		if !f.retryable || n > c.cfg.MaxRetries {
+		if !f.retryable || n > c.cfg.MaxRetries || f.unanswered && !resendUnanswered {
 			return zero, n, c.fail(f, n)
 		}
 		wait := backoff(n, f, c.jitter)

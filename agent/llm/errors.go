@@ -87,6 +87,10 @@ type failure struct {
 	err       error // usually a *kindError
 	status    int
 	retryable bool
+	// unanswered: the attempt may have reached the server and brought no
+	// HTTP answer (it timed out, or its connection was lost after the
+	// request went out), so a paid API may have billed it.
+	unanswered bool
 	// retryAfter is the server's Retry-After, when it sent one.
 	retryAfter    time.Duration
 	hasRetryAfter bool

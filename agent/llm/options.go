@@ -12,6 +12,7 @@ type Option func(*options)
 
 type options struct {
 	httpClient *http.Client
+	sendOnce   bool
 	now        func() time.Time
 	sleep      func(ctx context.Context, d time.Duration) error
 	lookupEnv  func(string) (string, bool)
@@ -26,6 +27,17 @@ func defaultOptions() options {
 // its own with a pooled transport, closed by Close.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(o *options) { o.httpClient = hc }
+}
+
+// WithSendOnce makes Complete send a request again only after an attempt
+// that was answered (408, 429, 5xx: not billed). An attempt that may have
+// reached the server and brought no answer — it timed out, or lost its
+// connection after the request went out — ends the call with its error
+// (Retryable), since a paid API may have billed it: the caller, who
+// reserved what one send can cost, decides whether to pay for another.
+// Batch API operations retry as before.
+func WithSendOnce() Option {
+	return func(o *options) { o.sendOnce = true }
 }
 
 // WithClock sets the clock used for latency and for Retry-After dates.

@@ -11,7 +11,10 @@ import (
 
 // Retry policy, shared by all providers:
 //   - retried: 408, 429, 5xx, connection errors (refused, reset, EOF) and
-//     attempts that ran past ModelConfig.Timeout;
+//     attempts that ran past ModelConfig.Timeout — except, for a client
+//     made WithSendOnce, a chat attempt that may have reached the server
+//     and brought no answer (timed out, or its connection lost after the
+//     request went out): a paid API may have billed it;
 //   - not retried: other 4xx (the request is wrong; sending it again cannot
 //     help), malformed 2xx bodies (see classify.go), TLS and DNS-not-found
 //     errors, and anything after the caller's context ends;

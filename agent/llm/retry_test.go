@@ -387,3 +387,58 @@ func TestRateLimitCoolsDownEveryCallOfTheModel(t *testing.T) {
 		t.Errorf("another model waited %v (%v): the cool-down is per model", sc.got(), err)
 	}
 }
+
+// WithSendOnce: an attempt that may have reached the server and brought no
+// answer (timed out, connection dropped after the request went out) ends
+// the call, retryable, after one send; answered failures (429, 503) and a
+// connection that never opened are retried as always.
+func TestSendOnceDoesNotResendAnUnansweredAttempt(t *testing.T) {
+	tests := []struct {
+		name     string
+		first    fakellm.Reply
+		attempts int   // server calls made
+		kind     error // nil: the retry succeeds
+	}{
+		{"timed out", fakellm.Reply{Delay: time.Minute}, 1, llm.ErrTimeout},
+		{"dropped", fakellm.Reply{Drop: true}, 1, llm.ErrUnreachable},
+		{"429", fakellm.Reply{Status: 429, RetryAfter: "0"}, 2, nil},
+		{"503", fakellm.Reply{Status: 503}, 2, nil},
+	}
+	for _, p := range providers {
+		for _, tt := range tests {
+			t.Run(p.name+"/"+tt.name, func(t *testing.T) {
+				srv := fakellm.New(t, tt.first)
+				srv.SetDefault(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Text: "ok"} })
+				cfg := config(p.name, srv)
+				cfg.Timeout = 100 * time.Millisecond
+				c, _ := newClient(t, cfg, llm.WithSendOnce())
+				resp, err := c.Complete(t.Context(), llm.Request{Prompt: "hi"})
+				if srv.Calls() != tt.attempts {
+					t.Errorf("%d sends, want %d", srv.Calls(), tt.attempts)
+				}
+				if tt.kind == nil {
+					if err != nil || resp.Text != "ok" {
+						t.Errorf("resp %+v, err %v; want the answered failure retried", resp, err)
+					}
+					return
+				}
+				if e := asError(t, err); !errors.Is(err, tt.kind) || !e.Retryable || e.Attempts != 1 {
+					t.Errorf("error %+v; want %v after one send, retryable", e, tt.kind)
+				}
+			})
+		}
+	}
+	// A connection that never opened sent nothing: retried.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "http://" + ln.Addr().String()
+	ln.Close()
+	c, _ := newClient(t, llm.ModelConfig{Provider: llm.ProviderRemoteAPI, Model: "m", BaseURL: addr + "/v1", MaxRetries: 2, APIKeyEnv: testKeyEnv},
+		llm.WithSendOnce())
+	_, err = c.Complete(t.Context(), llm.Request{Prompt: "hi"})
+	if e := asError(t, err); !errors.Is(err, llm.ErrUnreachable) || e.Attempts != 3 {
+		t.Errorf("connection refused: %+v; want 3 attempts", e)
+	}
+}

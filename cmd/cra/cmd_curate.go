@@ -64,7 +64,10 @@ func (a *app) curateCommand() *cli.Command {
 			"commit's examples share a split. Examples go to raw.training_examples under the\n" +
 			"dataset's name as a new version (1, 2, ...): earlier versions stay as they were, so\n" +
 			"`cra datasets export NAME@N` gives the same rows again; training_datasets,\n" +
-			"dataset_versions and training_plans record it. A --repos or --holdout-repos value that\n" +
+			"dataset_versions and training_plans record it. The version appears there in one\n" +
+			"transaction at the end (its examples are staged in raw.training_examples_staging\n" +
+			"until then): a killed run shows nothing, and running it again builds the same\n" +
+			"version afresh. A --repos or --holdout-repos value that\n" +
 			"names no mined repository, or a selection that gives no example, is an error (exit 2)\n" +
 			"and writes nothing. Export it with `cra datasets export NAME`.",
 		Flags: []cli.Flag{

@@ -51,7 +51,10 @@ func (a *app) distillCommand() *cli.Command {
 			"An answer judged once is not judged again under the same --name: to judge the cached\n" +
 			"answers by other thresholds, use a new --name (they come from the cache, free).\n\n" +
 			"Every request is cached by the sha256 of its canonical form (model, messages, parameters):\n" +
-			"a re-run, or a run resumed after kill -9, never pays for a request twice. --budget-usd is a\n" +
+			"a re-run never asks an answered request again. A request is sent again only by a later\n" +
+			"run, and only when its send brought no answer: the calls in flight at a kill -9 (at most\n" +
+			"--jobs), a timeout or a connection lost after sending. A provider may bill such a send;\n" +
+			"it stays counted at its reservation, so --budget-usd caps the bill. --budget-usd is a\n" +
 			"hard cap on what --name has spent in all: before each call the most it can cost (its bytes\n" +
 			"as tokens, plus teacher.max_tokens, at [teacher.prices]) is reserved, after it its usage\n" +
 			"settles; no call starts that could pass the cap, and the run stops cleanly saying what is\n" +

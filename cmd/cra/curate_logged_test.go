@@ -311,7 +311,11 @@ func TestCurateDataLoggedKilledThenRunAgain(t *testing.T) {
 	for _, frac := range []float64{0.3, 0.6, 0.85} {
 		killed := storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(js)}, time.Duration(frac*float64(took)))
 		t.Logf("at %.0f%%: killed %v, leaving %s", frac*100, killed, strings.ReplaceAll(sqlRows(t, home,
-			"SELECT count(*) AS unregistered_rows FROM raw.training_examples WHERE dataset = 'k' AND version NOT IN (SELECT version FROM raw.dataset_versions WHERE name = 'k')"), "\n", " "))
+			"SELECT count(*) AS staged_rows FROM raw.training_examples_staging WHERE dataset = 'k'"), "\n", " "))
+		if got := sqlRows(t, home, "SELECT count(*) FROM raw.training_examples WHERE dataset = 'k' AND version NOT IN "+
+			"(SELECT version FROM raw.dataset_versions WHERE name = 'k')"); got != "count_star()\n0\n" {
+			t.Errorf("at %.0f%%: rows of a version never registered are visible: %s", frac*100, got)
+		}
 		if got := sqlRows(t, home, rows); got != want {
 			t.Errorf("at %.0f%%: the newest visible version differs from a clean build's", frac*100)
 		}

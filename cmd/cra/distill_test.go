@@ -284,3 +284,90 @@ func TestDistillKeyNeverLeaks(t *testing.T) {
 		return nil
 	})
 }
+
+// A real `cra distill` killed -9 three times with --jobs requests in
+// flight (429s among them), against a teacher that bills even a request
+// whose client died (the worst case of a real API), then run to its
+// budget: the bound the README states holds. A kill makes the next run
+// send again at most --jobs requests, those it cut off; no request that
+// brought an answer is sent again; a 429 is answered again, never billed
+// twice; every cut-off request stays in raw.distill_spend at its
+// reservation, so cra's ledger is never below the provider's bill and
+// --budget-usd caps that bill.
+func TestDistillKilledThreeTimesRepeatsAtMostJobsPerKill(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.SetDefault(teacherAnswers)
+	home := distillHome(t, srv, "")
+	srv.SetBilling(fakellm.Billing{InputPerMillion: 3, OutputPerMillion: 15, Tokens: func(s string) int { return (len(s) + 3) / 4 },
+		ChargeCutOff: true})
+	var dry struct {
+		Totals struct {
+			Estimate struct {
+				Calls      int
+				MaxCostUSD float64 `json:"max_cost_usd"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "distill", "--dry-run")), &dry); err != nil {
+		t.Fatal(err)
+	}
+	const jobs, kills, answered = 3, 3, 4
+	srv.RateLimitEvery(5, "0")
+	usd := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
+	args := []string{"--home", home, "distill", "--jobs", strconv.Itoa(jobs), "--budget-usd", usd(2 * dry.Totals.Estimate.MaxCostUSD)}
+	for k := 1; k <= kills; k++ {
+		srv.HoldAfter(srv.Answered() + answered)
+		child := startCra(t, args...)
+		target := srv.Answered() + answered
+		srv.WaitUntil(t, "the child's calls held", func() bool { return srv.Answered() >= target && srv.Held() == jobs }, time.Minute)
+		kill9(t, child)
+		srv.WaitUntil(t, "the held calls to see their client gone", func() bool { return srv.Held() == 0 }, time.Minute)
+		srv.Release()
+	}
+	// The last run goes on until a budget stops it: what the kills left
+	// spent, plus what two requests could cost (a call costs far less than
+	// it reserves: about ten fit).
+	spent, _ := strconv.ParseFloat(strings.Fields(sqlRows(t, home, "select sum(coalesce(settled_usd, reserved_usd)) as spent from raw.distill_spend"))[1], 64)
+	budget := usd(spent + 2*dry.Totals.Estimate.MaxCostUSD/float64(dry.Totals.Estimate.Calls))
+	args[len(args)-1] = budget
+	out := mustRun(t, home, append([]string{"--json"}, args[2:]...)...)
+	var sum struct {
+		Totals   struct{ Calls, Verified, Rejected, Failed, Left int }
+		SpentUSD float64 `json:"spent_usd"`
+		Stopped  string
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	repeats, cutOff := 0, srv.CutOff()
+	for _, n := range srv.Charges() {
+		repeats += n - 1
+	}
+	received := 0
+	for _, n := range srv.Received() {
+		received += n
+	}
+	limited := srv.Calls() / 5
+	t.Logf("%d requests (%d distinct), %d answered 429, %d cut off by %d kills, %d billed again; billed $%.6f, ledger $%.6f, budget $%s (%s)",
+		received, len(srv.Received()), limited, cutOff, kills, repeats, srv.Spent(), sum.SpentUSD, budget, sum.Stopped)
+	if cutOff == 0 || cutOff > kills*jobs {
+		t.Errorf("%d requests cut off by %d kills: want some, at most --jobs (%d) per kill", cutOff, kills, jobs)
+	}
+	if repeats > cutOff {
+		t.Errorf("%d requests billed again, more than the %d cut off by the kills", repeats, cutOff)
+	}
+	if received != len(srv.Received())+repeats+limited {
+		t.Errorf("%d requests received for %d keys: want one each, plus the %d cut off and the %d answered 429",
+			received, len(srv.Received()), repeats, limited)
+	}
+	if got := sqlRows(t, home, "select count(*) from raw.distill_spend where settled_usd is null"); got != "count_star()\n"+strconv.Itoa(cutOff)+"\n" {
+		t.Errorf("unsettled reservations %q: want the %d requests cut off, counted at their reservation", got, cutOff)
+	}
+	if sum.SpentUSD < srv.Spent()-1e-9 {
+		t.Errorf("the ledger says $%.9f spent, the provider billed $%.9f", sum.SpentUSD, srv.Spent())
+	}
+	if b, _ := strconv.ParseFloat(budget, 64); srv.Spent() > b || sum.Stopped != "budget" {
+		t.Errorf("the provider billed $%.9f with --budget-usd %s, the run stopped %q: want a run stopped by its budget, the bill within it",
+			srv.Spent(), budget, sum.Stopped)
+	}
+}

@@ -11,8 +11,8 @@ import (
 
 // Billing makes the server a paid API: every chat answer it gives (live or
 // in a batch) is charged at these prices, per million tokens in USD, and
-// its usage reports the tokens charged. Errors, 429s and held requests
-// the client gave up on are not charged.
+// its usage reports the tokens charged. Errors, 429s and (unless
+// ChargeCutOff) held requests the client gave up on are not charged.
 type Billing struct {
 	InputPerMillion, CachedInputPerMillion, OutputPerMillion float64
 	// BatchDiscount is taken off every price of a batch request.
@@ -24,6 +24,10 @@ type Billing struct {
 	// request had the same system message, as providers' prompt caches do
 	// for a repeated prefix.
 	CacheSystem bool
+	// ChargeCutOff charges a held request whose client went away as if it
+	// had been answered: the worst case of a real API, which may finish
+	// and bill a generation nobody reads any more.
+	ChargeCutOff bool
 }
 
 // SetBilling makes the server charge for its answers from now on.
@@ -112,6 +116,27 @@ func (s *Server) Held() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.held
+}
+
+// CutOff is the number of held chat requests whose client went away
+// before they were answered (a client killed with requests in flight).
+func (s *Server) CutOff() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cutOff
+}
+
+// wentAway counts a held request whose client left, and charges it when
+// Billing.ChargeCutOff says the API bills it all the same.
+func (s *Server) wentAway(req Request, rep Reply) {
+	s.mu.Lock()
+	s.cutOff++
+	bill := s.billing.ChargeCutOff
+	s.mu.Unlock()
+	if bill && rep.status() < 400 && !rep.Drop && !rep.Malformed && rep.Body == "" {
+		prompt, cached, completion := s.usage(req, rep)
+		s.charge(req, prompt, cached, completion, false)
+	}
 }
 
 // Answered is the number of chat requests let through to be answered

@@ -43,6 +43,7 @@ type Server struct {
 	holdAfter  int
 	answered   int
 	held       int
+	cutOff     int // held requests whose client went away
 	released   chan struct{}
 
 	// batch.go: the Batch API's files and batches.
@@ -191,7 +192,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rep, seq, limited := s.next(req)
 	defer s.done()
 	if !limited && !s.admit(r.Context()) {
-		return // held, and the client went away: nothing answered, nothing charged
+		s.wentAway(req, rep) // held, and the client went away: nothing answered
+		return
 	}
 	s.answer(r.Context(), w, req, rep, seq)
 }

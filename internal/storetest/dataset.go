@@ -10,9 +10,9 @@ import (
 )
 
 // Dataset stores examples in home's raw store as version 1 of dataset
-// name, as a build registers one: appended through
-// kb.AppendTrainingExamples, with a training_datasets row per stage and
-// a dataset_versions row, in one transaction.
+// name, as a build registers one: staged through kb.StageTrainingExamples
+// and registered (a training_datasets row per stage, the move into
+// training_examples, a dataset_versions row) in one transaction.
 func Dataset(t testing.TB, home, name string, examples []kb.TrainingExample) {
 	t.Helper()
 	ctx := context.Background()
@@ -32,7 +32,7 @@ func Dataset(t testing.TB, home, name string, examples []kb.TrainingExample) {
 					return err
 				}
 			}
-			if err := kb.AppendTrainingExamples(ctx, w, examples); err != nil {
+			if err := kb.StageTrainingExamples(ctx, w, examples); err != nil {
 				return err
 			}
 			return kb.RegisterDatasetVersion(ctx, w, kb.DatasetVersion{Name: name, Version: 1, TrainingPlanID: 1,

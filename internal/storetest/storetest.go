@@ -115,18 +115,46 @@ func SameRows(t testing.TB, got, want map[string][]string) {
 // time. It reports whether the child was killed mid-run rather than done.
 func KillAfter(t testing.TB, env []string, after time.Duration) bool {
 	t.Helper()
+	return KillWhen(t, env, func() bool { return true }, after)
+}
+
+// KillWhen is KillAfter from the moment ready holds (polled every
+// millisecond while the child runs): a kill at a point of the child's
+// work seen from outside, such as its first commit in a store's
+// write-ahead log. A child that ends before ready holds is not killed.
+func KillWhen(t testing.TB, env []string, ready func() bool, after time.Duration) bool {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), env...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(after)
-	cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // reported below
-	cmd.Wait()                          //nolint:errcheck // killed on purpose
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait() //nolint:errcheck // how it ended is read below
+		close(exited)
+	}()
+	start := time.Now()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !ready() {
+		select {
+		case <-exited:
+			t.Logf("the child finished after %v, before the point to kill it at (%v)", time.Since(start), cmd.ProcessState)
+			return false
+		case <-tick.C:
+		}
+	}
+	select {
+	case <-exited:
+	case <-time.After(after):
+		cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // reported below
+		<-exited
+	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return true
 	}
-	t.Logf("the child finished before the kill after %v (%v)", after, cmd.ProcessState)
+	t.Logf("the child finished before the kill, %v after it started (%v)", time.Since(start), cmd.ProcessState)
 	return false
 }
 
