@@ -83,8 +83,7 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 }
 
 // exampleBatch gathers examples and stages them writeBatch rows or about
-// writeBytes at a time, one
-// transaction each.
+// writeBytes at a time, one transaction each.
 type exampleBatch struct {
 	w        *datasetWriter
 	progress Progress
