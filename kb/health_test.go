@@ -174,11 +174,11 @@ func TestStoresOpenWithTheMemoryLimitAndSpillInTheHome(t *testing.T) {
 	}
 }
 
-// The default memory limit is a sixteenth of the memory, between 1 and 4 GiB.
+// The default memory limit is a thirty-second of the memory, between 1 and 4 GiB.
 func TestDefaultMemoryLimit(t *testing.T) {
 	for total, want := range map[int64]string{
-		0: "1024MiB", 8 << 30: "1024MiB", 16 << 30: "1024MiB", 24 << 30: "1536MiB", 32 << 30: "2048MiB",
-		64 << 30: "4096MiB", 65 << 30: "4096MiB", 1 << 40: "4096MiB",
+		0: "1024MiB", 8 << 30: "1024MiB", 24 << 30: "1024MiB", 32 << 30: "1024MiB", 48 << 30: "1536MiB",
+		64 << 30: "2048MiB", 128 << 30: "4096MiB", 130 << 30: "4096MiB", 1 << 40: "4096MiB",
 	} {
 		if got := defaultMemoryLimit(total); got != want {
 			t.Errorf("defaultMemoryLimit(%d GiB) = %s, want %s", total>>30, got, want)

@@ -33,7 +33,7 @@ func MemoryLimit() string {
 	return DefaultMemoryLimit()
 }
 
-// DefaultMemoryLimit is a sixteenth of the memory this process may use (the
+// DefaultMemoryLimit is a thirty-second of the memory this process may use (the
 // machine's, or its cgroup's when lower, as in a container), at least
 // 1 GiB and at most 4 GiB: enough for every command on real repositories,
 // while DuckDB's cache of the blocks it reads and writes, which it keeps up
@@ -41,7 +41,7 @@ func MemoryLimit() string {
 func DefaultMemoryLimit() string { return defaultMemoryLimit(totalMemory()) }
 
 func defaultMemoryLimit(total int64) string {
-	b := min(max(total/16, 1<<30), 4<<30)
+	b := min(max(total/32, 1<<30), 4<<30)
 	return fmt.Sprintf("%dMiB", b>>20)
 }
 

@@ -154,7 +154,7 @@ type Curate struct {
 
 // Store configures DuckDB in every command.
 type Store struct {
-	MemoryLimit string `toml:"memory_limit" doc:"DuckDB's memory limit per open store, e.g. \"2GB\"; empty means a sixteenth of the machine's memory (or its container's), between 1 GiB and 4 GiB. Past it DuckDB spills to tmp/ in the home; raise it if a command says the stores ran out of memory."`
+	MemoryLimit string `toml:"memory_limit" doc:"DuckDB's memory limit per open store, e.g. \"2GB\"; empty means a thirty-second of the machine's memory (or its container's), between 1 GiB and 4 GiB. Past it DuckDB spills to tmp/ in the home; raise it if a command says the stores ran out of memory."`
 }
 
 // Teacher configures the remote model used for distillation.
