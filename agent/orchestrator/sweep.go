@@ -33,6 +33,16 @@ import (
 // ScratchPrefix starts the task id of a scratch worktree.
 const ScratchPrefix = "scratch-"
 
+// scratchPrefixes start the task ids of scratch worktrees: ScratchPrefix,
+// and the names cra eval gave its runs of a commit's own tests before
+// scratch worktrees had it, which older binaries left in users'
+// repositories.
+var scratchPrefixes = []string{ScratchPrefix, "evalchild-", "evaltests-"}
+
+func isScratch(taskID string) bool {
+	return slices.ContainsFunc(scratchPrefixes, func(p string) bool { return strings.HasPrefix(taskID, p) })
+}
+
 // ownerLock is the kb.LockInput batch name of a worktree's owner.
 const ownerLock = "worktree"
 
@@ -88,7 +98,7 @@ func SweepStale(ctx context.Context, home, repo string) []string {
 			inUse[wt.branch] = true // the user's checkout, another home's run, or a live owner's
 			continue
 		}
-		if slices.Contains(resumable, taskID) && !strings.HasPrefix(taskID, ScratchPrefix) {
+		if slices.Contains(resumable, taskID) && !isScratch(taskID) {
 			inUse[wt.branch] = true // cra solve --resume (or the eval that ran it) takes it up
 		} else {
 			removeWorktree(ctx, repo, wt.dir)
@@ -96,7 +106,11 @@ func SweepStale(ctx context.Context, home, repo string) []string {
 		}
 		disown(home, taskID)
 	}
-	branches, _ := git(ctx, repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/"+BranchFor(ScratchPrefix)+"*")
+	var patterns []string
+	for _, p := range scratchPrefixes {
+		patterns = append(patterns, "refs/heads/"+BranchFor(p)+"*")
+	}
+	branches, _ := git(ctx, repo, append([]string{"for-each-ref", "--format=%(refname:short)"}, patterns...)...)
 	for _, b := range strings.Fields(branches) {
 		taskID := strings.TrimPrefix(b, "cra/")
 		if inUse[b] || !claimStale(ctx, home, taskID) {

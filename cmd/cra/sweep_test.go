@@ -36,6 +36,10 @@ func TestEvalRemovesWhatAKilledEvalLeft(t *testing.T) {
 	dead := orchestrator.ScratchPrefix + "evalchild-" + commits[0][:16]
 	deadDir := filepath.Join(orchestrator.WorktreesDir(home), dead)
 	repo.Git("worktree", "add", "-q", "-b", orchestrator.BranchFor(dead), deadDir, commits[0])
+	// What an older cra's killed eval left: a branch of the names it gave
+	// its scratch worktrees then.
+	repo.Git("branch", orchestrator.BranchFor("evalchild-"+commits[0][:16]), commits[0])
+	repo.Git("branch", orchestrator.BranchFor("evaltests-"+commits[0][:16]), commits[0])
 	// A live run's worktrees (this process owns them) and a finished
 	// solve's result branch.
 	var live []string
