@@ -79,8 +79,15 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		return res, err
 	}
 	if slices.Equal(prev, tips) && len(front) == 0 {
+		// No new commit; merges an earlier run recorded but could not
+		// examine (it was stopped first) are still made tasks.
 		res.Status = kb.StatusUpToDate
 		return res, r.withStore(ctx, func(s *rawStore) error {
+			n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts)
+			if err != nil {
+				return err
+			}
+			res.MergeTasks = n
 			return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")
 		})
 	}
