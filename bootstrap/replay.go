@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -99,8 +100,9 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	var fresh, toMine []commitInfo
 	delivered := map[string]bool{}
 	isKnown := func(h string) bool { _, ok := known[h]; return ok || delivered[h] }
+	starts := append(slices.Clone(tips), front...)
 	complete := true
-	for _, start := range append(slices.Clone(tips), front...) {
+	for _, start := range starts {
 		err := history.Walk(ctx, path, start, history.Options{Workers: r.opts.Jobs, Known: isKnown}, func(cm commitInfo) error {
 			delivered[cm.Hash] = true
 			fresh = append(fresh, cm)
@@ -119,6 +121,31 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		}
 		if err != nil {
 			return res, fmt.Errorf("walk history from %s: %w", start[:12], err)
+		}
+	}
+	if !complete {
+		// Co-change counts see every commit committed before the one
+		// mined, wherever the walk would deliver it: a branch merged later
+		// comes after younger commits of the first-parent line, another
+		// tip's commits after the whole first tip. The rest of the walk is
+		// planned, and the commits older than the youngest one mined are
+		// read for their files; so where a batch ends changes no count.
+		var youngest time.Time
+		for _, cm := range toMine {
+			if cm.CommitTime.After(youngest) {
+				youngest = cm.CommitTime
+			}
+		}
+		older := func(_ string, at time.Time) bool { return at.Before(youngest) }
+		for _, start := range starts {
+			err := history.Walk(ctx, path, start, history.Options{Workers: r.opts.Jobs, Known: isKnown, Want: older}, func(cm commitInfo) error {
+				delivered[cm.Hash] = true
+				fresh = append(fresh, cm)
+				return nil
+			})
+			if err != nil {
+				return res, fmt.Errorf("walk history from %s: %w", start[:12], err)
+			}
 		}
 	}
 
