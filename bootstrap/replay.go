@@ -136,9 +136,13 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 				youngest = cm.CommitTime
 			}
 		}
-		older := func(_ string, at time.Time) bool { return at.Before(youngest) }
+		// A commit this pass has planned is settled, wanted or not (so are
+		// its ancestors): later walks stop there.
+		planned := map[string]bool{}
+		older := func(h string, at time.Time) bool { planned[h] = true; return at.Before(youngest) }
+		isPlanned := func(h string) bool { return isKnown(h) || planned[h] }
 		for _, start := range starts {
-			err := history.Walk(ctx, path, start, history.Options{Workers: r.opts.Jobs, Known: isKnown, Want: older}, func(cm commitInfo) error {
+			err := history.Walk(ctx, path, start, history.Options{Workers: r.opts.Jobs, Known: isPlanned, Want: older}, func(cm commitInfo) error {
 				delivered[cm.Hash] = true
 				fresh = append(fresh, cm)
 				return nil

@@ -14,3 +14,10 @@ CREATE TABLE bootstrap_merges (
     outcome      VARCHAR NOT NULL,           -- 'task' or why not: branch_too_short, branch_too_long, branch_not_a_line, part_not_verified
     examined_at  TIMESTAMPTZ NOT NULL
 );
+
+-- The merge tasks built before: decided.
+INSERT INTO bootstrap_merges (run_id, repo_path, commit, parts, outcome, examined_at)
+SELECT k.run_id, k.repo_path, k.commit, json_array_length(t.target, '$.parts'), 'task', k.created_at
+FROM synthetic_tasks k
+JOIN bootstrap_commits c ON c.repo_path = k.repo_path AND c.commit = k.commit AND len(c.parents) = 2
+JOIN synthetic_targets t ON t.task_id = k.id AND t.stage = 'meta_plan';
