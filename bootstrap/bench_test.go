@@ -44,7 +44,8 @@ func benchRepo(b *testing.B) string {
 }
 
 // indexedHome is a new home with repo already in the knowledge base.
-func indexedHome(b *testing.B, repo string) string {
+func indexedHome(b testing.TB, repo string) string {
+	b.Helper()
 	home := newHome(b)
 	if _, err := ingest.IndexRepos(context.Background(), home, []string{repo}, ingest.Options{}); err != nil {
 		b.Fatal(err)

@@ -63,6 +63,7 @@ var dumpTables = map[string]string{
 	"bootstrap_commits": "SELECT repo_path, commit, parents, committed_at, files, insertions, deletions, outcome, detail FROM bootstrap_commits",
 	"synthetic_tasks":   "SELECT id, repo_path, commit, parent, author, committed_at, message, task, files_changed, insertions, deletions, source FROM synthetic_tasks",
 	"synthetic_targets": "SELECT id, task_id, repo_path, commit, stage, target::VARCHAR, source FROM synthetic_targets",
+	"bootstrap_merges":  "SELECT repo_path, commit, parts, outcome FROM bootstrap_merges",
 }
 
 func dump(t testing.TB, home string) map[string][]string {

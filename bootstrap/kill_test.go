@@ -1,68 +1,218 @@
 package bootstrap
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/kb"
 )
 
-// TestMain lets a test run bootstrap in a child process it can kill -9.
+// TestMain lets a test run bootstrap in a child process it can kill -9 or
+// interrupt.
 func TestMain(m *testing.M) {
 	if home := os.Getenv("CRA_TEST_BOOTSTRAP_HOME"); home != "" {
-		opts := testOptions()
-		opts.Wait, _ = time.ParseDuration(os.Getenv("CRA_TEST_BOOTSTRAP_WAIT"))
-		sum, err := Run(context.Background(), home, []string{os.Getenv("CRA_TEST_BOOTSTRAP_REPO")}, opts)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		json.NewEncoder(os.Stdout).Encode(sum) //nolint:errcheck // read by the parent test
-		// This process's own high-water mark (its rusage after exec may
-		// carry the parent's).
-		fmt.Fprintf(os.Stderr, "vmhwm=%d\n", storetest.PeakRSS())
-		os.Exit(0)
+		os.Exit(bootstrapChild(home, os.Getenv("CRA_TEST_BOOTSTRAP_REPO")))
 	}
 	os.Exit(m.Run())
 }
 
-// A kill -9 at any moment leaves the raw store consistent, and a re-run ends
-// with exactly the rows of an uninterrupted run: no duplicates, nothing lost.
-func TestKilledBootstrapResumesToTheSameRows(t *testing.T) {
-	if testing.Short() {
-		t.Skip("mines a 1,500-commit repository several times")
-	}
-	repo := filepath.Join(t.TempDir(), "repo")
-	gittest.Synthetic{Files: 60, Commits: 1500, Funcs: 6, Realistic: true}.Build(t, repo)
-	want := newHome(t)
-	start := time.Now()
-	sum := mine(t, want, testOptions(), repo)
-	took := time.Since(start)
-	if sum.Verified < 100 {
-		t.Fatalf("only %d commits verified (%v): the test needs a run long enough to kill", sum.Verified, sum.Total)
-	}
-	wantRows := dump(t, want)
+// Environment of the child: the write transaction (hook point and its
+// occurrence, "batch:2") at which it stops until a signal comes, or whose
+// write fails.
+const (
+	envStopAt = "CRA_TEST_BOOTSTRAP_STOP"
+	envFailAt = "CRA_TEST_BOOTSTRAP_FAIL"
+	stoppedAt = "stopped at "
+)
 
-	killed := 0
-	for _, frac := range []float64{0.3, 0.6, 0.9} {
-		after := time.Duration(frac * float64(took))
-		t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
-			home := newHome(t)
-			if storetest.KillAfter(t, []string{"CRA_TEST_BOOTSTRAP_HOME=" + home, "CRA_TEST_BOOTSTRAP_REPO=" + repo}, after) {
-				killed++
-				t.Logf("killed after %v: %d commits were stored", after, len(rawRows(t, home, "SELECT commit FROM bootstrap_commits")))
+// bootstrapChild is `cra bootstrap` in a process of its own: SIGINT or
+// SIGTERM cancels the run, which then exits 130 as cra does; a repository
+// that failed exits 1. At the write named by envStopAt it says so on
+// stderr and waits, inside the transaction, for a signal; the write named
+// by envFailAt fails.
+func bootstrapChild(home, repo string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := testOptions()
+	opts.Wait, _ = time.ParseDuration(os.Getenv("CRA_TEST_BOOTSTRAP_WAIT"))
+	reached := map[string]int{} // hooks run one at a time: inside the store's lock
+	testHook = func(point string) error {
+		reached[point]++
+		switch at := fmt.Sprintf("%s:%d", point, reached[point]); at {
+		case os.Getenv(envStopAt):
+			fmt.Fprintln(os.Stderr, stoppedAt+at)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Minute):
 			}
+		case os.Getenv(envFailAt):
+			return fmt.Errorf("injected write error at %s", at)
+		}
+		return nil
+	}
+	sum, err := Run(ctx, home, []string{repo}, opts)
+	if ctx.Err() != nil {
+		fmt.Fprintln(os.Stderr, "interrupted: run the same command again to finish")
+		return 130
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	json.NewEncoder(os.Stdout).Encode(sum) //nolint:errcheck // read by the parent test
+	// This process's own high-water mark (its rusage after exec may
+	// carry the parent's).
+	fmt.Fprintf(os.Stderr, "vmhwm=%d\n", storetest.PeakRSS())
+	if sum.Failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// stopChild runs bootstrap in a child process with env added, sends it sig
+// once it stops at envStopAt (if env sets one) and returns its exit code,
+// -1 when a signal ended it. Without env it is an uninterrupted run.
+func stopChild(t *testing.T, home, repo string, sig os.Signal, env ...string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append(env, "CRA_TEST_BOOTSTRAP_HOME="+home, "CRA_TEST_BOOTSTRAP_REPO="+repo)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	stopped := false
+	for sc := bufio.NewScanner(stderr); sc.Scan(); {
+		said = append(said, sc.Text())
+		if !stopped && strings.HasPrefix(sc.Text(), stoppedAt) {
+			stopped = true
+			cmd.Process.Signal(sig) //nolint:errcheck // the exit status tells
+		}
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	for _, e := range env {
+		if strings.HasPrefix(e, envStopAt+"=") && !stopped {
+			t.Fatalf("the child never reached %s: %s", e, strings.Join(said, "\n"))
+		}
+	}
+	t.Logf("child: %v; %d stderr lines, the last %q", cmd.ProcessState, len(said), said[max(0, len(said)-1):])
+	return cmd.ProcessState.ExitCode()
+}
+
+// mergedHistory builds a repository whose merged branches of 2 to 4
+// commits are multi-part tasks.
+func mergedHistory(t *testing.T, commits int) string {
+	t.Helper()
+	repo := filepath.Join(t.TempDir(), "repo")
+	gittest.Synthetic{Files: 40, Commits: commits, Funcs: 6, Realistic: true, MergedBranches: true}.Build(t, repo)
+	return repo
+}
+
+// homeIndexedAs is a new home whose knowledge base is a copy of from's: a
+// run there mines at once, without indexing the repository first.
+func homeIndexedAs(t *testing.T, from string) string {
+	t.Helper()
+	home := newHome(t)
+	for _, name := range []string{"curated.duckdb", "curated.duckdb.wal"} {
+		b, err := os.ReadFile(filepath.Join(from, name))
+		if errors.Is(err, os.ErrNotExist) && name != "curated.duckdb" {
+			os.Remove(filepath.Join(home, name))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home
+}
+
+func mergeTaskCount(t testing.TB, home string) int {
+	t.Helper()
+	return len(rawRows(t, home, `SELECT id FROM synthetic_tasks WHERE commit IN (SELECT commit FROM bootstrap_commits WHERE len(parents) = 2)`))
+}
+
+// A run stopped at any moment — kill -9 (inside a batch's write
+// transaction, inside the merge phase's, halfway), Ctrl-C, a failed write —
+// and run again ends with exactly the rows of an uninterrupted run: the same
+// commits, task ids and target contents, merged branches' multi-part
+// tasks included; and the run after that finds nothing to do.
+func TestInterruptedBootstrapResumesToTheSameRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mines a 300-commit repository a dozen times")
+	}
+	repo := mergedHistory(t, 300)
+	indexed := indexedHome(t, repo)
+	want := homeIndexedAs(t, indexed)
+	start := time.Now()
+	if code := stopChild(t, want, repo, nil); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d", code)
+	}
+	took := time.Since(start)
+	wantRows := dump(t, want)
+	if n := mergeTaskCount(t, want); n < 3 {
+		t.Fatalf("%d merge tasks: the fixture needs merged branches that are tasks", n)
+	}
+	t.Logf("uninterrupted: %d commits, %d tasks (%d of merged branches), %d targets in %v",
+		len(wantRows["bootstrap_commits"]), len(wantRows["synthetic_tasks"]), mergeTaskCount(t, want), len(wantRows["synthetic_targets"]), took)
+
+	type stop struct {
+		name string
+		sig  os.Signal
+		env  string
+		code int // -1: killed by the signal
+	}
+	stops := []stop{
+		{"kill -9 in the second batch's write", syscall.SIGKILL, envStopAt + "=batch:2", -1},
+		{"kill -9 in the merge phase's write", syscall.SIGKILL, envStopAt + "=merge:1", -1},
+		{"SIGINT in the merge phase's write", syscall.SIGINT, envStopAt + "=merge:1", 130},
+		{"write error in the second batch", nil, envFailAt + "=batch:2", 1},
+		{"write error in the merge phase", nil, envFailAt + "=merge:1", 1},
+	}
+	for _, tc := range stops {
+		t.Run(tc.name, func(t *testing.T) {
+			home := homeIndexedAs(t, indexed)
+			if code := stopChild(t, home, repo, tc.sig, tc.env); code != tc.code {
+				t.Fatalf("exit %d, want %d", code, tc.code)
+			}
+			t.Logf("stopped with %d commits and %d tasks stored", len(rawRows(t, home, "SELECT commit FROM bootstrap_commits")),
+				len(rawRows(t, home, "SELECT id FROM synthetic_tasks")))
 			mine(t, home, testOptions(), repo)
 			sameRows(t, dump(t, home), wantRows)
+			if res := mine(t, home, testOptions(), repo).Repos[0]; res.Status != kb.StatusUpToDate {
+				t.Errorf("the run after: %s, want up_to_date", res.Status)
+			}
 		})
 	}
-	if killed == 0 {
-		t.Error("no child was killed mid-run: the test proved nothing")
-	}
+	t.Run("kill -9 halfway", func(t *testing.T) {
+		home := homeIndexedAs(t, indexed)
+		if !storetest.KillAfter(t, []string{"CRA_TEST_BOOTSTRAP_HOME=" + home, "CRA_TEST_BOOTSTRAP_REPO=" + repo}, took/2) {
+			t.Error("the child was not killed mid-run: the timed kill proved nothing")
+		}
+		t.Logf("killed after %v: %d commits were stored", took/2, len(rawRows(t, home, "SELECT commit FROM bootstrap_commits")))
+		mine(t, home, testOptions(), repo)
+		sameRows(t, dump(t, home), wantRows)
+	})
 }

@@ -2,8 +2,10 @@ package bootstrap
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os/exec"
@@ -16,7 +18,17 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// mergeTasks adds a multi-part task for each merge this run recorded
+// Outcomes of a merge examined for a multi-part task (raw.bootstrap_merges).
+const (
+	MergeTask            = "task"              // the merged branch is a multi-part task
+	MergeBranchTooShort  = "branch_too_short"  // one commit: an ordinary task already
+	MergeBranchTooLong   = "branch_too_long"   // more commits than [orchestrator] max_parts
+	MergeBranchNotALine  = "branch_not_a_line" // a merge inside the branch
+	MergePartNotVerified = "part_not_verified" // a commit of the branch is no verified task
+)
+
+// mergeTasks adds a multi-part task for each merge recorded in repo —
+// whichever run recorded it — that has no task and was not rejected yet,
 // whose second parent brings a clean branch: 2 to maxParts commits in a
 // line (each the first parent of the next), every one of them a verified
 // task. Its parts are those commits in order — the ground truth of the
@@ -28,11 +40,18 @@ import (
 // together (a file's content and symbols as the first part that touched
 // it saw them, every part's edits in order), so nothing after the merge
 // is in it. Its split is its own (kb.SplitOf of the merge commit), like
-// any task's. Merges of earlier runs were examined by those runs.
+// any task's. Every decision is a bootstrap_merges row written with the
+// task, so a merge is examined until it is decided and never after
+// (a branch too long for maxParts is examined again once maxParts lets
+// it in); a merge whose branch holds a commit not mined yet is left
+// undecided.
 func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, maxParts int) (int, error) {
 	rows, err := s.Conn.QueryContext(ctx, `SELECT c.commit, c.parents, c.committed_at FROM bootstrap_commits c
-		WHERE c.repo_path = ? AND c.run_id = ? AND len(c.parents) = 2
-		AND NOT EXISTS (SELECT 1 FROM synthetic_tasks k WHERE k.repo_path = c.repo_path AND k.commit = c.commit)`, repo, runID)
+		WHERE c.repo_path = $1 AND len(c.parents) = 2
+		AND NOT EXISTS (SELECT 1 FROM synthetic_tasks k WHERE k.repo_path = c.repo_path AND k.commit = c.commit)
+		AND NOT EXISTS (SELECT 1 FROM bootstrap_merges m WHERE m.repo_path = c.repo_path AND m.commit = c.commit
+			AND (m.outcome <> $2 OR m.parts > $3))
+		ORDER BY c.commit`, repo, MergeBranchTooLong, maxParts)
 	if err != nil {
 		return 0, fmt.Errorf("merges of %s: %w", repo, err)
 	}
@@ -55,21 +74,31 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	var tasks, targets [][]driver.Value
+	var tasks, targets, decided [][]driver.Value
 	now := time.Now().UTC()
 	for _, m := range merges {
 		branch, err := gitLines(ctx, repo, "rev-list", "--reverse", "--topo-order", "--parents", m.p2, "^"+m.p1)
-		if err != nil || len(branch) < 2 || len(branch) > maxParts {
-			continue
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			continue // unreadable now (a missing object): undecided
 		}
-		parts, ok, err := s.branchParts(ctx, repo, branch)
+		parts, outcome, err := s.branchParts(ctx, repo, branch, maxParts)
 		if err != nil {
 			return 0, err
 		}
-		if !ok {
+		if outcome == "" {
+			continue // a commit of the branch is not mined yet
+		}
+		decided = append(decided, []driver.Value{runID, repo, m.commit, len(branch), outcome, now})
+		if outcome != MergeTask {
 			continue
 		}
-		msg, _ := gitOutput(ctx, repo, "log", "-1", "--format=%an%x00%B", m.commit)
+		msg, err := gitOutput(ctx, repo, "log", "-1", "--format=%an%x00%B", m.commit)
+		if err != nil {
+			return 0, fmt.Errorf("merge %s: %w", m.commit, err)
+		}
 		author, message, _ := strings.Cut(msg, "\x00")
 		mt := combine(parts, message)
 		id := syntheticID(repo, m.commit, "")
@@ -83,7 +112,7 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 			targets = append(targets, []driver.Value{syntheticID(repo, m.commit, stage), id, repo, m.commit, stage, json.RawMessage(js), now})
 		}
 	}
-	if len(tasks) == 0 {
+	if len(decided) == 0 {
 		return 0, nil
 	}
 	var n int
@@ -91,11 +120,19 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 		if n, err = s.AppendNew(ctx, "synthetic_tasks", tasksColumns, []string{"id"}, tasks); err != nil {
 			return err
 		}
-		_, err = s.AppendNew(ctx, "synthetic_targets", targetsColumns, []string{"id"}, targets)
+		if err := hook("merge"); err != nil {
+			return err
+		}
+		if _, err = s.AppendNew(ctx, "synthetic_targets", targetsColumns, []string{"id"}, targets); err != nil {
+			return err
+		}
+		_, err = s.AppendNew(ctx, "bootstrap_merges", mergesColumns, []string{"repo_path", "commit", "outcome"}, decided)
 		return err
 	})
 	return n, err
 }
+
+var mergesColumns = []string{"run_id", "repo_path", "commit", "parts", "outcome", "examined_at"}
 
 // part is one commit of a merged branch, with its ground truth.
 type part struct {
@@ -107,23 +144,45 @@ type part struct {
 	implement             schema.ImplementTarget
 }
 
-// branchParts loads the tasks of a branch's commits ("commit parent..."
-// lines, parents first); ok is false unless the branch is a line of
-// verified tasks.
-func (s *rawStore) branchParts(ctx context.Context, repo string, branch []string) ([]part, bool, error) {
+// branchParts decides a branch ("commit parent..." lines, parents first)
+// and loads the tasks of its commits when it is a line of 2 to maxParts
+// verified tasks (outcome MergeTask). The outcome is "" while a commit of
+// the branch is not mined yet.
+func (s *rawStore) branchParts(ctx context.Context, repo string, branch []string, maxParts int) ([]part, string, error) {
+	switch {
+	case len(branch) < 2:
+		return nil, MergeBranchTooShort, nil
+	case len(branch) > maxParts:
+		return nil, MergeBranchTooLong, nil
+	}
 	var parts []part
 	for i, line := range branch {
 		f := strings.Fields(line)
 		if len(f) != 2 || i > 0 && f[1] != parts[i-1].commit {
-			return nil, false, nil // a merge inside the branch, or not a line
+			return nil, MergeBranchNotALine, nil
 		}
-		p := part{commit: f[0], parent: f[1]}
+		parts = append(parts, part{commit: f[0], parent: f[1]})
+	}
+	for i := range parts {
+		p := &parts[i]
 		var targets string
 		err := s.Conn.QueryRowContext(ctx, `SELECT k.task, k.insertions, k.deletions, json_group_object(t.stage, t.target)::VARCHAR
 			FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
 			WHERE k.repo_path = ? AND k.commit = ? GROUP BY ALL`, repo, p.commit).Scan(&p.task, &p.insertions, &p.deletions, &targets)
+		if errors.Is(err, sql.ErrNoRows) {
+			var recorded bool
+			err := s.Conn.QueryRowContext(ctx, `SELECT count(*) > 0 FROM bootstrap_commits WHERE repo_path = ? AND commit = ?`,
+				repo, p.commit).Scan(&recorded)
+			switch {
+			case err != nil:
+				return nil, "", fmt.Errorf("commit %s: %w", p.commit, err)
+			case recorded:
+				return nil, MergePartNotVerified, nil
+			}
+			return nil, "", nil
+		}
 		if err != nil {
-			return nil, false, nil // not a verified task
+			return nil, "", fmt.Errorf("task of %s: %w", p.commit, err)
 		}
 		var tg struct {
 			Scope     schema.ScopeTarget     `json:"scope"`
@@ -132,12 +191,11 @@ func (s *rawStore) branchParts(ctx context.Context, repo string, branch []string
 			Implement schema.ImplementTarget `json:"implement"`
 		}
 		if err := json.Unmarshal([]byte(targets), &tg); err != nil {
-			return nil, false, fmt.Errorf("targets of %s: %w", p.commit, err)
+			return nil, "", fmt.Errorf("targets of %s: %w", p.commit, err)
 		}
 		p.scope, p.precision, p.plan, p.implement = tg.Scope, tg.Precision, tg.Plan, tg.Implement
-		parts = append(parts, p)
 	}
-	return parts, true, nil
+	return parts, MergeTask, nil
 }
 
 // mergeTask is a merged branch as one task.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -103,5 +105,52 @@ func TestMergedBranchIsAMultiPartTask(t *testing.T) {
 	}
 	if len(dump(t, home)["synthetic_targets"]) <= len(before["synthetic_targets"]) {
 		t.Error("the new commit was not mined")
+	}
+}
+
+// A merge recorded without a decision — by a version of bootstrap that
+// lost it when stopped, before bootstrap_merges existed — is examined by
+// the next run, even one that finds no new commit; a branch rejected once
+// is not examined again.
+func TestUndecidedMergesAreExaminedByTheNextRun(t *testing.T) {
+	r := gittest.New(t)
+	r.Write("shop/__init__.py", "")
+	r.Write("shop/price.py", "def total(items):\n    return sum(i.price for i in items)\n")
+	r.Commit("Create the shop package with prices")
+	r.Git("checkout", "-q", "-b", "discounts")
+	r.Write("shop/discount.py", "def apply(price, rate):\n    return price * (1 - rate)\n")
+	r.Commit("Add a discount module that applies a rate")
+	r.Write("shop/price.py", "from shop.discount import apply\n\n\ndef total(items, rate=0):\n    return apply(sum(i.price for i in items), rate)\n")
+	r.Commit("Let total apply a discount rate to the sum")
+	r.Git("checkout", "-q", "main")
+	r.Write("README.md", "# shop\n")
+	r.Commit("Describe the shop package in a readme file")
+	merge := r.Merge("discounts", "Merge pull request #7 from me/discounts\n\nSupport discounts")
+	r.Git("checkout", "-q", "-b", "one")
+	r.Write("shop/discount.py", "def apply(price, rate):\n    return round(price * (1 - rate), 2)\n")
+	r.Commit("Round discounted prices to two decimals")
+	r.Git("checkout", "-q", "main")
+	short := r.Merge("one", "Merge branch 'one'")
+
+	home := newHome(t)
+	mine(t, home, testOptions(), r.Dir)
+	want := dump(t, home)
+	if got := rawRows(t, home, `SELECT commit, parts, outcome FROM bootstrap_merges ORDER BY outcome`); !slices.Equal(got,
+		[]string{short + "\t1\t" + MergeBranchTooShort, merge + "\t2\t" + MergeTask}) {
+		t.Fatalf("merge decisions %q", got)
+	}
+	for _, q := range []string{
+		`DELETE FROM synthetic_targets WHERE commit = ?`, `DELETE FROM synthetic_tasks WHERE commit = ?`,
+		`DELETE FROM bootstrap_merges WHERE commit = ?`,
+	} {
+		storetest.Exec(t, home, kb.Raw, q, merge)
+	}
+	res := mine(t, home, testOptions(), r.Dir).Repos[0]
+	if res.Status != kb.StatusUpToDate || res.MergeTasks != 1 {
+		t.Errorf("status %s, %d merge tasks; want up_to_date and the lost one", res.Status, res.MergeTasks)
+	}
+	sameRows(t, dump(t, home), want)
+	if res := mine(t, home, testOptions(), r.Dir).Repos[0]; res.MergeTasks != 0 || len(rawRows(t, home, `SELECT 1 FROM bootstrap_merges`)) != 2 {
+		t.Errorf("a further run: %d merge tasks, decisions %q", res.MergeTasks, rawRows(t, home, `SELECT * FROM bootstrap_merges`))
 	}
 }

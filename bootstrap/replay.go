@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -79,8 +80,15 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		return res, err
 	}
 	if slices.Equal(prev, tips) && len(front) == 0 {
+		// No new commit; merges an earlier run recorded but could not
+		// examine (it was stopped first) are still made tasks.
 		res.Status = kb.StatusUpToDate
 		return res, r.withStore(ctx, func(s *rawStore) error {
+			n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts)
+			if err != nil {
+				return err
+			}
+			res.MergeTasks = n
 			return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")
 		})
 	}
@@ -92,8 +100,9 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	var fresh, toMine []commitInfo
 	delivered := map[string]bool{}
 	isKnown := func(h string) bool { _, ok := known[h]; return ok || delivered[h] }
+	starts := append(slices.Clone(tips), front...)
 	complete := true
-	for _, start := range append(slices.Clone(tips), front...) {
+	for _, start := range starts {
 		err := history.Walk(ctx, path, start, history.Options{Workers: r.opts.Jobs, Known: isKnown}, func(cm commitInfo) error {
 			delivered[cm.Hash] = true
 			fresh = append(fresh, cm)
@@ -112,6 +121,35 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		}
 		if err != nil {
 			return res, fmt.Errorf("walk history from %s: %w", start[:12], err)
+		}
+	}
+	if !complete {
+		// Co-change counts see every commit committed before the one
+		// mined, wherever the walk would deliver it: a branch merged later
+		// comes after younger commits of the first-parent line, another
+		// tip's commits after the whole first tip. The rest of the walk is
+		// planned, and the commits older than the youngest one mined are
+		// read for their files; so where a batch ends changes no count.
+		var youngest time.Time
+		for _, cm := range toMine {
+			if cm.CommitTime.After(youngest) {
+				youngest = cm.CommitTime
+			}
+		}
+		// A commit this pass has planned is settled, wanted or not (so are
+		// its ancestors): later walks stop there.
+		planned := map[string]bool{}
+		older := func(h string, at time.Time) bool { planned[h] = true; return at.Before(youngest) }
+		isPlanned := func(h string) bool { return isKnown(h) || planned[h] }
+		for _, start := range starts {
+			err := history.Walk(ctx, path, start, history.Options{Workers: r.opts.Jobs, Known: isPlanned, Want: older}, func(cm commitInfo) error {
+				delivered[cm.Hash] = true
+				fresh = append(fresh, cm)
+				return nil
+			})
+			if err != nil {
+				return res, fmt.Errorf("walk history from %s: %w", start[:12], err)
+			}
 		}
 	}
 

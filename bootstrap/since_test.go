@@ -3,6 +3,9 @@ package bootstrap
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,5 +97,67 @@ func TestBootstrapForgetsUnminedCommitsThatAreGone(t *testing.T) {
 	raw.Close()
 	if res := mine(t, home, testOptions(), r.Dir).Repos[0]; res.Status != kb.StatusUpToDate {
 		t.Errorf("status %s (%s): want up_to_date, the gone commit ignored", res.Status, res.Error)
+	}
+}
+
+// Batches give the ground truth of one run, byte for byte, co-change counts
+// included: --max-commits batches that end between a merged branch and the
+// younger commits of the line it is merged into (the walk delivers those
+// first, first parents first), and --since runs that record a merge before
+// the commits of its branch.
+func TestBootstrapBatchesGiveTheTargetsOfOneRun(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	gittest.Synthetic{Files: 20, Commits: 120, Funcs: 4, Realistic: true, MergedBranches: true}.Build(t, repo)
+	one := newHome(t)
+	mine(t, one, testOptions(), repo)
+	want := dump(t, one)
+	if n := mergeTaskCount(t, one); n < 2 {
+		t.Fatalf("%d merge tasks: the fixture needs merged branches that are tasks", n)
+	}
+	// Each merge's committer time: a --since there records the merge and
+	// defers its branch.
+	var merges []time.Time
+	for _, line := range strings.Split(gitOut(t, repo, "log", "--merges", "--reverse", "--format=%ct"), "\n") {
+		secs, _ := strconv.ParseInt(line, 10, 64)
+		merges = append(merges, time.Unix(secs, 0))
+	}
+	type run struct {
+		since time.Time
+		max   int
+	}
+	for _, tc := range []struct {
+		name string
+		runs []run
+	}{
+		{"--max-commits 9 until done", nil},
+		{"--since the first merge, then all", []run{{since: merges[0]}}},
+		{"--since the last merge, --since the first, then all", []run{{since: merges[len(merges)-1]}, {since: merges[0], max: 20}, {since: merges[0]}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := newHome(t)
+			for i := 0; tc.runs == nil; i++ {
+				opts := testOptions()
+				opts.MaxCommits = 9
+				if mine(t, home, opts, repo).Repos[0].Status == kb.StatusOK {
+					break
+				}
+				if i == 30 {
+					t.Fatal("30 runs of --max-commits 9 did not finish")
+				}
+			}
+			for _, r := range tc.runs {
+				opts := testOptions()
+				opts.Since, opts.MaxCommits = r.since, r.max
+				mine(t, home, opts, repo)
+			}
+			mine(t, home, testOptions(), repo)
+			sameRows(t, dump(t, home), want)
+			// The case proves something only if a batch mined a commit
+			// younger than one a later batch mined.
+			if tc.runs == nil && rawRows(t, home, `SELECT count(*) FROM bootstrap_commits a JOIN bootstrap_commits b
+				ON a.run_id < b.run_id AND a.committed_at > b.committed_at AND len(b.files) >= 2`)[0] == "0" {
+				t.Error("no batch ended between a commit and an older one the walk delivers later")
+			}
+		})
 	}
 }

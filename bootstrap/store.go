@@ -22,6 +22,18 @@ type rawStore struct {
 	kb.Writer
 }
 
+// testHook, set by tests only, is called at named points inside write
+// transactions ("batch", "merge"): a test stops or kills the process
+// there, or fails the write with the error it returns.
+var testHook func(point string) error
+
+func hook(point string) error {
+	if testHook == nil {
+		return nil
+	}
+	return testHook(point)
+}
+
 // syntheticID is the deterministic id of a task (no stage) or a target.
 func syntheticID(repo, commit, stage string) string {
 	h := sha256.New()
@@ -231,6 +243,9 @@ func (s *rawStore) writeBatch(ctx context.Context, runID int64, repo string, bat
 	// on one repository cannot write a row twice.
 	return s.Tx(ctx, func() error {
 		if _, err := s.AppendNew(ctx, "bootstrap_commits", commitsColumns, []string{"repo_path", "commit"}, commits); err != nil {
+			return err
+		}
+		if err := hook("batch"); err != nil {
 			return err
 		}
 		if _, err := s.AppendNew(ctx, "synthetic_tasks", tasksColumns, []string{"id"}, tasks); err != nil {

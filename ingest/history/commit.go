@@ -63,6 +63,11 @@ type Options struct {
 	// Known reports commits already loaded; nil means none. Walk calls it
 	// from one goroutine, before any diff is computed.
 	Known func(hash string) bool
+	// Want, when set, chooses the commits delivered by hash and committer
+	// time: the walk goes through the others (it stops only at Known
+	// ones) without computing their diffs. Walk calls it from one
+	// goroutine, before any diff is computed.
+	Want func(hash string, committed time.Time) bool
 }
 
 func sortFiles(files []FileChange) {

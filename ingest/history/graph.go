@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -13,6 +14,8 @@ type node struct {
 	hash    plumbing.Hash
 	parents []plumbing.Hash // as git log shows them: none at a shallow boundary
 	tree    plumbing.Hash
+	// committed is the committer time, read only for Options.Want.
+	committed time.Time
 }
 
 // plan is the commits to deliver, parents before children.
@@ -33,8 +36,9 @@ func (p *plan) treeOf(h plumbing.Hash) (plumbing.Hash, bool) {
 
 // planWalk lists the commits reachable from head that are not known, in a
 // topological order (a depth-first post-order, first parents first). It
-// does not descend below known commits.
-func planWalk(ctx context.Context, objs *objects, head plumbing.Hash, shallow map[plumbing.Hash]bool, known func(string) bool) (*plan, error) {
+// does not descend below known commits. With times set it reads each
+// commit's committer time.
+func planWalk(ctx context.Context, objs *objects, head plumbing.Hash, shallow map[plumbing.Hash]bool, known func(string) bool, times bool) (*plan, error) {
 	p := &plan{index: map[plumbing.Hash]int{}}
 	if known != nil && known(head.String()) {
 		return p, nil
@@ -58,6 +62,9 @@ func planWalk(ctx context.Context, objs *objects, head plumbing.Hash, shallow ma
 			return frame{}, fmt.Errorf("commit %s: %w", h, err)
 		}
 		f := frame{node: node{hash: h, parents: c.parents, tree: c.tree}}
+		if times {
+			_, f.committed = ident(c.committer)
+		}
 		if shallow[h] {
 			f.parents = nil
 		}

@@ -18,8 +18,9 @@ const inFlight = 32
 // not Known, parents before children (a topological order, oldest first),
 // calling fn from one goroutine. The walk does not descend below a Known
 // commit: callers load commits in the order delivered, so the ancestors of a
-// known commit are known too. An error from fn stops the walk and is returned.
-// ctx cancellation stops it promptly with ctx.Err().
+// known commit are known too. With opts.Want set, only the commits it wants
+// are delivered (and diffed), in the same order. An error from fn stops the
+// walk and is returned. ctx cancellation stops it promptly with ctx.Err().
 func Walk(ctx context.Context, repoPath string, head string, opts Options, fn func(Commit) error) error {
 	h, ok := parseHash([]byte(head))
 	if !ok {
@@ -30,27 +31,33 @@ func Walk(ctx context.Context, repoPath string, head string, opts Options, fn fu
 		return err
 	}
 	objs := src.open()
-	p, err := planWalk(ctx, objs, h, src.shallow, opts.Known)
+	p, err := planWalk(ctx, objs, h, src.shallow, opts.Known, opts.Want != nil)
 	objs.close()
 	if err != nil {
 		return fmt.Errorf("history: %s: %w", repoPath, err)
 	}
-	if len(p.nodes) == 0 {
+	order := make([]int, 0, len(p.nodes))
+	for i, n := range p.nodes {
+		if opts.Want == nil || opts.Want(n.hash.String(), n.committed) {
+			order = append(order, i)
+		}
+	}
+	if len(order) == 0 {
 		return nil
 	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	workers = min(workers, len(p.nodes))
-	return deliver(ctx, src, p, workers, fn)
+	workers = min(workers, len(order))
+	return deliver(ctx, src, p, order, workers, fn)
 }
 
-// deliver computes the commits of p on workers goroutines and hands them
-// to fn in plan order. Results land in a ring of one-slot channels: a commit
-// is dispatched only when its slot is free (a token from the window), so a
-// worker never blocks on sending.
-func deliver(parent context.Context, src *source, p *plan, workers int, fn func(Commit) error) error {
+// deliver computes the commits of p at the positions order lists on
+// workers goroutines and hands them to fn in that order. Results land in a
+// ring of one-slot channels: a commit is dispatched only when its slot is
+// free (a token from the window), so a worker never blocks on sending.
+func deliver(parent context.Context, src *source, p *plan, order []int, workers int, fn func(Commit) error) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
@@ -65,7 +72,7 @@ func deliver(parent context.Context, src *source, p *plan, workers int, fn func(
 
 	g.Go(func() error {
 		defer close(jobs)
-		for i := range p.nodes {
+		for i := range order {
 			select {
 			case tokens <- struct{}{}:
 			case <-gctx.Done():
@@ -84,9 +91,10 @@ func deliver(parent context.Context, src *source, p *plan, workers int, fn func(
 			w := newWorker(src, p)
 			defer w.close()
 			for i := range jobs {
-				c, err := w.commit(gctx, &p.nodes[i])
+				n := &p.nodes[order[i]]
+				c, err := w.commit(gctx, n)
 				if err != nil {
-					return fmt.Errorf("history: %s: commit %s: %w", src.path, p.nodes[i].hash, err)
+					return fmt.Errorf("history: %s: commit %s: %w", src.path, n.hash, err)
 				}
 				ring[i%window] <- c
 			}
@@ -96,7 +104,7 @@ func deliver(parent context.Context, src *source, p *plan, workers int, fn func(
 
 	var fnErr error
 	delivered := 0
-	for i := range p.nodes {
+	for i := range order {
 		var c Commit
 		select {
 		case c = <-ring[i%window]:
@@ -116,7 +124,7 @@ func deliver(parent context.Context, src *source, p *plan, workers int, fn func(
 	switch {
 	case fnErr != nil:
 		return fnErr
-	case delivered == len(p.nodes):
+	case delivered == len(order):
 		return nil
 	case parent.Err() != nil:
 		return parent.Err() // workers report the cancellation wrapped; the caller wants ctx.Err()

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -297,6 +298,44 @@ func TestWalkKnown(t *testing.T) {
 		t.Fatalf("delivered %v, want %s and %s then the merge %s", hashes, mainWork, branch, merge)
 	}
 	want := gitLog(t, r.Dir, r.Head())[:3]
+	for _, d := range diffCommits(want, got) {
+		t.Error(d)
+	}
+}
+
+// Want chooses the commits delivered by committer time, in the walk's own
+// order and with their diffs, and the walk still goes through the others:
+// the commits it wants below one it does not want are delivered.
+func TestWalkWant(t *testing.T) {
+	r := history(t)
+	all := walkAll(t, r.Dir, r.Head(), Options{})
+	var cutoff time.Time // a branch commit's: the commits below the merges are wanted
+	for _, c := range all {
+		if c.Message == "x 1" {
+			cutoff = c.CommitTime
+		}
+	}
+	got := walkAll(t, r.Dir, r.Head(), Options{Want: func(hash string, committed time.Time) bool {
+		return committed.Before(cutoff)
+	}})
+	var want []Commit
+	for _, c := range all {
+		if c.CommitTime.Before(cutoff) {
+			want = append(want, c)
+		}
+	}
+	if len(want) == 0 || len(want) == len(all) {
+		t.Fatalf("%d of %d commits before the cutoff: the case proves nothing", len(want), len(all))
+	}
+	hashes := func(cs []Commit) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.Hash)
+		}
+		return out
+	}
+	if !slices.Equal(hashes(got), hashes(want)) {
+		t.Errorf("delivered %v, want %v in the walk's order", hashes(got), hashes(want))
+	}
 	for _, d := range diffCommits(want, got) {
 		t.Error(d)
 	}

@@ -23,6 +23,15 @@ type Synthetic struct {
 	// the version) and its message names what it changed, in a few
 	// phrasings, with some bot, wip and oversized commits among them.
 	Realistic bool
+	// MergedBranches makes every 50th step on main a topic branch of 2 to
+	// 4 commits with realistic messages, each changing the same two files,
+	// merged with --no-ff ten commits later (a pull request's merge
+	// message). The first of those ten changes the same two files, and
+	// all ten are committed after the branch: a walk from the tip delivers
+	// them before the branch (first parents first) although they are
+	// younger, the history shape on which co-change counts must not
+	// depend on where a batch ends.
+	MergedBranches bool
 }
 
 // Build writes the repository into dir (a new work tree, checked out) and
@@ -58,7 +67,9 @@ func (s Synthetic) Build(tb testing.TB, dir string) int64 {
 	}
 	when := int64(1_700_000_000)
 	mark := 0
-	commit := func(ref, msg string, from string, merge string, changes []int) {
+	// bump: each changed file moves to its next version; else the commit
+	// writes the files as they are at their latest version (a merge).
+	commit := func(ref, msg string, from string, merge string, changes []int, bump bool) {
 		mark++
 		when += 60
 		fmt.Fprintf(w, "commit %s\nmark :%d\nauthor Dev <dev@example.com> %d +0000\ncommitter Dev <dev@example.com> %d +0000\n", ref, mark, when, when)
@@ -70,7 +81,9 @@ func (s Synthetic) Build(tb testing.TB, dir string) int64 {
 			fmt.Fprintf(w, "merge %s\n", merge)
 		}
 		for _, i := range changes {
-			versions[i]++
+			if bump {
+				versions[i]++
+			}
 			body := syntheticSource(paths[i], i, versions[i], s.Funcs, s.Files, s.Realistic)
 			fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", paths[i], len(body), body)
 		}
@@ -79,25 +92,46 @@ func (s Synthetic) Build(tb testing.TB, dir string) int64 {
 	for i := range all {
 		all[i] = i
 	}
-	commit("refs/heads/main", "Initial import", "", "", all)
+	commit("refs/heads/main", "Initial import", "", "", all, true)
+	var branchFiles []int // the files of the branch waiting to be merged
+	topic := ""           // its tip's mark
 	for c := 1; c < s.Commits; c++ {
 		n := 1 + rng.IntN(3)
 		changes := make([]int, n)
 		for j := range changes {
 			changes[j] = rng.IntN(s.Files)
 		}
-		if c%50 == 0 {
+		switch {
+		case c%50 == 0 && s.MergedBranches && s.Files >= 2:
+			a := rng.IntN(s.Files)
+			branchFiles = []int{a, (a + 1 + rng.IntN(s.Files-1)) % s.Files}
+			from := fmt.Sprintf(":%d", mark)
+			for k := range 2 + rng.IntN(3) {
+				f := branchFiles[k%2]
+				// c = 1: a plain phrasing, never "wip".
+				commit("refs/heads/topic", realisticMessage(rng, 1, f, versions[f]+1, s.Funcs), from, "", branchFiles, true)
+				from = ""
+			}
+			topic = fmt.Sprintf(":%d", mark)
+			continue
+		case c%50 == 1 && topic != "":
+			changes = branchFiles // the branch's files, changed again on main
+		case c%50 == 10 && topic != "":
+			commit("refs/heads/main", fmt.Sprintf("Merge pull request #%d from dev/topic-%d\n\nTopic %d", c, c, c), "", topic, branchFiles, false)
+			topic = ""
+			continue
+		case c%50 == 0:
 			base := fmt.Sprintf(":%d", mark)
-			commit("refs/heads/topic", fmt.Sprintf("Topic change %d", c), base, "", changes)
+			commit("refs/heads/topic", fmt.Sprintf("Topic change %d", c), base, "", changes, true)
 			topic := fmt.Sprintf(":%d", mark)
-			commit("refs/heads/main", fmt.Sprintf("Merge topic %d", c), base, topic, nil)
+			commit("refs/heads/main", fmt.Sprintf("Merge topic %d", c), base, topic, nil, true)
 			continue
 		}
 		msg := fmt.Sprintf("Change %d: update %s", c, paths[changes[0]])
 		if s.Realistic {
 			msg = realisticMessage(rng, c, changes[0], versions[changes[0]]+1, s.Funcs)
 		}
-		commit("refs/heads/main", msg, "", "", changes)
+		commit("refs/heads/main", msg, "", "", changes, true)
 	}
 	if err := w.Flush(); err != nil {
 		tb.Fatal(err)
