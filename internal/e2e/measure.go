@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,8 +20,8 @@ const measureEnv = "CRA_E2E_MEASURE_OUT"
 
 // MeasureMain makes this executable a measuring wrapper when Measure
 // started it as one: it runs its arguments as a command (stdio, signals
-// passed through), writes the command's peak RSS to the file the
-// environment names and exits with the command's exit code. Call it first
+// passed through), writes the command's peak RSS and CPU time to the file
+// the environment names and exits with the command's exit code. Call it first
 // in main, or in TestMain.
 //
 // Why a wrapper: Go starts a child with vfork, and Linux hands the child
@@ -54,7 +53,8 @@ func MeasureMain() {
 	}()
 	cmd.Wait() //nolint:errcheck // the exit status is read below
 	st := cmd.ProcessState
-	if err := os.WriteFile(out, []byte(strconv.FormatInt(st.SysUsage().(*syscall.Rusage).Maxrss, 10)+"\n"), 0o644); err != nil {
+	ru := st.SysUsage().(*syscall.Rusage)
+	if err := os.WriteFile(out, []byte(fmt.Sprintf("%d %d\n", ru.Maxrss, (st.UserTime()+st.SystemTime()).Microseconds())), 0o644); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 	}
 	os.Exit(exitCode(st))
@@ -83,7 +83,8 @@ func withoutEnv(env []string, name string) []string {
 type Measured struct {
 	Code    int // exit code; 128+N when killed by signal N
 	Wall    time.Duration
-	PeakRSS int64 // bytes: the child's VmHWM, from its rusage
+	CPU     time.Duration // user and system
+	PeakRSS int64         // bytes: the child's VmHWM, from its rusage
 	Stdout  string
 	Stderr  string
 }
@@ -119,10 +120,10 @@ func Measure(ctx context.Context, wrapper string, env []string, argv ...string) 
 	if err != nil {
 		return m, err
 	}
-	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
+	var kb, us int64
+	if _, err := fmt.Sscan(string(b), &kb, &us); err != nil {
 		return m, fmt.Errorf("%s: the wrapper wrote no peak RSS (%q): does it call e2e.MeasureMain?", wrapper, b)
 	}
-	m.PeakRSS = kb << 10
+	m.PeakRSS, m.CPU = kb<<10, time.Duration(us)*time.Microsecond
 	return m, nil
 }

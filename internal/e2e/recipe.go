@@ -37,6 +37,8 @@ type Options struct {
 	EvalSample int
 	// DistillBudget is the --budget-usd of the budgeted distill.
 	DistillBudget float64
+	// DistillSample is both distills' --sample (0: every task).
+	DistillSample int
 }
 
 // TeacherKeyEnv is the variable the teacher's (fake) API key is read from;
@@ -81,14 +83,21 @@ func Recipe(home string, o Options) []Step {
 	if o.EvalSample > 0 {
 		eval = append(eval, "--sample", strconv.Itoa(o.EvalSample))
 	}
+	distill := func(args ...string) []string {
+		args = append([]string{"distill"}, args...)
+		if o.DistillSample > 0 {
+			args = append(args, "--sample", strconv.Itoa(o.DistillSample), "--seed", "1")
+		}
+		return args
+	}
 	logged := filepath.Join(home, "exports", "logged-v1-trl-parquet")
 	return append(steps,
 		Step{Name: "eval", Args: eval, Needs: "bootstrap", Partial: true, Model: true},
 		Step{Name: "train-plan", Args: []string{"train-plan"}, Needs: "eval", Model: true},
 		Step{Name: "curate-data logged", Args: []string{"curate-data", "--source", "logged", "--kind", "all", "--name", "logged"}, Needs: "eval"},
 		Step{Name: "export logged", Args: []string{"datasets", "export", "logged", "--layout", "trl", "--out", logged}, Needs: "curate-data logged", Export: logged},
-		Step{Name: "distill --dry-run", Args: []string{"distill", "--dry-run"}, Needs: "bootstrap"},
-		Step{Name: "distill", Args: []string{"distill", "--budget-usd", strconv.FormatFloat(o.DistillBudget, 'f', -1, 64)},
+		Step{Name: "distill --dry-run", Args: distill("--dry-run"), Needs: "bootstrap"},
+		Step{Name: "distill", Args: distill("--budget-usd", strconv.FormatFloat(o.DistillBudget, 'f', -1, 64)),
 			Needs: "bootstrap", Partial: true, Model: true},
 	)
 }

@@ -24,7 +24,8 @@ type Result struct {
 	Step    string
 	Code    int // exit code, or NotRun
 	Wall    time.Duration
-	PeakRSS int64 // bytes
+	CPU     time.Duration // user and system: what a loaded machine does not inflate
+	PeakRSS int64         // bytes
 	// Rows is what the step wrote: rows added to the stores, or rows
 	// exported (from the export's manifest).
 	Rows int64
@@ -84,7 +85,7 @@ func (r *Runner) Run(ctx context.Context, steps []Step) ([]Result, error) {
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", s.Name, err)
 		}
-		res.Code, res.Wall, res.PeakRSS, res.Stdout, res.Stderr = m.Code, m.Wall, m.PeakRSS, m.Stdout, m.Stderr
+		res.Code, res.Wall, res.CPU, res.PeakRSS, res.Stdout, res.Stderr = m.Code, m.Wall, m.CPU, m.PeakRSS, m.Stdout, m.Stderr
 		finished[s.Name] = m.Code == 0 || m.Code == 1 && s.Partial
 		if finished[s.Name] && s.After != nil {
 			if err := s.After(); err != nil {
@@ -121,8 +122,8 @@ func (r *Runner) progress(res Result) {
 		fmt.Fprintf(r.Progress, "e2e: %-20s not run\n", res.Step)
 		return
 	}
-	fmt.Fprintf(r.Progress, "e2e: %-20s exit %d  %6.1f s  %5.0f MB  %d rows\n", res.Step, res.Code,
-		res.Wall.Seconds(), float64(res.PeakRSS)/(1<<20), res.Rows)
+	fmt.Fprintf(r.Progress, "e2e: %-22s exit %d  %6.1f s (cpu %6.1f s)  %5.0f MB  %d rows\n", res.Step, res.Code,
+		res.Wall.Seconds(), res.CPU.Seconds(), float64(res.PeakRSS)/(1<<20), res.Rows)
 }
 
 // count returns the row count of every table of both stores (none before

@@ -11,8 +11,8 @@ import (
 )
 
 // PrintTable writes one row per step: its exit code (every run's when they
-// differ), and the median over runs of its seconds, peak RSS and rows
-// written, with the tables that got most of the rows. Runs hold the results
+// differ), and the median over runs of its seconds (wall and CPU), peak RSS
+// and rows written, with the tables that got most of the rows. Runs hold the results
 // of each run, steps in the same order.
 func PrintTable(w io.Writer, runs [][]Result) error {
 	if len(runs) == 0 {
@@ -23,10 +23,10 @@ func PrintTable(w io.Writer, runs [][]Result) error {
 	if len(runs) == 1 {
 		title = "1 run"
 	}
-	fmt.Fprintf(tw, "step\texit\tseconds\tpeak RSS MB\trows written\t %s: where the rows went\n", title)
+	fmt.Fprintf(tw, "step\texit\tseconds\tcpu s\tpeak RSS MB\trows written\t %s: where the rows went\n", title)
 	for i, first := range runs[0] {
 		var codes []string
-		var secs, rss, rows []float64
+		var secs, cpu, rss, rows []float64
 		for _, run := range runs {
 			if i >= len(run) {
 				continue
@@ -38,6 +38,7 @@ func PrintTable(w io.Writer, runs [][]Result) error {
 			}
 			codes = append(codes, strconv.Itoa(r.Code))
 			secs = append(secs, r.Wall.Seconds())
+			cpu = append(cpu, r.CPU.Seconds())
 			rss = append(rss, float64(r.PeakRSS)/(1<<20))
 			rows = append(rows, float64(r.Rows))
 		}
@@ -46,10 +47,10 @@ func PrintTable(w io.Writer, runs [][]Result) error {
 			exit = strings.Join(codes, ",")
 		}
 		if len(secs) == 0 {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t not run: what it needs did not finish\n", first.Step, exit)
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t not run: what it needs did not finish\n", first.Step, exit)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.0f\t%s\t %s\n", first.Step, exit, Median(secs), Median(rss),
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.0f\t%s\t %s\n", first.Step, exit, Median(secs), Median(cpu), Median(rss),
 			thousands(int64(Median(rows))), where(first.Tables))
 	}
 	return tw.Flush()

@@ -97,9 +97,10 @@ func live(files []*projFile, kinds ...int) []*projFile {
 	return out
 }
 
-// pick chooses a source file, none of avoid: larger files more often,
-// up to a point (the largest changes about as often as a mid-sized one,
-// which keeps the history quick to mine).
+// pick chooses a source file, none of avoid: larger files more often, up
+// to a point, except the giant module, changed now and then (mining and
+// curation handle a file's whole content for each change, which would make
+// the fixture slow to run the recipe on).
 func (g *projectGen) pick(files []*projFile, avoid map[string]bool) *projFile {
 	var cands []*projFile
 	var weights []int
@@ -109,6 +110,9 @@ func (g *projectGen) pick(files []*projFile, avoid map[string]bool) *projFile {
 			continue
 		}
 		w := 6 + min(len(f.funcs), 120)/12
+		if f.size > 200<<10 {
+			w = 2 // the giant module: every change stores it whole in the ground truth
+		}
 		cands = append(cands, f)
 		weights = append(weights, w)
 		total += w
@@ -164,7 +168,10 @@ func (g *projectGen) ordinaryFrom(ref string, files []*projFile, from string, av
 		return
 	case r < 12 && avoid == nil: // a reformat of many files
 		var changed []*projFile
-		for _, f := range live(files, kindPy)[:9] {
+		for _, f := range live(files, kindPy)[1:10] { // the package's modules after its __init__
+			if f.size > 200<<10 {
+				continue
+			}
 			g.change(f, g.rng.IntN(len(f.funcs)))
 			changed = append(changed, f)
 		}
@@ -203,6 +210,23 @@ func (g *projectGen) ordinaryFrom(ref string, files []*projFile, from string, av
 		}
 		f.funcs[i].gone = true
 		g.commit(ref, g.author(), fmt.Sprintf("Remove the deprecated %s from %s", f.funcs[i].name, moduleName(f)), from, "", []*projFile{f}, nil)
+		return
+	case r < 30: // a test of its own, most often in the large test module
+		var tests []*projFile
+		for _, t := range live(files, kindPyTest) {
+			if t.tests != "" && !avoid[t.path] {
+				tests = append(tests, t)
+			}
+		}
+		t := tests[0]
+		if g.rng.IntN(2) == 1 {
+			t = tests[g.rng.IntN(len(tests))]
+		}
+		target := g.module(t.tests)
+		fn := target.funcs[g.rng.IntN(len(target.funcs))].name
+		name := fmt.Sprintf("test_%s_case_%d", fn, len(t.funcs))
+		t.funcs = append(t.funcs, projFunc{name: name})
+		g.commit(ref, g.author(), fmt.Sprintf("Test that %s keeps the default for a missing value", fn), from, "", []*projFile{t}, nil)
 		return
 	}
 	// A fix of one function, its test often, sometimes a caller too.

@@ -33,6 +33,7 @@ type options struct {
 	runs          int
 	evalSample    int
 	distillBudget float64
+	distillSample int
 	keep          bool
 	repos         []string
 }
@@ -45,6 +46,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 1, "run the whole recipe `N` times on fresh homes and print medians")
 	flag.IntVar(&o.evalSample, "eval-sample", 20, "cra eval --sample `N` (0: every held-out task)")
 	flag.Float64Var(&o.distillBudget, "distill-budget", 1, "the budgeted distill's --budget-usd")
+	flag.IntVar(&o.distillSample, "distill-sample", 0, "both distills' --sample `N` (0: every task)")
 	flag.BoolVar(&o.keep, "keep", false, "keep each run's home (and print where)")
 	flag.Parse()
 	o.repos = flag.Args()
@@ -143,7 +145,7 @@ func runOnce(ctx context.Context, o options, self string) ([]e2e.Result, error) 
 			return err
 		}}
 	return r.Run(ctx, e2e.Recipe(home, e2e.Options{Repos: o.repos, ModelURL: "http://" + addr,
-		EvalSample: o.evalSample, DistillBudget: o.distillBudget}))
+		EvalSample: o.evalSample, DistillBudget: o.distillBudget, DistillSample: o.distillSample}))
 }
 
 // freeAddr is a loopback address no one listens on now: cra init needs the
