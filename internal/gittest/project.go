@@ -195,11 +195,12 @@ var projLayout = []struct {
 }
 
 var projTexts = []string{"README.md", "CHANGES.rst", "docs/index.rst", "docs/api.rst", "requirements/dev.txt",
-	"pyproject.toml", "goext/go.mod", ".gitignore"}
+	"pyproject.toml", "goext/go.mod", ".gitignore", projCI}
 
 const (
 	projGoModule = "example.com/shapes/goext"
 	projLogo     = "docs/_static/logo.png"
+	projCI       = ".github/workflows/tests.yaml"
 )
 
 var (

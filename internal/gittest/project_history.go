@@ -148,25 +148,36 @@ func (g *projectGen) ordinary(ref string, files []*projFile, avoid map[string]bo
 }
 
 func (g *projectGen) ordinaryFrom(ref string, files []*projFile, from string, avoid map[string]bool) {
+	// About half of these are rejected by the commit filter, as in real
+	// histories (pallets/click's funnel keeps 29 %, spf13/cobra's 47 %).
 	r := g.rng.IntN(100)
+	onMain := avoid == nil && ref == "refs/heads/main"
 	switch {
-	case r < 3 && avoid == nil: // a bot bumps a dependency
+	case r < 6 && avoid == nil: // a bot bumps a dependency
 		f := byPath(files, "requirements/dev.txt")
 		f.text++
 		g.commit(ref, "dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>",
 			fmt.Sprintf("Bump pytest from 7.%d.0 to 7.%d.0 in /requirements", f.text-1, f.text), from, "", []*projFile{f}, nil)
 		return
-	case r < 6: // noise a person commits
+	case r < 24: // noise a person commits
 		f := g.pick(files, avoid)
 		g.change(f, g.rng.IntN(len(f.funcs)))
-		g.commit(ref, g.author(), []string{"wip", "fix typo", "cleanup", "Merge branch 'main' into fix"}[g.rng.IntN(4)], from, "", []*projFile{f}, nil)
+		msg := []string{"wip", "fix typo", "cleanup", "Merge branch 'main' into fix", "address review", "fix tests",
+			"update " + path.Base(f.path), "more"}[g.rng.IntN(8)]
+		g.commit(ref, g.author(), msg, from, "", []*projFile{f}, nil)
 		return
-	case r < 10 && avoid == nil: // documentation only
-		f := byPath(files, []string{"docs/index.rst", "docs/api.rst", "README.md"}[g.rng.IntN(3)])
+	case r < 42 && avoid == nil: // documentation, changelog or CI only
+		f := byPath(files, []string{"docs/index.rst", "docs/api.rst", "README.md", "CHANGES.rst", projCI}[g.rng.IntN(5)])
 		f.text++
-		g.commit(ref, g.author(), "Document the "+projNouns[g.rng.IntN(len(projNouns))]+" parameter in the guide", from, "", []*projFile{f}, nil)
+		noun := projNouns[g.rng.IntN(len(projNouns))]
+		msg := map[string]string{"CHANGES.rst": "Add the changelog entry for the " + noun + " fix",
+			projCI: "Run the test suite on the newest Python in CI"}[f.path]
+		if msg == "" {
+			msg = "Document the " + noun + " parameter in the guide"
+		}
+		g.commit(ref, g.author(), msg, from, "", []*projFile{f}, nil)
 		return
-	case r < 12 && avoid == nil: // a reformat of many files
+	case r < 47 && avoid == nil: // a reformat of many files
 		var changed []*projFile
 		for _, f := range live(files, kindPy)[1:10] { // the package's modules after its __init__
 			if f.size > 200<<10 {
@@ -177,7 +188,7 @@ func (g *projectGen) ordinaryFrom(ref string, files []*projFile, from string, av
 		}
 		g.commit(ref, g.author(), "Apply the new black style to the whole package", from, "", changed, nil)
 		return
-	case r < 13 && avoid == nil: // the logo, alone or with code
+	case r < 48 && avoid == nil: // the logo, alone or with code
 		logo := byPath(files, projLogo)
 		logo.text++
 		changed := []*projFile{logo}
@@ -190,6 +201,11 @@ func (g *projectGen) ordinaryFrom(ref string, files []*projFile, from string, av
 		}
 		g.commit(ref, g.author(), msg, from, "", changed, nil)
 		return
+	case r < 52 && onMain: // a new module: a large one (too many lines), or a few helpers
+		f := g.newModule(r < 49)
+		g.commit(ref, g.author(), fmt.Sprintf("Add the %s module with its helpers", f.module), from, "", []*projFile{f}, nil)
+		return
+	case r < 61: // a new function, often with its test
 	case r < 23: // a new function, often with its test
 		f := g.pick(files, avoid)
 		name := g.newName(f)
@@ -202,7 +218,7 @@ func (g *projectGen) ordinaryFrom(ref string, files []*projFile, from string, av
 		}
 		g.commit(ref, g.author(), fmt.Sprintf("Add %s to %s", name, moduleName(f)), from, "", changed, nil)
 		return
-	case r < 25: // a function removed
+	case r < 63: // a function removed
 		f := g.pick(files, avoid)
 		i := g.rng.IntN(len(f.funcs))
 		if f.funcs[i].gone || called(files, f.funcs[i].name) {
@@ -211,7 +227,7 @@ func (g *projectGen) ordinaryFrom(ref string, files []*projFile, from string, av
 		f.funcs[i].gone = true
 		g.commit(ref, g.author(), fmt.Sprintf("Remove the deprecated %s from %s", f.funcs[i].name, moduleName(f)), from, "", []*projFile{f}, nil)
 		return
-	case r < 30: // a test of its own, most often in the large test module
+	case r < 68: // a test of its own, most often in the large test module
 		var tests []*projFile
 		for _, t := range live(files, kindPyTest) {
 			if t.tests != "" && !avoid[t.path] {
@@ -278,6 +294,28 @@ func called(files []*projFile, name string) bool {
 // fixMessage is the subject of a fix of function fn.
 func (g *projectGen) fixMessage(fn, noun string) string {
 	return strings.NewReplacer("{fn}", fn, "{noun}", noun).Replace(projFixes[g.rng.IntN(len(projFixes))])
+}
+
+// newModule adds a Python module to the contrib package: a few helpers,
+// or (large) a table of many.
+func (g *projectGen) newModule(large bool) *projFile {
+	word := projNouns[g.rng.IntN(len(projNouns))]
+	p := "src/shapes/contrib/" + word + "s.py"
+	for i := 2; byPath(g.files, p) != nil; i++ {
+		p = fmt.Sprintf("src/shapes/contrib/%ss%d.py", word, i)
+	}
+	f := &projFile{path: p, kind: kindPy, imports: []string{"shapes.utils"}, pad: 2,
+		module: "shapes.contrib." + strings.TrimSuffix(path.Base(p), ".py")}
+	n := 3
+	if large {
+		n = 40
+	}
+	for range n {
+		f.funcs = append(f.funcs, projFunc{name: g.newName(f)})
+		f.funcs[len(f.funcs)-1].callee = g.calleeFor(f, len(f.funcs)-1)
+	}
+	g.files = append(g.files, f)
+	return f
 }
 
 // change bumps function i of f (a deleted one: the next live one).
