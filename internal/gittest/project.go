@@ -2,6 +2,7 @@ package gittest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -63,33 +64,42 @@ func (p Project) Build(tb testing.TB, dir string) ProjectShape {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	git := func(stdin io.Reader, args ...string) {
+	run := func(stdin io.Reader, args ...string) error {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		cmd.Stdin = stdin
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+			return fmt.Errorf("git %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	git := func(args ...string) {
+		if err := run(nil, args...); err != nil {
+			tb.Fatal(err)
 		}
 	}
-	git(nil, "init", "-q", "-b", "main")
+	git("init", "-q", "-b", "main")
+	// The history is generated while fast-import reads it.
 	pr, pw := io.Pipe()
 	g := newProjectGen(p, bufio.NewWriterSize(pw, 1<<20))
 	done := make(chan error, 1)
 	go func() {
-		err := g.write()
-		if err == nil {
-			err = g.w.Flush()
-		}
+		g.write()
+		err := g.w.Flush()
 		pw.CloseWithError(err)
 		done <- err
 	}()
-	git(pr, "fast-import", "--quiet", "--done")
-	if err := <-done; err != nil {
+	err := run(pr, "fast-import", "--quiet", "--done")
+	pr.CloseWithError(errors.New("fast-import ended")) // the writer stops if it has not
+	if werr := <-done; err == nil {
+		err = werr
+	}
+	if err != nil {
 		tb.Fatal(err)
 	}
-	git(nil, "update-ref", "-d", "refs/heads/topic")
-	git(nil, "checkout", "-q", "-f", "main")
+	git("update-ref", "-d", "refs/heads/topic")
+	git("checkout", "-q", "-f", "main")
 	shape := g.shape
 	for _, f := range g.files {
 		if f.gone {

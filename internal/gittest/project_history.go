@@ -7,14 +7,11 @@ import (
 	"strings"
 )
 
-// write sends the whole history to fast-import.
-func (g *projectGen) write() error {
+// write sends the whole history to fast-import (a write error shows at
+// the writer's Flush).
+func (g *projectGen) write() {
 	g.layout()
-	var all []*projFile
-	for _, f := range g.files {
-		all = append(all, f)
-	}
-	g.commit("refs/heads/main", projAuthors[0], "Import the shapes toolkit", "", "", all, nil)
+	g.commit("refs/heads/main", projAuthors[0], "Import the shapes toolkit", "", "", slices.Clone(g.files), nil)
 	g.tag("refs/tags/0.1")
 	main := g.mark
 	g.nextPR, g.nextRename, g.nextRelease = 8, 40, 30
@@ -33,16 +30,15 @@ func (g *projectGen) write() error {
 			main = g.mark
 			g.nextRelease = n + 40 + g.rng.IntN(40)
 		default:
-			g.ordinary("refs/heads/main", g.files, nil)
+			g.ordinary("refs/heads/main", g.files, "", nil)
 			main = g.mark
 		}
 	}
 	// A branch still open: work in progress never merged.
 	topic := g.cloneFiles()
-	g.ordinary("refs/heads/feature/lazy-loading", topic, nil, fmt.Sprintf(":%d", main))
-	g.ordinary("refs/heads/feature/lazy-loading", topic, nil)
+	g.ordinary("refs/heads/feature/lazy-loading", topic, fmt.Sprintf(":%d", main), nil)
+	g.ordinary("refs/heads/feature/lazy-loading", topic, "", nil)
 	fmt.Fprintf(g.w, "done\n")
-	return nil
 }
 
 func (g *projectGen) cloneFiles() []*projFile {
@@ -136,18 +132,11 @@ func byPath(files []*projFile, p string) *projFile {
 	return nil
 }
 
-// ordinary is one commit of the kinds a real history has, mostly a small
-// change named in its message, touching none of avoid (then only source
-// files); from, when given, is its parent.
-func (g *projectGen) ordinary(ref string, files []*projFile, avoid map[string]bool, from ...string) {
-	var parent string
-	if len(from) > 0 {
-		parent = from[0]
-	}
-	g.ordinaryFrom(ref, files, parent, avoid)
-}
-
-func (g *projectGen) ordinaryFrom(ref string, files []*projFile, from string, avoid map[string]bool) {
+// ordinary is one commit on ref of the kinds a real history has, mostly a
+// small change named in its message; from, when given, is its parent. With
+// avoid (main while a pull request is open) it touches only source files,
+// none of avoid.
+func (g *projectGen) ordinary(ref string, files []*projFile, from string, avoid map[string]bool) {
 	// About half of these are rejected by the commit filter, as in real
 	// histories (pallets/click's funnel keeps 29 %, spf13/cobra's 47 %).
 	r := g.rng.IntN(100)
@@ -371,7 +360,7 @@ func (g *projectGen) pullRequest(main int) int {
 	tip := g.mark
 	g.shape.BranchCommits += k
 	if g.rng.IntN(3) == 0 { // main moves on while the branch is open
-		g.ordinary("refs/heads/main", g.files, touched)
+		g.ordinary("refs/heads/main", g.files, "", touched)
 	}
 	// The merge: main's files, with the branch's versions of what it touched.
 	var changed []*projFile
