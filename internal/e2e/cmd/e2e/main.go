@@ -96,7 +96,11 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		for _, r := range res {
-			if r.Code != 0 {
+			switch r.Code {
+			case 0:
+			case e2e.NotRun:
+				failed = true
+			default:
 				failed = true
 				fmt.Fprintf(os.Stderr, "e2e: run %d: %s exit %d:\n%s\n", i+1, r.Step, r.Code, tail(r.Stderr, 12))
 			}
