@@ -9,7 +9,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-eval bench-datasets bench-distill bench-curate-logged demo clean
+.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-eval bench-datasets bench-distill bench-curate-logged e2e demo clean
 
 # -buildvcs=auto stamps the git revision `cra version` prints, even where
 # GOFLAGS turns it off.
@@ -20,8 +20,10 @@ build:
 install:
 	$(GO) install -buildvcs=auto ./cmd/cra
 
-test:
-	$(GO) test -race ./...
+# The recipe test (cmd/cra) runs bin/cra, built here without -race: the
+# figures it checks are a user's, and the test does not build it itself.
+test: build
+	CRA_E2E_BIN=$(abspath $(BIN)) $(GO) test -race ./...
 
 lint:
 	@files=$$(gofmt -l $$(git ls-files '*.go')); \
@@ -81,6 +83,23 @@ bench-curate-logged:
 
 bench-distill:
 	$(GO) test -run '^$$' -bench 'BenchmarkDistillCachedReplay|BenchmarkVerifyImplement' -benchmem -count $(COUNT) -benchtime 1x ./curate/ | tee bench-distill.txt
+
+# The README's recipe on real clones, REPO="path [path ...]": init,
+# bootstrap, curate-data, an export in every layout, eval, train-plan,
+# logged curation, distill --dry-run and a budgeted distill, each step a
+# child process of bin/cra, the fake model in oracle mode a process of its
+# own (bin/fakellm). One row per step: exit code, seconds, CPU seconds,
+# peak RSS, rows written. RUNS=3 runs it on three fresh homes and prints
+# medians; E2E_FLAGS passes more (--eval-sample N, --distill-budget USD,
+# --distill-sample N, --keep).
+RUNS ?= 1
+E2E_FLAGS ?=
+E2E_REPOS = $(if $(filter command line environment,$(origin REPO)),$(REPO))
+e2e:
+	@test -n "$(E2E_REPOS)" || { echo 'usage: make e2e REPO="path [path ...]" [RUNS=3]'; exit 2; }
+	@$(MAKE) --no-print-directory build
+	$(GO) build -o bin/fakellm ./internal/e2e/cmd/fakellm
+	$(GO) run ./internal/e2e/cmd/e2e --cra $(BIN) --fakellm bin/fakellm --runs $(RUNS) $(E2E_FLAGS) $(E2E_REPOS)
 
 # The main job on a throw-away home: REPO=path to choose the repository.
 demo: build

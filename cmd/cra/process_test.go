@@ -10,11 +10,15 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/cra-dev/cra/internal/e2e"
 )
 
 // TestMain lets a test run the real CLI in a child process: this test
-// binary with CRA_TEST_CLI_ARGS (a JSON list of arguments) is cra.
+// binary with CRA_TEST_CLI_ARGS (a JSON list of arguments) is cra; started
+// by e2e.Measure, it is the wrapper measuring a child's peak RSS.
 func TestMain(m *testing.M) {
+	e2e.MeasureMain() // the recipe test's measuring wrapper (recipe_test.go)
 	if args := os.Getenv("CRA_TEST_CLI_ARGS"); args != "" {
 		var a []string
 		if err := json.Unmarshal([]byte(args), &a); err != nil {

@@ -10,7 +10,8 @@
 // request was charged, 429s every n requests, requests held until released)
 // and the OpenAI Batch API (batch.go: files, batches, results by custom_id).
 //
-// It must only be used from tests: it imports package testing, never talks to
+// It is meant for tests (and the standalone oracle of `make e2e`, which
+// starts one with Start): it imports package testing, never talks to
 // a real model, and knows nothing of cra's own types (tests of agent/llm use
 // it through real HTTP on loopback, which keeps it honest about the wire).
 //

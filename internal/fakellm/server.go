@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -55,6 +56,28 @@ type Server struct {
 // closed by t.Cleanup; scripted replies still unused then fail the test.
 func New(t testing.TB, replies ...Reply) *Server {
 	t.Helper()
+	s, err := Start("", replies...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if n := s.Close(); n > 0 {
+			t.Errorf("fakellm: %d scripted replies never requested (call AllowUnused if that is intended)", n)
+		}
+	})
+	return s
+}
+
+// Start is New outside a test (the standalone server of `make e2e`): it
+// listens on addr ("" for a free loopback port) until Close.
+func Start(addr string, replies ...Reply) (*Server, error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("fakellm: listen on %s: %w", addr, err)
+	}
 	s := &Server{
 		script:   append([]Reply(nil), replies...),
 		def:      Echo,
@@ -63,18 +86,26 @@ func New(t testing.TB, replies ...Reply) *Server {
 		stop:     make(chan struct{}),
 		released: make(chan struct{}),
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.Listener.Close()
+	s.srv.Listener = ln
+	s.srv.Start()
 	s.URL = s.srv.URL
-	t.Cleanup(func() {
-		close(s.stop)
-		s.srv.Close()
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if n := len(s.script); n > 0 && !s.allowUnused {
-			t.Errorf("fakellm: %d scripted replies never requested (call AllowUnused if that is intended)", n)
-		}
-	})
-	return s
+	return s, nil
+}
+
+// Close stops the server, ending every Delay and held request at once, and
+// returns how many scripted replies were never requested (0 after
+// AllowUnused).
+func (s *Server) Close() (unused int) {
+	close(s.stop)
+	s.srv.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.allowUnused {
+		return 0
+	}
+	return len(s.script)
 }
 
 // OllamaURL is the base URL an Ollama client is configured with.

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/internal/e2e"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/gittest"
+)
+
+// recipePeakRSS is the most memory any step of the recipe may take on the
+// realistic fixture (issue 23's budget for real clones).
+const recipePeakRSS = 1 << 30
+
+// The README's recipe, in its order, on a repository with the shape of a
+// real one (gittest.Project), each step a child process of a cra binary
+// (built without -race: the figures are a user's): every step exits 0,
+// writes the rows it should, and stays within the memory budget. The fake
+// model answers from the ground truth bootstrap mined.
+func TestRecipeOnARealisticRepository(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole recipe on a 1,500-commit repository")
+	}
+	start := time.Now()
+	repo := filepath.Join(t.TempDir(), "shapes")
+	shape := gittest.Project{}.Build(t, repo)
+	t.Logf("fixture: %s", shape)
+	bin := craBinary(t)
+
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	srv.SetBilling(e2e.Billing())
+	home := filepath.Join(t.TempDir(), "home")
+	const budget = 0.3
+	steps := e2e.Recipe(home, e2e.Options{Repos: []string{repo}, ModelURL: srv.URL, EvalSample: 4, DistillBudget: budget, DistillSample: 200})
+	var spentBefore, teacherSpent float64 // the server charges eval's calls too
+	for i, s := range steps {
+		switch s.Name {
+		case "distill --dry-run":
+			steps[i].After = func() error { spentBefore = srv.Spent(); return nil }
+		case "distill":
+			steps[i].After = func() error { teacherSpent = srv.Spent() - spentBefore; return nil }
+		}
+	}
+	r := e2e.Runner{Cra: bin, Home: home, Wrapper: os.Args[0], Env: e2e.Env(),
+		StartModel: func(ctx context.Context) error {
+			oracle, n, err := e2e.Oracle(ctx, home)
+			t.Logf("the oracle knows %d tasks", n)
+			srv.SetOracle(oracle)
+			return err
+		}}
+	results, err := r.Run(context.Background(), steps)
+	var table strings.Builder
+	e2e.PrintTable(&table, [][]e2e.Result{results}) //nolint:errcheck // a strings.Builder
+	t.Logf("recipe (%v in all, fixture and build included):\n%s", time.Since(start).Round(time.Second), table.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byStep := map[string]e2e.Result{}
+	for _, res := range results {
+		byStep[res.Step] = res
+		if res.Code != exitOK {
+			t.Errorf("%s: exit %d\n%s", res.Step, res.Code, lastLines(res.Stderr, 15))
+		}
+		if res.PeakRSS > recipePeakRSS {
+			t.Errorf("%s: peak RSS %d MB, budget %d MB", res.Step, res.PeakRSS>>20, recipePeakRSS>>20)
+		}
+	}
+
+	// Rows: what each step wrote, checked against the stores.
+	count := func(query string) int {
+		t.Helper()
+		out := strings.TrimSpace(mustRun(t, home, "sql", "--format", "csv", query))
+		n, err := strconv.Atoi(out[strings.LastIndex(out, "\n")+1:])
+		if err != nil {
+			t.Fatalf("%s: %q", query, out)
+		}
+		return n
+	}
+	verified := count("SELECT sum(commits) FROM raw.bootstrap_funnel WHERE outcome = 'verified'")
+	merges := count("SELECT count(*) FROM raw.synthetic_targets WHERE stage = 'meta_plan' AND json_array_length(target -> 'parts') > 1")
+	if verified < shape.Commits/2 || merges < shape.Merges/2 {
+		t.Errorf("bootstrap verified %d of %d commits and built %d multi-part tasks of %d merges", verified, shape.Commits, merges, shape.Merges)
+	}
+	if got := byStep["bootstrap"].Rows; got < int64(verified) {
+		t.Errorf("bootstrap wrote %d rows for %d verified commits", got, verified)
+	}
+	synthetic := count("SELECT count(*) FROM raw.training_examples WHERE dataset = 'synthetic' AND version = 1")
+	if synthetic < verified || byStep["curate-data"].Rows < int64(synthetic) {
+		t.Errorf("curate-data: %d examples (step wrote %d rows) from %d verified commits", synthetic, byStep["curate-data"].Rows, verified)
+	}
+	for _, res := range results {
+		if strings.HasPrefix(res.Step, "export ") && res.Step != "export logged" && res.Rows != int64(synthetic) {
+			t.Errorf("%s: %d rows exported, the dataset has %d", res.Step, res.Rows, synthetic)
+		}
+	}
+	if n := count("SELECT count(*) FROM raw.eval_tasks WHERE status = 'scored'"); n != 4 {
+		t.Errorf("eval scored %d tasks, want the 4 sampled", n)
+	}
+	logged := count("SELECT count(*) FROM raw.training_examples WHERE dataset = 'logged'")
+	if logged == 0 || byStep["export logged"].Rows != int64(logged) {
+		t.Errorf("logged curation: %d examples, %d exported", logged, byStep["export logged"].Rows)
+	}
+	if n := count("SELECT count(*) FROM raw.distill_outcomes"); n == 0 {
+		t.Error("the budgeted distill asked nothing")
+	}
+	if teacherSpent <= 0 || teacherSpent > budget {
+		t.Errorf("the teacher charged $%.4f against a budget of $%.2f", teacherSpent, budget)
+	}
+	out := mustRun(t, home, "sql", "--format", "csv", "SELECT sum(coalesce(settled_usd, reserved_usd)) <= "+strconv.FormatFloat(budget, 'f', -1, 64)+" FROM raw.distill_spend")
+	if !strings.HasSuffix(strings.TrimSpace(out), "true") {
+		t.Errorf("distill's own account of its spending is over the budget: %s", out)
+	}
+	for _, tr := range byStep["distill --dry-run"].Tables {
+		if strings.HasPrefix(tr.Table, "raw.distill_cache") || strings.HasPrefix(tr.Table, "raw.distill_spend") || tr.Table == "raw.training_examples" {
+			t.Errorf("distill --dry-run wrote %d rows to %s", tr.Rows, tr.Table)
+		}
+	}
+}
+
+// craBinary is $CRA_E2E_BIN, else cra built into a temporary directory.
+func craBinary(t *testing.T) string {
+	t.Helper()
+	if b := os.Getenv("CRA_E2E_BIN"); b != "" {
+		return b
+	}
+	bin := filepath.Join(t.TempDir(), "cra")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build cra: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,124 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Step is one cra command of the recipe.
+type Step struct {
+	Name string
+	Args []string // after --home HOME
+	// Needs is the earlier step this one stands on: when that one did
+	// not finish, this one is not run (Result.Code NotRun).
+	Needs string
+	// Partial: exit 1 (finished, some inputs failed) still counts as
+	// finished for the steps that need this one.
+	Partial bool
+	// Model: the step calls the model, which must be up before it runs.
+	Model bool
+	// Export is the directory the step exports into: its rows are counted
+	// from the manifest there.
+	Export string
+	// After runs once the step finished (configuration it leaves to do).
+	After func() error
+}
+
+// Options size the recipe.
+type Options struct {
+	Repos []string
+	// ModelURL is the fake model's root URL (both the agent's Ollama
+	// endpoint and, with /v1, the teacher's).
+	ModelURL string
+	// EvalSample is cra eval's --sample (0: every held-out task).
+	EvalSample int
+	// DistillBudget is the --budget-usd of the budgeted distill.
+	DistillBudget float64
+	// DistillSample is both distills' --sample (0: every task).
+	DistillSample int
+}
+
+// TeacherKeyEnv is the variable the teacher's (fake) API key is read from;
+// Env sets it for every step.
+const TeacherKeyEnv = "CRA_E2E_TEACHER_KEY"
+
+// Env is the environment every step runs with.
+func Env() []string { return []string{TeacherKeyEnv + "=sk-e2e-fake"} }
+
+// Teacher prices, per million tokens: what config.toml says and what the
+// fake teacher charges (Billing).
+const (
+	TeacherInputPerMillion  = 3.0
+	TeacherOutputPerMillion = 15.0
+)
+
+// Export layouts and the formats each is exported in.
+var exportLayouts = []struct{ layout, format string }{
+	{"trl", "parquet"}, {"trl", "jsonl"},
+	{"openai", "parquet"}, {"openai", "jsonl"},
+	{"axolotl", "parquet"}, {"axolotl", "jsonl"},
+}
+
+// Recipe is the README's recipe for home, in its order: init (the model
+// and the teacher pointed at the fake), bootstrap, curate-data, an export
+// in every layout and format, eval, train-plan, logged curation and its
+// export, distill --dry-run and a budgeted distill.
+func Recipe(home string, o Options) []Step {
+	steps := []Step{
+		{Name: "init", Args: []string{"init", "--provider", "ollama", "--base-url", o.ModelURL,
+			"--coding-model", "coder:1b", "--reasoning-model", "reasoner:1b"},
+			After: func() error { return configureTeacher(home, strings.TrimRight(o.ModelURL, "/")+"/v1") }},
+		{Name: "bootstrap", Args: append([]string{"bootstrap"}, o.Repos...), Needs: "init", Partial: true},
+		{Name: "curate-data", Args: []string{"curate-data", "--name", "synthetic"}, Needs: "bootstrap"},
+	}
+	for _, e := range exportLayouts {
+		dir := filepath.Join(home, "exports", "synthetic-v1-"+e.layout+"-"+e.format)
+		steps = append(steps, Step{Name: "export " + e.layout + " " + e.format, Needs: "curate-data", Export: dir,
+			Args: []string{"datasets", "export", "synthetic@1", "--layout", e.layout, "--format", e.format, "--out", dir}})
+	}
+	eval := []string{"eval", "--name", "nightly", "--seed", "1"}
+	if o.EvalSample > 0 {
+		eval = append(eval, "--sample", strconv.Itoa(o.EvalSample))
+	}
+	distill := func(args ...string) []string {
+		args = append([]string{"distill"}, args...)
+		if o.DistillSample > 0 {
+			args = append(args, "--sample", strconv.Itoa(o.DistillSample), "--seed", "1")
+		}
+		return args
+	}
+	logged := filepath.Join(home, "exports", "logged-v1-trl-parquet")
+	return append(steps,
+		Step{Name: "eval", Args: eval, Needs: "bootstrap", Partial: true, Model: true},
+		Step{Name: "train-plan", Args: []string{"train-plan"}, Needs: "eval", Model: true},
+		Step{Name: "curate-data logged", Args: []string{"curate-data", "--source", "logged", "--kind", "all", "--name", "logged"}, Needs: "eval"},
+		Step{Name: "export logged", Args: []string{"datasets", "export", "logged", "--layout", "trl", "--out", logged}, Needs: "curate-data logged", Export: logged},
+		Step{Name: "distill --dry-run", Args: distill("--dry-run"), Needs: "bootstrap"},
+		Step{Name: "distill", Args: distill("--budget-usd", strconv.FormatFloat(o.DistillBudget, 'f', -1, 64)),
+			Needs: "bootstrap", Partial: true, Model: true},
+	)
+}
+
+// configureTeacher points config.toml's [teacher] at url with the fake's
+// prices, as a user fills in the section cra init writes commented out.
+func configureTeacher(home, url string) error {
+	path := filepath.Join(home, "config.toml")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	text := string(b)
+	for _, r := range [][2]string{
+		{"[teacher]\n", fmt.Sprintf("[teacher]\nbase_url = %q\nmodel = \"teacher-1\"\napi_key_env = %q\nmax_tokens = 1024\n", url, TeacherKeyEnv)},
+		{"[teacher.prices]\n", fmt.Sprintf("[teacher.prices]\ninput_per_million = %g\noutput_per_million = %g\n", TeacherInputPerMillion, TeacherOutputPerMillion)},
+	} {
+		if !strings.Contains(text, r[0]) {
+			return fmt.Errorf("%s has no %s section", path, strings.TrimSpace(r[0]))
+		}
+		text = strings.Replace(text, r[0], r[1], 1)
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
+}
