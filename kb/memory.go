@@ -63,6 +63,8 @@ func dsn(home, path string, extra url.Values) string {
 	}
 	q.Set("memory_limit", MemoryLimit())
 	q.Set("temp_directory", filepath.Join(TempDir(home), fmt.Sprintf("%d-%d", os.Getpid(), instances.Add(1))))
+	// DuckDB makes its own folder when it first spills, but not tmp/.
+	os.Mkdir(TempDir(home), 0o755) //nolint:errcheck // exists already, or the spill says why not
 	removeDeadTempDirs(home)
 	return path + "?" + q.Encode()
 }

@@ -46,7 +46,7 @@ func TestEveryDocumentedExitPath(t *testing.T) {
 			}
 			t.Cleanup(func() { s.Close() })
 			return e
-		}, func(env) []string { return []string{"sql", "--write", "select 1"} }, exitUsage, "holds raw.duckdb"},
+		}, func(env) []string { return []string{"sql", "--wait", "0", "--write", "select 1"} }, exitUsage, "holds raw.duckdb"},
 		{"store: newer than this cra", func(t *testing.T) env {
 			e := fresh(t)
 			mustRun(t, e.home, "sql", "--write", "insert into raw.schema_migrations (version, name) values (999, 'future')")
