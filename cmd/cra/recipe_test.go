@@ -52,9 +52,12 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 	r := e2e.Runner{Cra: bin, Home: home, Wrapper: os.Args[0], Env: e2e.Env(),
 		StartModel: func(ctx context.Context) error {
 			oracle, n, err := e2e.Oracle(ctx, home)
+			if err != nil {
+				return err
+			}
 			t.Logf("the oracle knows %d tasks", n)
 			srv.SetOracle(oracle)
-			return err
+			return nil
 		}}
 	results, err := r.Run(context.Background(), steps)
 	var table strings.Builder
@@ -66,7 +69,11 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 	byStep := map[string]e2e.Result{}
 	for _, res := range results {
 		byStep[res.Step] = res
-		if res.Code != exitOK {
+		switch res.Code {
+		case exitOK:
+		case e2e.NotRun:
+			t.Errorf("%s: not run (the step it needs failed)", res.Step)
+		default:
 			t.Errorf("%s: exit %d\n%s", res.Step, res.Code, lastLines(res.Stderr, 15))
 		}
 		if res.PeakRSS > recipePeakRSS {
