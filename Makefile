@@ -23,7 +23,7 @@ install:
 # The recipe test (cmd/cra) runs bin/cra, built here without -race: the
 # figures it checks are a user's, and the test does not build it itself.
 test: build
-	CRA_E2E_BIN=$(abspath $(BIN)) $(GO) test -race ./...
+	CRA_E2E_BIN=$(abspath $(BIN)) $(GO) test -race -timeout 30m ./...
 
 lint:
 	@files=$$(gofmt -l $$(git ls-files '*.go')); \
