@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/e2e"
@@ -42,16 +40,7 @@ func craProcesses(t *testing.T, runs ...[]string) []result {
 			js, _ := json.Marshal(args)
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), "CRA_TEST_CLI_ARGS="+string(js))
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ProcessState.Sys().(syscall.WaitStatus).ExitStatus()
-			} else if err != nil {
-				t.Errorf("process %d: %v", i, err)
-			}
-			out[i] = result{code, stdout.String(), stderr.String()}
+			out[i] = runChild(t, cmd)
 		}()
 	}
 	wg.Wait()
