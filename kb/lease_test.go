@@ -34,7 +34,7 @@ func TestLeaseHoldsTheStoreAcrossABurstAndLetsGoWhenIdle(t *testing.T) {
 	defer l.Close()
 	insert := func(w Writer) error {
 		return w.Tx(ctx, func() error {
-			_, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_commit_tests VALUES ('r', 'c', 't', true, '', now())`)
+			_, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_commit_judgements VALUES ('r', 'c', 't', 'tests', 'fail_to_pass', [], [], [], 0, 0, 0, '', '', now())`)
 			return err
 		})
 	}
@@ -70,7 +70,7 @@ loop:
 	}
 	var n int
 	if err := l.Write(ctx, func(w Writer) error {
-		return w.Conn.QueryRowContext(ctx, "SELECT count(*) FROM eval_commit_tests").Scan(&n)
+		return w.Conn.QueryRowContext(ctx, "SELECT count(*) FROM eval_commit_judgements").Scan(&n)
 	}); err != nil {
 		t.Fatal(err)
 	}

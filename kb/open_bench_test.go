@@ -14,7 +14,7 @@ func BenchmarkShortWrite(b *testing.B) {
 	home := storetest.Home(b)
 	for range b.N {
 		if err := kb.WithWriter(ctx, home, kb.Raw, kb.Options{Command: "bench"}, func(w kb.Writer) error {
-			_, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_commit_tests VALUES ('r', 'c', 't', true, '', now())`)
+			_, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_commit_judgements VALUES ('r', 'c', 't', 'tests', 'fail_to_pass', [], [], [], 0, 0, 0, '', '', now())`)
 			return err
 		}); err != nil {
 			b.Fatal(err)

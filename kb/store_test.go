@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		var n int
-		err = a.Conn.QueryRowContext(context.Background(), "SELECT count(*) FROM raw.eval_commit_tests").Scan(&n)
+		err = a.Conn.QueryRowContext(context.Background(), "SELECT count(*) FROM raw.eval_commit_judgements").Scan(&n)
 		fmt.Println("rows:", n, err)
 		a.Close()
 		os.Exit(0)

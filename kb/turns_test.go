@@ -56,7 +56,7 @@ func TestAWaitingWriterGoesBeforeNewReaders(t *testing.T) {
 		t.Fatalf("the queued reader got in before the writer was done (%v)", err)
 	case <-time.After(200 * time.Millisecond):
 	}
-	if _, err := o.s.DB.ExecContext(ctx, `INSERT INTO eval_commit_tests VALUES ('r', 'c', 't', true, '', now())`); err != nil {
+	if _, err := o.s.DB.ExecContext(ctx, `INSERT INTO eval_commit_judgements VALUES ('r', 'c', 't', 'tests', 'fail_to_pass', [], [], [], 0, 0, 0, '', '', now())`); err != nil {
 		t.Fatal(err)
 	}
 	o.s.Close()

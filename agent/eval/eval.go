@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,7 +123,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if done, err = doneTasks(ctx, w.Conn, run.ID); err != nil {
 			return err
 		}
-		e.passed, err = commitTests(ctx, w.Conn)
+		e.judged, err = commitJudgements(ctx, w.Conn)
 		return err
 	}); err != nil {
 		return nil, err
@@ -133,6 +134,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			todo = append(todo, t)
 		}
 	}
+	e.tasks = len(todo)
 	opts.Log.Info("eval", "name", run.Name, "oracle", run.Oracle, "tasks", len(tasks), "to_run", len(todo))
 	for _, repo := range repos(tasks) {
 		// A killed eval's scratch (a commit's own tests, whose result may
@@ -251,13 +253,13 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 		return record(nil)
 	}
 	tc := e.opts.Config.Testing.For(t.Repo)
-	tv := testVerdict{Command: strings.TrimSpace(tc.TestCommand) != ""}
-	if tv.Command {
-		var err error
-		if tv.ChildPassed, err = e.childTests(ctx, t, tc); err != nil {
-			return fail(fmt.Errorf("the commit's own tests: %w", err))
-		}
+	phase := e.phases(t)
+	defer phase("")
+	j, err := e.judgement(ctx, t, tc, phase)
+	if err != nil {
+		return fail(fmt.Errorf("the commit's tests: %w", err))
 	}
+	row.JudgedBy = j.JudgedBy
 	id := solveID(e.run.ID, t.ID)
 	ran := false
 	if e.run.resumed {
@@ -274,21 +276,21 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 		}
 		so := orchestrator.Options{Home: e.opts.Home, Raw: e.raw, Knowledge: k.store, Repo: t.Repo, Rev: t.Parent, Task: t.Text,
 			Config: e.opts.Config, GraphOptions: e.opts.GraphOptions, Log: e.opts.Log, NewClient: oracleClients(e.opts, t)}
-		if !tv.Command {
-			so.Judge = judgeByReproduction
-		}
+		so.Judge = stepJudge(j, tc)
 		if live(e.opts.Home, id) {
 			so.Resume = id
 		} else {
 			so.TaskID = id
 		}
+		phase("the agent's run")
 		if _, err := orchestrator.Solve(ctx, so); err != nil {
 			return fail(fmt.Errorf("solve %s: %w", id, err))
 		}
 	}
-	if tv.byTests() {
-		var err error
-		if tv.RunPassed, err = testsPassWithCommitTests(ctx, e.opts.Home, t, tc, orchestrator.BranchFor(id)); err != nil {
+	runPassed := false
+	if j.JudgedBy == JudgedByTests {
+		phase("the commit's tests on the run's result")
+		if runPassed, err = runPasses(ctx, e.opts.Home, t, j, tc, orchestrator.BranchFor(id)); err != nil {
 			return fail(fmt.Errorf("the run's tests: %w", err))
 		}
 	}
@@ -302,7 +304,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 			return err
 		}
 		row.TaskRunID, row.ModelMS = &s.taskRunID, s.modelMS
-		row.Scores = score(t, v, tv)
+		row.Scores = score(t, v, j, runPassed)
 		return nil
 	})
 }
@@ -312,28 +314,70 @@ type evaluator struct {
 	opts Options
 	run  runRow
 	raw  *kb.Lease
-	// passed caches eval_commit_tests, loaded once.
+	// tasks is how many tasks this run has to do, started how many it began.
+	tasks   int
+	started atomic.Int64
+	// judged caches eval_commit_judgements, loaded once.
 	mu     sync.Mutex
-	passed map[string]bool
+	judged map[string]judgement
 }
 
-// childTests is the commit's own test verdict, from the cache or run
-// once (childTests).
-func (e *evaluator) childTests(ctx context.Context, t Task, tc config.Testing) (bool, error) {
+// judgement is how t's run is judged: from the cache, or decided once
+// (judgeCommit); a repository without a test command is judged by
+// reproduction.
+func (e *evaluator) judgement(ctx context.Context, t Task, tc config.Testing, phase func(string)) (judgement, error) {
+	if strings.TrimSpace(tc.TestCommand) == "" {
+		return judgement{JudgedBy: JudgedByReproduction, Reason: ReasonNoTestCommand}, nil
+	}
 	key := t.Repo + "\x00" + t.Commit + "\x00" + tc.TestCommand
 	e.mu.Lock()
-	passed, ok := e.passed[key]
+	j, ok := e.judged[key]
 	e.mu.Unlock()
 	if ok {
-		return passed, nil
+		return j, nil
 	}
-	passed, err := childTests(ctx, e.opts.Home, e.raw, t, tc)
+	j, err := judgeCommit(ctx, e.opts.Home, e.raw, t, tc, phase)
 	if err == nil {
 		e.mu.Lock()
-		e.passed[key] = passed
+		e.judged[key] = j
 		e.mu.Unlock()
 	}
-	return passed, err
+	return j, err
+}
+
+// phases returns what names t's current phase on the progress line
+// ("task 13/20 c052ba6: tests at the parent"; "" when it ends).
+func (e *evaluator) phases(t Task) func(string) {
+	n := e.started.Add(1)
+	return func(phase string) {
+		p, ok := e.opts.Progress.(interface{ Step(string) })
+		if !ok {
+			return
+		}
+		if phase == "" {
+			p.Step("")
+			return
+		}
+		p.Step(fmt.Sprintf("task %d/%d %s: %s", n, e.tasks, t.Commit[:7], phase))
+	}
+}
+
+// stepJudge is the verdict of the run's steps: the repository's tests
+// within the eval's timeout for the commit, or, for a task judged without
+// tests, the edits applied (no test command: reproduction judges the run;
+// undecidable: tests that do not end at the parent would not end in a
+// step either).
+func stepJudge(j judgement, tc config.Testing) func(context.Context, string) (orchestrator.Report, error) {
+	switch {
+	case j.Reason == ReasonNoTestCommand:
+		return judgeWithoutTests("no test command for this repository: cra eval judges the run by reproducing its commit")
+	case j.JudgedBy == JudgedUndecidable:
+		return judgeWithoutTests(fmt.Sprintf("the tests did not end within %s (%s): cra eval runs no test for this task and leaves its success undecided", j.Timeout, j.Reason))
+	}
+	tc.TimeoutSeconds = int(math.Ceil(j.Timeout.Seconds()))
+	return func(ctx context.Context, dir string) (orchestrator.Report, error) {
+		return orchestrator.Validate(ctx, dir, tc)
+	}
 }
 
 func finished(ctx context.Context, raw *kb.Lease, id string) (s solved, ok bool, err error) {

@@ -58,22 +58,12 @@ type runView struct {
 	Changed []string
 }
 
-// testVerdict is how end-to-end success is judged: by the tests (with the
-// commit's own test files) when the repository has a test command and the
-// commit's tests pass, else by reproducing the commit.
-type testVerdict struct {
-	Command     bool
-	ChildPassed bool
-	// RunPassed: the tests passed on the run's result with the commit's
-	// own test files laid over it.
-	RunPassed bool
-}
-
-func (v testVerdict) byTests() bool { return v.Command && v.ChildPassed }
-
 // score scores a run against the task's ground truth, stage by stage.
-// A stage the run never reached gets 0 on each of its metrics.
-func score(t Task, v runView, tv testVerdict) []Score {
+// A stage the run never reached gets 0 on each of its metrics. End-to-end
+// success is judged as j says (runPassed: the commit's tests on the run's
+// result passed); a run that changed nothing never succeeds, and an
+// undecidable task gets no success, right or wrong.
+func score(t Task, v runView, j judgement, runPassed bool) []Score {
 	var out []Score
 	add := func(stage, metric string, x float64) { out = append(out, Score{stage, metric, x}) }
 	flag := func(b bool) float64 {
@@ -196,10 +186,16 @@ func score(t Task, v runView, tv testVerdict) []Score {
 	exact, sim := reproduction(t.Truth.Implement, v)
 	add(schema.StageImplement, MetricReproduce, flag(exact))
 	add(schema.StageImplement, MetricSimilarity, sim)
-	success := exact
-	if tv.byTests() {
-		success = tv.RunPassed
+	changed := len(v.Changed) > 0
+	var success bool
+	switch j.JudgedBy {
+	case JudgedUndecidable:
+		return out
+	case JudgedByTests:
+		success = runPassed && changed
 		add(schema.StageImplement, MetricTests, flag(success))
+	default:
+		success = exact && changed
 	}
 	add(schema.StageImplement, MetricCorrect, flag(success))
 	add(StageEndToEnd, MetricSuccess, flag(success))

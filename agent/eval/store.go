@@ -121,6 +121,7 @@ type taskRow struct {
 	Task      Task
 	TaskRunID *int64
 	Status    string // scored, error
+	JudgedBy  string // how its end-to-end success was judged ("": it could not run)
 	Error     string
 	ModelMS   int64
 	Elapsed   time.Duration
@@ -147,9 +148,9 @@ func writeTask(ctx context.Context, w kb.Writer, runID int64, t taskRow) error {
 		if t.Error != "" {
 			errText = t.Error
 		}
-		if _, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_tasks (eval_run_id, task_id, repo_path, task_run_id, status, error, model_ms, elapsed_ms, finished_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, runID, t.Task.ID, t.Task.Repo, t.TaskRunID, t.Status, errText, t.ModelMS,
-			t.Elapsed.Milliseconds(), time.Now().UTC()); err != nil {
+		if _, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_tasks (eval_run_id, task_id, repo_path, task_run_id, status, error, model_ms, elapsed_ms, finished_at, judged_by)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runID, t.Task.ID, t.Task.Repo, t.TaskRunID, t.Status, errText, t.ModelMS,
+			t.Elapsed.Milliseconds(), time.Now().UTC(), nullIfEmpty(t.JudgedBy)); err != nil {
 			return err
 		}
 		rows := make([][]driver.Value, len(t.Scores))
@@ -192,3 +193,11 @@ func sortedCopy(s []string) []string {
 }
 
 func craVersion() string { return version.String() }
+
+// nullIfEmpty is s, or NULL when it is empty.
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

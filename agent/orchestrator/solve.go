@@ -45,9 +45,10 @@ type Options struct {
 	// Rev (cra eval's knowledge base of a past revision); nil: Home's.
 	Knowledge *kb.Store
 	// Judge replaces the test command as a step's verdict. Only cra eval
-	// sets it, for a repository with no test command: its runs are judged
-	// afterwards against the commit they replay, and the verdict it returns
-	// says so in validation_results. cra solve always runs the tests.
+	// sets it: to run the tests within its own timeout, or, for a task it
+	// judges without tests (no test command, tests that do not end at the
+	// parent), to pass a step whose edits applied, the verdict saying so
+	// in validation_results. cra solve always runs the tests.
 	Judge        func(ctx context.Context, dir string) (Report, error)
 	GraphOptions retrieval.GraphOptions
 	NewClient    func(llm.ModelConfig) (llm.Client, error)
@@ -736,7 +737,7 @@ func (r *runner) problem(format string, args ...any) {
 // validate is a step's verdict: the repository's tests, or the judge
 // cra eval gave.
 func (r *runner) validate(ctx context.Context) (Report, error) {
-	if r.opts.Judge != nil && strings.TrimSpace(r.testing.TestCommand) == "" {
+	if r.opts.Judge != nil {
 		return r.opts.Judge(ctx, r.wt.Dir)
 	}
 	return Validate(ctx, r.wt.Dir, r.testing)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -46,13 +47,19 @@ var ErrNoTestCommand = errors.New("cra solve needs a test command: add [testing]
 // MaxOutputBytes. CI=true is set unless the environment has CI, so test
 // runners do not wait for a terminal.
 func Run(ctx context.Context, dir, kind, command string, timeout time.Duration) Result {
+	return RunWith(ctx, dir, kind, command, timeout, os.Environ())
+}
+
+// RunWith is Run with the command's environment env (CI=true added unless
+// env has CI).
+func RunWith(ctx context.Context, dir, kind, command string, timeout time.Duration, env []string) Result {
 	res := Result{Kind: kind, Command: command, ExitCode: -1}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir = dir
-	cmd.Env = os.Environ()
-	if _, ok := os.LookupEnv("CI"); !ok {
+	cmd.Env = slices.Clone(env)
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "CI=") }) {
 		cmd.Env = append(cmd.Env, "CI=true")
 	}
 	out := &capped{limit: MaxOutputBytes}

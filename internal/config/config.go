@@ -64,6 +64,10 @@ type Testing struct {
 	LintCommand      string `toml:"lint_command" doc:"Optional; informational only."`
 	TypeCheckCommand string `toml:"type_check_command" doc:"Optional; informational only."`
 	TimeoutSeconds   int    `toml:"timeout_seconds" doc:"Per command; on timeout the command and its children are killed."`
+	// cra eval's own test timeout: this many times the commit's measured
+	// test time, at least the floor, at most timeout_seconds.
+	EvalTimeoutFactor       float64 `toml:"eval_timeout_factor" doc:"cra eval stops a test run after this many times the commit's own test time (measured once per commit), so one hanging test costs little."`
+	EvalTimeoutFloorSeconds int     `toml:"eval_timeout_floor_seconds" doc:"cra eval's test timeout is never below this (and never above timeout_seconds)."`
 	// Repos override the commands for one repository each.
 	Repos []TestingRepo `toml:"repo" doc:"Per-repository overrides, one [[testing.repo]] table each; an empty key keeps the value above." example:"path = \"/home/me/clones/requests\"\ntest_command = \"python3 -m pytest -x -q tests\""`
 }
@@ -219,7 +223,7 @@ func Default() Config {
 		},
 		Budget:  Budget{ReservedTokens: 8192, SafetyMargin: 0.1},
 		Index:   Index{MaxFileBytes: DefaultMaxFileBytes, CoChangeMaxFiles: DefaultCoChangeMaxFiles},
-		Testing: Testing{TimeoutSeconds: 600},
+		Testing: Testing{TimeoutSeconds: 600, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30},
 		Orchestrator: Orchestrator{
 			MaxParts: 10, MaxStepsPerPart: 15, MaxAdjustmentRounds: 3,
 			MaxRetriesPerStep: 1, MaxRefinementLoops: 2,

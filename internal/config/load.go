@@ -105,6 +105,10 @@ func (c Config) Validate(path string) []error {
 	positive(bad, "index.max_file_bytes", int(c.Index.MaxFileBytes))
 	positive(bad, "index.co_change_max_files", c.Index.CoChangeMaxFiles)
 	positive(bad, "testing.timeout_seconds", c.Testing.TimeoutSeconds)
+	positive(bad, "testing.eval_timeout_floor_seconds", c.Testing.EvalTimeoutFloorSeconds)
+	if c.Testing.EvalTimeoutFactor < 1 {
+		bad("testing.eval_timeout_factor", fmt.Sprintf("eval_timeout_factor (%g) must be at least 1", c.Testing.EvalTimeoutFactor), "set it to 1 or more (default 5)")
+	}
 	for i, r := range c.Testing.Repos {
 		key := fmt.Sprintf("testing.repo[%d]", i+1)
 		if r.Path == "" {

@@ -39,6 +39,8 @@ type Progress struct {
 	mu        sync.Mutex // guards label, current, since and drawn, and writing to Out
 	label     string
 	current   string // the input being worked on (a repository)
+	step      string // what is being done now, when it is worth naming
+	stepSince time.Time
 	drawn     bool
 	done      atomic.Int64
 	total     atomic.Int64
@@ -122,6 +124,17 @@ func (p *Progress) Item(name string) {
 	}
 }
 
+// Step names what is being done now ("task 13/20 c052ba6: tests at the
+// parent"): the line shows it with how long it has taken so far, so a
+// step that hangs is seen. "" clears it.
+func (p *Progress) Step(text string) {
+	if p != nil {
+		p.mu.Lock()
+		p.step, p.stepSince = text, time.Now()
+		p.mu.Unlock()
+	}
+}
+
 // ItemDone counts one more input finished.
 func (p *Progress) ItemDone() {
 	if p != nil {
@@ -191,6 +204,9 @@ func (p *Progress) report() {
 	}
 	s := State{Label: p.label, Done: p.done.Load(), Total: p.total.Load(), Elapsed: time.Since(p.since),
 		Items: p.items.Load(), ItemsDone: p.itemsDone.Load(), Current: p.current}
+	if p.step != "" {
+		s.Step, s.StepElapsed = p.step, time.Since(p.stepSince)
+	}
 	if p.opts.TTY {
 		fmt.Fprintf(p.opts.Out, "\r\033[K%s", Fit(s.Line(), p.opts.Width()-1))
 		p.drawn = true
@@ -204,6 +220,9 @@ func (p *Progress) report() {
 		if eta, ok := s.ETA(); ok {
 			args = append(args, "eta", eta.Round(time.Second).String())
 		}
+		if s.Step != "" {
+			args = append(args, "step", s.Step, "step_elapsed", s.StepElapsed.Round(time.Second).String())
+		}
 		p.opts.Log.Info("progress", args...)
 	}
 }
@@ -215,6 +234,8 @@ type State struct {
 	Elapsed          time.Duration
 	Items, ItemsDone int64  // inputs of the batch; Items 0 when not told
 	Current          string // the input being worked on
+	Step             string // what is being done now, and for how long
+	StepElapsed      time.Duration
 }
 
 // ETA estimates the time left from the rate so far, when the total is known.
@@ -225,7 +246,8 @@ func (s State) ETA() (time.Duration, bool) {
 	return time.Duration(float64(s.Elapsed) * float64(s.Total-s.Done) / float64(s.Done)), true
 }
 
-// Line renders the state: label, inputs done and the current one, a bar
+// Line renders the state: label, inputs done and the current one, the
+// step under way and how long it has taken, a bar
 // when the total is known, counts (never past the total), rate and ETA.
 func (s State) Line() string {
 	var b strings.Builder
@@ -235,6 +257,9 @@ func (s State) Line() string {
 	}
 	if s.Current != "" {
 		b.WriteString(" " + s.Current)
+	}
+	if s.Step != "" { // before the bar, which a narrow terminal cuts first
+		fmt.Fprintf(&b, " · %s, %s ·", s.Step, s.StepElapsed.Round(time.Second))
 	}
 	done := s.Done
 	if s.Total > 0 {

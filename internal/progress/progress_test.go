@@ -99,6 +99,22 @@ func TestStateLineShowsInputsCurrentAndETA(t *testing.T) {
 	}
 }
 
+// A step under way is named with its time, before the bar (which a narrow
+// terminal cuts first); in logs it is a field of its own.
+func TestStateLineNamesTheStepUnderWay(t *testing.T) {
+	s := State{Label: "tasks", Done: 12, Total: 20, Elapsed: 2 * time.Minute, Step: "task 13/20 c052ba6: tests at the parent", StepElapsed: 130 * time.Second}
+	if got, want := s.Line(), "tasks · task 13/20 c052ba6: tests at the parent, 2m10s · [##############..........] 12/20 0/s ETA 1m20s"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
+	}
+	var logs syncBuf
+	p := Start(Options{Log: slog.New(slog.NewTextHandler(&logs, nil)), Interval: time.Millisecond})
+	p.Phase("tasks", 20)
+	p.Step("task 1/20 c052ba6: tests at the parent")
+	waitFor(t, func() bool { return strings.Contains(logs.String(), `step="task 1/20 c052ba6: tests at the parent" step_elapsed=`) })
+	p.Step("")
+	p.Stop()
+}
+
 func TestFitKeepsTheLineWithinTheWidth(t *testing.T) {
 	for _, tc := range []struct {
 		line  string
