@@ -110,7 +110,9 @@ func TestStateLineNamesTheStepUnderWay(t *testing.T) {
 	p := Start(Options{Log: slog.New(slog.NewTextHandler(&logs, nil)), Interval: time.Millisecond})
 	p.Phase("tasks", 20)
 	p.Step("task 1/20 c052ba6: tests at the parent")
-	waitFor(t, func() bool { return strings.Contains(logs.String(), `step="task 1/20 c052ba6: tests at the parent" step_elapsed=`) })
+	waitFor(t, func() bool {
+		return strings.Contains(logs.String(), `step="task 1/20 c052ba6: tests at the parent" step_elapsed=`)
+	})
 	p.Step("")
 	p.Stop()
 }
