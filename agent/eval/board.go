@@ -21,6 +21,10 @@ type Report struct {
 	Tasks  int      `json:"tasks"`  // tasks with a row
 	Scored int      `json:"scored"` // of them, runs that executed
 	Errors int      `json:"errors"` // runs that could not execute
+	// JudgedBy counts the scored tasks by how their end-to-end success was
+	// judged: tests (fail-to-pass), reproduction, undecidable (no success
+	// counted: their tests did not end in time).
+	JudgedBy map[string]int `json:"judged_by"`
 	// ModelSeconds is the time the model calls took, over every run.
 	ModelSeconds float64      `json:"model_seconds"`
 	Scores       []StageScore `json:"scores"`
@@ -76,6 +80,10 @@ func board(ctx context.Context, opts Options, raw *kb.Lease, run runRow) (*Repor
 			return err
 		}
 		rep.ModelSeconds = float64(model.Int64) / 1000
+		var err error
+		if rep.JudgedBy, err = judgedBy(ctx, q, run.ID); err != nil {
+			return err
+		}
 		res, err := results(ctx, q, run.ID)
 		if err != nil {
 			return err
@@ -109,6 +117,26 @@ func board(ctx context.Context, opts Options, raw *kb.Lease, run runRow) (*Repor
 		return nil
 	})
 	return rep, err
+}
+
+// judgedBy counts run's scored tasks by how they were judged.
+func judgedBy(ctx context.Context, q kb.Querier, runID int64) (map[string]int, error) {
+	rows, err := q.QueryContext(ctx, `SELECT judged_by, count(*) FROM eval_tasks
+		WHERE eval_run_id = ? AND status = 'scored' AND judged_by IS NOT NULL GROUP BY 1`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var by string
+		var n int
+		if err := rows.Scan(&by, &n); err != nil {
+			return nil, err
+		}
+		out[by] = n
+	}
+	return out, rows.Err()
 }
 
 // result is one task's scores: stage → metric → value, and its repository.

@@ -148,6 +148,10 @@ func (a *app) printEval(rep *eval.Report) error {
 	}
 	fmt.Fprintf(a.stdout, "eval %s (oracle: %s): %s, %d tasks, %d scored, %d could not run, model time %.1fs\n\n",
 		rep.Name, oracle, rep.Status, rep.Tasks, rep.Scored, rep.Errors, rep.ModelSeconds)
+	if len(rep.JudgedBy) > 0 {
+		fmt.Fprintf(a.stdout, "end to end judged by the commit's fail-to-pass tests: %d, by reproducing the commit: %d, undecidable (its tests did not end in time): %d\n\n",
+			rep.JudgedBy[eval.JudgedByTests], rep.JudgedBy[eval.JudgedByReproduction], rep.JudgedBy[eval.JudgedUndecidable])
+	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STAGE\tMETRIC\tN\tSCORE\t95% INTERVAL")
 	for _, s := range rep.Scores {

@@ -27,7 +27,7 @@ func TestEvalRemovesWhatAKilledEvalLeft(t *testing.T) {
 	home := evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
 	oracleFor(t, srv, home, nil)
 	mustRun(t, home, "eval", "--name", "nightly")
-	commits := strings.Fields(sqlRows(t, home, "select commit from raw.eval_commit_tests order by all"))[1:]
+	commits := strings.Fields(sqlRows(t, home, "select commit from raw.eval_commit_judgements order by all"))[1:]
 	if len(commits) == 0 {
 		t.Fatal("no commit's test result is cached")
 	}
