@@ -26,11 +26,15 @@ const (
 	Alpha = 0.05
 	// Power is the power the sample-size estimate asks for.
 	Power = 0.8
-	// bootstrapReps resamples of repositories; the seed keeps reports
-	// repeatable.
-	bootstrapReps = 2000
-	bootstrapSeed = 1
+	// BootstrapReps resamples give every mean's interval (RepoMean, here
+	// and in cra eval's scoreboard); the seed keeps reports repeatable.
+	BootstrapReps = 2000
+	BootstrapSeed = 1
 )
+
+// NoteOneRepository stands where a per-repository figure's interval would,
+// when the evidence comes from one repository.
+const NoteOneRepository = "n/a, 1 repository"
 
 // Input is what the analysis reads from the raw store.
 type Input struct {
@@ -160,8 +164,8 @@ func stageEvidence(stage string, obs []kb.EvalOutcome, e *Evidence) *StageEviden
 			groups = append(groups, byMetric[m][repo])
 			n += len(byMetric[m][repo])
 		}
-		v, ci := RepoMean(groups, bootstrapReps, bootstrapSeed)
-		s.Metrics = append(s.Metrics, MetricMean{Metric: m, Value: round4(v), CI: ci, Tasks: n, Repos: len(groups)})
+		v, ci, method := RepoMean(groups, BootstrapReps, BootstrapSeed)
+		s.Metrics = append(s.Metrics, MetricMean{Metric: m, Value: round4(v), CI: ci, Method: method, Tasks: n, Repos: len(groups)})
 	}
 	if a+b > 0 && c+d > 0 {
 		s.Association = newAssociation(a, b, c, d)
@@ -381,7 +385,10 @@ func pairedRun(o kb.EvalRunInfo, runs []kb.EvalRunInfo, success map[int64]map[st
 	return best
 }
 
-// repoFailures is each repository's failure rate, worst first.
+// repoFailures is each repository's failure rate, worst first. With one
+// repository there is no interval: its rate is the overall one (whose
+// interval the scores give), and a per-repository interval would suggest
+// a comparison there is nothing to make with.
 func repoFailures(obs []kb.EvalOutcome) []RepoFailure {
 	type count struct{ fail, n int }
 	by := map[string]*count{}
@@ -403,6 +410,9 @@ func repoFailures(obs []kb.EvalOutcome) []RepoFailure {
 	out := []RepoFailure{}
 	for repo, c := range by {
 		out = append(out, RepoFailure{Repo: repo, Failure: newRate(c.fail, c.n)})
+	}
+	if len(out) == 1 {
+		out[0].Failure.CI, out[0].Note = NoInterval(), NoteOneRepository
 	}
 	slices.SortFunc(out, func(a, b RepoFailure) int {
 		return cmp.Or(cmp.Compare(b.Failure.Value, a.Failure.Value), cmp.Compare(a.Repo, b.Repo))

@@ -121,12 +121,18 @@ func (r *Report) reposChart() (*plot.Plot, error) {
 		fails = fails[:maxRepoBars]
 		title = fmt.Sprintf("End-to-end failure rate, the %d worst repositories", maxRepoBars)
 	}
-	p := charts.New(title, "failure rate")
 	pts, names := &charts.Points{}, []string{}
 	for _, f := range fails {
-		pts.Add(f.Failure.Value, f.Failure.CI.Lo, f.Failure.CI.Hi)
+		if !f.Failure.CI.Known() {
+			// One repository: its bar alone, without an interval.
+			title = fmt.Sprintf("End-to-end failure rate by repository (interval %s)", f.Note)
+			pts.Add(f.Failure.Value, f.Failure.Value, f.Failure.Value)
+		} else {
+			pts.Add(f.Failure.Value, f.Failure.CI.Lo, f.Failure.CI.Hi)
+		}
 		names = append(names, filepath.Base(f.Repo))
 	}
+	p := charts.New(title, "failure rate")
 	charts.UnitAxis(p)
 	if len(names) > 6 {
 		charts.TiltLabels(p)

@@ -5,7 +5,7 @@
 // stage against ground truth, oracle evals that replace stages by ground
 // truth, logged solve runs — and computes the evidence (stats.go: Wilson,
 // Fisher's exact test, odds ratios, Holm, Newcombe's paired difference, a
-// bootstrap over repositories, logistic regression with gonum/optimize,
+// bootstrap over repositories or tasks (RepoMean), logistic regression with gonum/optimize,
 // sample sizes; attribution.go: per-stage scores, association with
 // failure, first-error attribution, oracle lift, logged solve runs),
 // chooses the target by a stated rule (decide.go), builds the training plan

@@ -59,11 +59,13 @@ func newAssociation(failIf, okIf, failNot, okNot int) *Association {
 }
 
 // MetricMean is a stage metric's mean over repositories (each counts
-// once) with its bootstrap interval.
+// once) with its bootstrap interval; Method says what the bootstrap
+// resampled (RepoMean).
 type MetricMean struct {
 	Metric string   `json:"metric"`
 	Value  float64  `json:"value"`
 	CI     Interval `json:"ci"`
+	Method string   `json:"method"`
 	Tasks  int      `json:"tasks"`
 	Repos  int      `json:"repos"`
 }
@@ -118,10 +120,12 @@ type OracleLift struct {
 	CI         Interval `json:"ci"`
 }
 
-// RepoFailure is one repository's end-to-end failure rate.
+// RepoFailure is one repository's end-to-end failure rate. With one
+// repository its interval is null and Note says why.
 type RepoFailure struct {
 	Repo    string `json:"repo"`
 	Failure Rate   `json:"failure"`
+	Note    string `json:"note,omitempty"`
 }
 
 // TrendPoint is one plain eval run's scores.

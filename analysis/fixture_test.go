@@ -197,6 +197,18 @@ func plantedStore(t *testing.T, oracle bool) string {
 	return s.home
 }
 
+// oneRepoStore holds the planted pattern's plain run with every task in
+// one repository: what a first eval on one clone leaves.
+func oneRepoStore(t *testing.T) string {
+	s := newStore(t)
+	plain := s.evalRun("nightly", nil, "validation", 8)
+	for _, p := range plantedTasks() {
+		s.task(plain, p.id, "/repos/only", p.correct(), !p.failed, p.metrics())
+	}
+	s.close()
+	return s.home
+}
+
 // nullStore has stages wrong and runs failing with no relation at all:
 // every stage is wrong in the same share of failed and succeeded runs.
 func nullStore(t *testing.T) string {

@@ -201,11 +201,13 @@ func (r *Report) sections() []section {
 	out = append(out, section{title: "Method", level: 2, paras: []string{
 		fmt.Sprintf("Plain eval runs (no oracle stage) give the scores, the association and the attribution; one observation is one task of one run. "+
 			"Tasks an eval could not run (infrastructure errors) are left out. Intervals are 95 %%: Wilson for rates, Woolf for odds ratios, "+
-			"Newcombe's square-and-add for paired differences, the percentile bootstrap over repositories (%d resamples, fixed seed) for means, "+
-			"Wald from the observed information for regression coefficients. Fisher's exact p-values are Holm-adjusted over the stages tested. "+
+			"Newcombe's square-and-add for paired differences, the percentile bootstrap (%d resamples, fixed seed) for means: of whole repositories "+
+			"with %d or more, else of tasks with the repositories pooled (an interval that speaks of these repositories only), "+
+			"Wald from the observed information for regression coefficients; a per-repository figure from one repository has none (n/a). "+
+			"Fisher's exact p-values are Holm-adjusted over the stages tested. "+
 			"Train-plan concludes from at least %d scored tasks; a blame share chooses only with %d or more failed runs charged; "+
 			"the regression needs %d failures and %d successes per stage; sample sizes ask for %.0f %% power at %.0f %% over the stages tested.",
-			bootstrapReps, MinObservations, MinCharged, EventsPerStage, EventsPerStage, 100*Power, 100*Alpha),
+			BootstrapReps, MinClusterRepos, MinObservations, MinCharged, EventsPerStage, EventsPerStage, 100*Power, 100*Alpha),
 	}})
 	return out
 }
@@ -213,7 +215,8 @@ func (r *Report) sections() []section {
 func (r *Report) scoreSections() []section {
 	e := r.Evidence
 	scores := section{title: "Per-stage scores", level: 2, charts: []string{chartScores},
-		paras: []string{"Right against ground truth with Wilson intervals; other metrics as the mean of repository means, each repository counting once, with a bootstrap interval over repositories."}}
+		paras: []string{fmt.Sprintf("Right against ground truth with Wilson intervals; other metrics as the mean of repository means, each repository counting once, "+
+			"with a bootstrap interval over repositories when there are %d or more, else over tasks (speaking of these repositories only).", MinClusterRepos)}}
 	t := table{head: []string{"stage", "metric", "value", "95% CI", "tasks", "repositories"}}
 	for _, s := range e.Stages {
 		if s.Correct != nil {
@@ -295,7 +298,7 @@ func (r *Report) attributionSections() []section {
 	repos := section{title: "Failure rate by repository", level: 2, charts: []string{chartRepos}}
 	rt := table{head: []string{"repository", "failed", "rate (95% CI)"}}
 	for _, f := range e.RepoFailures {
-		rt.rows = append(rt.rows, []string{f.Repo, fmt.Sprintf("%d of %d", f.Failure.K, f.Failure.N), fmt.Sprintf("%s (%s)", pct(f.Failure.Value), ci(f.Failure.CI))})
+		rt.rows = append(rt.rows, []string{f.Repo, fmt.Sprintf("%d of %d", f.Failure.K, f.Failure.N), repoRateCell(f)})
 	}
 	if len(rt.rows) > 0 {
 		repos.tables = []table{rt}
@@ -384,6 +387,15 @@ func (r *Report) planSections() []section {
 		{title: "Hyperparameters", level: 3, tables: []table{hyper}, paras: []string{fmt.Sprintf("For %d examples: %s.", h.Examples, h.Basis)}},
 		{title: "Improvement targets", level: 3, tables: []table{targets}, paras: []string{"Check them with `cra eval` once the adapter is trained."}},
 	}
+}
+
+// repoRateCell is a repository's failure rate with its interval, or with
+// why it has none.
+func repoRateCell(f RepoFailure) string {
+	if !f.Failure.CI.Known() {
+		return fmt.Sprintf("%s (%s)", pct(f.Failure.Value), f.Note)
+	}
+	return fmt.Sprintf("%s (%s)", pct(f.Failure.Value), ci(f.Failure.CI))
 }
 
 func ci(iv Interval) string { return fmt.Sprintf("%s–%s %%", pct1(iv.Lo), pct1(iv.Hi)) }

@@ -164,6 +164,47 @@ func TestNullStoreHasNoStandout(t *testing.T) {
 	}
 }
 
+// TestOneRepository: with one repository the means still get intervals
+// (over tasks), and the per-repository failure rate has none.
+func TestOneRepository(t *testing.T) {
+	res := run(t, fixed(oneRepoStore(t)))
+	e := res.Evidence
+	if e.Repos != 1 || res.Status != StatusPlan {
+		t.Fatalf("%d repositories, status %s: want 1 and a plan", e.Repos, res.Status)
+	}
+	for _, m := range e.Stage("scope").Metrics {
+		if m.Method != MethodTaskBootstrap || !(m.CI.Lo < m.Value && m.Value < m.CI.Hi) {
+			t.Errorf("scope %s: %v %v by %s, want a bootstrap over tasks with a nonzero interval around the mean", m.Metric, m.Value, m.CI, m.Method)
+		}
+	}
+	if len(e.RepoFailures) != 1 || e.RepoFailures[0].Failure.CI.Known() || e.RepoFailures[0].Note != NoteOneRepository {
+		t.Errorf("repository failures %+v: want one, with no interval and the note %q", e.RepoFailures, NoteOneRepository)
+	}
+	dir := res.OutDir
+	md := readFile(t, filepath.Join(dir, ReportMarkdown))
+	golden.Assert(t, filepath.Join("testdata", "onerepo", "report.md"), md)
+	planJSON := readFile(t, filepath.Join(dir, PlanFile))
+	golden.Assert(t, filepath.Join("testdata", "onerepo", "plan.json"), planJSON)
+	validatePlan(t, planJSON)
+	page := readFile(t, filepath.Join(dir, ReportHTML))
+	for name, doc := range map[string][]byte{"report.md": md, "report.html": page} {
+		if !bytes.Contains(doc, []byte("(n/a, 1 repository)")) {
+			t.Errorf("%s does not say the repository's interval is n/a", name)
+		}
+	}
+	var plan struct {
+		Evidence struct {
+			RepoFailures []map[string]any `json:"repo_failures"`
+		} `json:"evidence"`
+	}
+	if err := json.Unmarshal(planJSON, &plan); err != nil {
+		t.Fatal(err)
+	}
+	if f := plan.Evidence.RepoFailures; len(f) != 1 || f[0]["failure"].(map[string]any)["ci"] != nil || f[0]["note"] != NoteOneRepository {
+		t.Errorf("plan.json repo_failures %v: want a null ci and the note", f)
+	}
+}
+
 func TestEmptyStoreSaysRunEval(t *testing.T) {
 	home := storetest.Home(t)
 	opts := fixed(home)
@@ -207,32 +248,17 @@ func TestFilterNamesMustExist(t *testing.T) {
 
 func TestPlanValidatesAgainstItsSchema(t *testing.T) {
 	res := run(t, fixed(plantedStore(t, false)))
-	c := jsonschema.NewCompiler()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(PlanSchema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.AddResource("plan.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("plan.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	raw := readFile(t, filepath.Join(res.OutDir, PlanFile))
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Fatalf("plan.json does not validate: %v", err)
-	}
+	sch := validatePlan(t, raw)
 	// The schema is not vacuous: a plan without a target, or with an
 	// unknown stage, is refused.
 	for name, mutate := range map[string]func(m map[string]any){
 		"no target":     func(m map[string]any) { delete(m, "target_stage") },
 		"unknown stage": func(m map[string]any) { m["data_criteria"].(map[string]any)["stages"] = []any{"review"} },
 		"rate over 1":   func(m map[string]any) { m["evidence"].(map[string]any)["success"].(map[string]any)["value"] = 1.5 },
+		"no success interval": func(m map[string]any) {
+			m["evidence"].(map[string]any)["success"].(map[string]any)["ci"] = nil
+		},
 	} {
 		var m map[string]any
 		json.Unmarshal(raw, &m)
@@ -245,8 +271,34 @@ func TestPlanValidatesAgainstItsSchema(t *testing.T) {
 	}
 }
 
+// validatePlan checks raw against plan.schema.json and returns the
+// compiled schema.
+func validatePlan(t *testing.T, raw []byte) *jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(PlanSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("plan.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("plan.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Fatalf("plan.json does not validate: %v", err)
+	}
+	return sch
+}
+
 func TestHTMLIsSelfContainedAndWellFormed(t *testing.T) {
-	for name, home := range map[string]string{"planted": plantedStore(t, true), "null": nullStore(t)} {
+	for name, home := range map[string]string{"planted": plantedStore(t, true), "null": nullStore(t), "one repository": oneRepoStore(t)} {
 		res := run(t, fixed(home))
 		page := readFile(t, filepath.Join(res.OutDir, ReportHTML))
 		f, err := charts.CheckPage(page)

@@ -18,14 +18,30 @@ import (
 // Every interval here is two-sided at 95 %.
 var z95 = distuv.UnitNormal.Quantile(0.975)
 
-// Interval is a two-sided 95 % interval; it marshals as [lo, hi].
+// Interval is a two-sided 95 % interval; it marshals as [lo, hi], or as
+// null when there is none (NoInterval).
 type Interval struct{ Lo, Hi float64 }
 
+// NoInterval is the interval of a figure that cannot have one, such as a
+// per-repository figure when there is one repository: there is nothing
+// to compare it with, and an interval would claim otherwise.
+func NoInterval() Interval { return Interval{math.NaN(), math.NaN()} }
+
+// Known reports whether the interval is one (not NoInterval).
+func (iv Interval) Known() bool { return !math.IsNaN(iv.Lo) && !math.IsNaN(iv.Hi) }
+
 func (iv Interval) MarshalJSON() ([]byte, error) {
+	if !iv.Known() {
+		return []byte("null"), nil
+	}
 	return json.Marshal([2]float64{round4(iv.Lo), round4(iv.Hi)})
 }
 
 func (iv *Interval) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*iv = NoInterval()
+		return nil
+	}
 	var a [2]float64
 	if err := json.Unmarshal(b, &a); err != nil {
 		return err
@@ -136,38 +152,103 @@ func Holm(p []float64) []float64 {
 	return out
 }
 
+// MinClusterRepos is the fewest repositories RepoMean resamples as
+// clusters. Resampling fewer draws from a handful of repository means
+// (from one, always the same: a zero-width interval), so with fewer it
+// resamples tasks instead.
+const MinClusterRepos = 5
+
+// Methods of an interval, as the scoreboards and plan.json name them.
+const (
+	MethodWilson        = "wilson"                 // a rate's Wilson score interval
+	MethodRepoBootstrap = "bootstrap_repositories" // whole repositories resampled
+	MethodTaskBootstrap = "bootstrap_tasks"        // tasks resampled, repositories pooled
+)
+
 // RepoMean is the mean of groups' means (each repository counts once, so
 // one large repository cannot dominate) with a percentile interval from
-// resampling whole repositories reps times. The seed makes it repeatable.
-func RepoMean(groups [][]float64, reps int, seed uint64) (float64, Interval) {
+// reps bootstrap resamples; the seed makes it repeatable. With
+// MinClusterRepos or more repositories it resamples whole repositories
+// (the cluster bootstrap: the interval speaks of repositories like
+// these). With fewer it resamples tasks from all repositories pooled and
+// takes each resample's mean of repository means (a repository no
+// resampled task comes from drops out): the interval then speaks of
+// tasks of these repositories only. The cluster bootstrap is zero-width
+// only when every repository has the same mean; the task bootstrap, in
+// practice, only when each repository's tasks all have the same value
+// (one repository: when every task has). method says which was used.
+func RepoMean(groups [][]float64, reps int, seed uint64) (est float64, ci Interval, method string) {
+	var kept [][]float64
 	var means []float64
 	for _, g := range groups {
 		if len(g) > 0 {
-			s := 0.0
-			for _, v := range g {
-				s += v
-			}
-			means = append(means, s/float64(len(g)))
+			kept = append(kept, g)
+			means = append(means, mean(g))
 		}
 	}
 	if len(means) == 0 {
-		return 0, Interval{0, 0}
+		return 0, Interval{0, 0}, ""
 	}
-	est := mean(means)
-	if len(means) == 1 {
-		return est, Interval{est, est}
+	est = mean(means)
+	if len(means) >= MinClusterRepos {
+		return est, bootstrap(reps, seed, func(rng *rand.Rand) float64 { return resampledMean(rng, means) }), MethodRepoBootstrap
 	}
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	boot := make([]float64, reps)
-	for r := range boot {
-		s := 0.0
-		for range means {
-			s += means[rng.IntN(len(means))]
+	return est, bootstrap(reps, seed, pooledTasks(kept)), MethodTaskBootstrap
+}
+
+// pooledTasks is the statistic of the task bootstrap: resample every
+// task of groups, pooled, and average the resampled repositories' means.
+func pooledTasks(groups [][]float64) func(*rand.Rand) float64 {
+	type task struct {
+		repo int
+		v    float64
+	}
+	var tasks []task
+	for i, g := range groups {
+		for _, v := range g {
+			tasks = append(tasks, task{i, v})
 		}
-		boot[r] = s / float64(len(means))
+	}
+	sums, counts := make([]float64, len(groups)), make([]int, len(groups))
+	return func(rng *rand.Rand) float64 {
+		clear(sums)
+		clear(counts)
+		for range tasks {
+			t := tasks[rng.IntN(len(tasks))]
+			sums[t.repo] += t.v
+			counts[t.repo]++
+		}
+		s, n := 0.0, 0
+		for i, c := range counts {
+			if c > 0 {
+				s += sums[i] / float64(c)
+				n++
+			}
+		}
+		return s / float64(n)
+	}
+}
+
+// resampledMean is the mean of len(xs) draws from xs with replacement.
+func resampledMean(rng *rand.Rand, xs []float64) float64 {
+	s := 0.0
+	for range xs {
+		s += xs[rng.IntN(len(xs))]
+	}
+	return s / float64(len(xs))
+}
+
+// bootstrap is the 95 % percentile interval of stat over reps resamples,
+// each drawn by stat from one seeded generator: the one bootstrap every
+// mean's interval comes from.
+func bootstrap(reps int, seed uint64, stat func(*rand.Rand) float64) Interval {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	boot := make([]float64, max(reps, 1))
+	for r := range boot {
+		boot[r] = stat(rng)
 	}
 	sort.Float64s(boot)
-	return est, Interval{quantile(boot, 0.025), quantile(boot, 0.975)}
+	return Interval{quantile(boot, 0.025), quantile(boot, 0.975)}
 }
 
 func mean(xs []float64) float64 {

@@ -36,14 +36,18 @@ type Report struct {
 }
 
 // StageScore is one metric of one stage over the eval's scored tasks:
-// its mean with a 95 % interval (Wilson for rates; for other means a
-// bootstrap over repositories, so one large repository cannot dominate).
+// its mean with a 95 % interval. Rates get Wilson's; other means are the
+// mean of repository means (one large repository cannot dominate) with a
+// percentile bootstrap over repositories, or over tasks with fewer than
+// analysis.MinClusterRepos of them (analysis.RepoMean). Method says which.
 type StageScore struct {
 	Stage    string            `json:"stage"`
 	Metric   string            `json:"metric"`
 	N        int               `json:"n"`
+	Repos    int               `json:"repos"`
 	Mean     float64           `json:"mean"`
 	Interval analysis.Interval `json:"interval"`
+	Method   string            `json:"method"`
 }
 
 // Comparison is paired differences of rates between two evals on the
@@ -193,7 +197,7 @@ func scoreboard(res map[string]*result, stages []string) []StageScore {
 	order := append(slices.Clone(ScoredStages), StageEndToEnd)
 	var out []StageScore
 	for k, byRepo := range groups {
-		s := StageScore{Stage: k.stage, Metric: k.metric}
+		s := StageScore{Stage: k.stage, Metric: k.metric, Repos: len(byRepo)}
 		var all [][]float64
 		ones := 0
 		for _, repo := range sortedKeys(byRepo) {
@@ -206,9 +210,9 @@ func scoreboard(res map[string]*result, stages []string) []StageScore {
 			}
 		}
 		if slices.Contains(rates, k.metric) {
-			s.Mean, s.Interval = float64(ones)/float64(s.N), analysis.Wilson(ones, s.N)
+			s.Mean, s.Interval, s.Method = float64(ones)/float64(s.N), analysis.Wilson(ones, s.N), analysis.MethodWilson
 		} else {
-			s.Mean, s.Interval = analysis.RepoMean(all, 2000, 1)
+			s.Mean, s.Interval, s.Method = analysis.RepoMean(all, analysis.BootstrapReps, analysis.BootstrapSeed)
 		}
 		out = append(out, s)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval"
 	"github.com/cra-dev/cra/agent/retrieval"
+	"github.com/cra-dev/cra/analysis"
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/walk"
 	"github.com/cra-dev/cra/internal/config"
@@ -159,6 +161,10 @@ func (a *app) printEval(rep *eval.Report) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if slices.ContainsFunc(rep.Scores, func(s eval.StageScore) bool { return s.Method == analysis.MethodTaskBootstrap }) {
+		fmt.Fprintf(a.stdout, "(means from fewer than %d repositories: their intervals resample tasks and speak of these repositories only)\n",
+			analysis.MinClusterRepos)
 	}
 	for _, c := range []*eval.Comparison{rep.Lift, rep.Compare} {
 		if c == nil || len(c.Rows) == 0 {

@@ -31,10 +31,11 @@ func (a *app) trainPlanCommand() *cli.Command {
 		Description: "Reads the raw store: eval runs scored stage by stage against ground truth (`cra eval`),\n" +
 			"oracle evals that replace a stage by ground truth, and logged `cra solve` runs (weaker evidence:\n" +
 			"no ground truth). Per stage it computes the share right (Wilson interval) and its metrics (mean of\n" +
-			"repository means, bootstrap over repositories), the association of a wrong output with end-to-end\n" +
-			"failure (odds ratio, Fisher's exact p, Holm-adjusted), a logistic regression of failure on every\n" +
-			"stage when there are enough runs, first-error attribution (each failed run charged to its earliest\n" +
-			"wrong stage) and the oracle lift (paired difference). The target is the largest oracle lift whose\n" +
+			fmt.Sprintf("repository means; bootstrap over repositories, over tasks with fewer than %d), the association\n", analysis.MinClusterRepos) +
+			"of a wrong output with end-to-end failure (odds ratio, Fisher's exact p, Holm-adjusted), a logistic\n" +
+			"regression of failure on every stage when there are enough runs, first-error attribution (each\n" +
+			"failed run charged to its earliest wrong stage) and the oracle lift (paired difference). The\n" +
+			"target is the largest oracle lift whose\n" +
 			"interval excludes zero; else the largest blame share among stages significantly associated with\n" +
 			"failure; else none, with the number of eval tasks that would show the effect.\n\n" +
 			"Writes, in --out (default exports/train-plan-<time> in the home): plan.json (the training plan\n" +

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval"
 	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/analysis"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/internal/storetest"
@@ -247,5 +248,30 @@ func TestEvalLocksItsNameAndOracleSet(t *testing.T) {
 	}
 	if got := sqlRows(t, home, "select count(*) from raw.eval_runs"); !strings.HasSuffix(got, "\n0\n") {
 		t.Errorf("the refused eval wrote rows: %s", got)
+	}
+}
+
+// TestPrintEvalSaysWhatTheIntervalsResample: the scoreboard says when a
+// mean's interval resampled tasks (fewer repositories than the cluster
+// bootstrap needs), and only then.
+func TestPrintEvalSaysWhatTheIntervalsResample(t *testing.T) {
+	for _, tc := range []struct {
+		method string
+		note   bool
+	}{
+		{analysis.MethodTaskBootstrap, true},
+		{analysis.MethodRepoBootstrap, false},
+	} {
+		var out strings.Builder
+		rep := &eval.Report{Name: "nightly", Scores: []eval.StageScore{
+			{Stage: "task_analysis", Metric: "correct", N: 18, Repos: 1, Mean: 0.5, Interval: analysis.Wilson(9, 18), Method: analysis.MethodWilson},
+			{Stage: "task_analysis", Metric: "recall", N: 18, Repos: 1, Mean: 0.344, Interval: analysis.Interval{Lo: 0.21, Hi: 0.48}, Method: tc.method},
+		}}
+		if err := (&app{stdout: &out}).printEval(rep); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out.String(), "their intervals resample tasks"); got != tc.note || !strings.Contains(out.String(), "[0.210, 0.480]") {
+			t.Errorf("%s: note %v, want %v:\n%s", tc.method, got, tc.note, out.String())
+		}
 	}
 }
