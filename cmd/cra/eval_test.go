@@ -22,11 +22,16 @@ import (
 // evalHome is a home that mined repo, with the fake model's URL and the
 // repository's test command; curate is added to its [curate] section.
 func evalHome(t *testing.T, srv *fakellm.Server, repo string, curate string) string {
+	return evalHomeWith(t, srv, repo, "test_command = \""+evaltest.CalcTestCommand+"\"\ntimeout_seconds = 60", curate)
+}
+
+// evalHomeWith is evalHome with testing as its [testing] keys.
+func evalHomeWith(t *testing.T, srv *fakellm.Server, repo, testing, curate string) string {
 	home := newHome(t)
 	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
 	cfgPath := filepath.Join(home, "config.toml")
 	cfg, _ := os.ReadFile(cfgPath)
-	s := strings.Replace(string(cfg), "[testing]\n", "[testing]\ntest_command = \""+evaltest.CalcTestCommand+"\"\ntimeout_seconds = 60\n", 1)
+	s := strings.Replace(string(cfg), "[testing]\n", "[testing]\n"+testing+"\n", 1)
 	s = strings.Replace(s, "[curate]\n", "[curate]\n"+curate+"\n", 1)
 	if err := os.WriteFile(cfgPath, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
@@ -37,6 +42,11 @@ func evalHome(t *testing.T, srv *fakellm.Server, repo string, curate string) str
 
 // oracleFor makes srv answer from the ground truth of home's tasks.
 func oracleFor(t *testing.T, srv *fakellm.Server, home string, rates map[string]float64) {
+	srv.SetOracle(fakellm.Oracle{Answer: evaltest.Answer(heldOutTasks(t, home)), ErrorRate: rates})
+}
+
+// heldOutTasks are home's tasks, every repository held out.
+func heldOutTasks(t *testing.T, home string) []eval.Task {
 	s, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +60,7 @@ func oracleFor(t *testing.T, srv *fakellm.Server, home string, rates map[string]
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.SetOracle(fakellm.Oracle{Answer: evaltest.Answer(tasks), ErrorRate: rates})
+	return tasks
 }
 
 // evalRows are what an eval leaves in the raw store, without ids, times

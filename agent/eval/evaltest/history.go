@@ -2,6 +2,7 @@ package evaltest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/gittest"
@@ -39,6 +40,69 @@ func CalcHistory(t testing.TB) *gittest.Repo {
 		r.Write("calc.py", src)
 		r.Write("tests/test_calc.py", tests)
 		r.Commit(fmt.Sprintf("Add the %s operation to calc.py with a test", op.name))
+	}
+	return r
+}
+
+// GoTestCommand runs GoHistory's tests.
+const GoTestCommand = "go test ./..."
+
+// GoOptions shape a GoHistory.
+type GoOptions struct {
+	// Ops is how many commits add an operation to calc.go and its test to
+	// calc_test.go: each a task whose new test fails at its parent.
+	Ops int
+	// Doc adds a commit that changes a doc comment only: a task whose
+	// tests pass at its parent already.
+	Doc bool
+	// Hang adds a commit whose parent's tests hang: a "wip" commit (not
+	// mined: its message is noise) makes Wait sleep for an hour, and the
+	// next makes it return at once.
+	Hang bool
+}
+
+// GoTasks is how many tasks bootstrap mines from a GoHistory.
+func (o GoOptions) GoTasks() int {
+	n := o.Ops
+	if o.Doc {
+		n++
+	}
+	if o.Hang {
+		n++
+	}
+	return n
+}
+
+// GoHistory is a Go module with a real test suite (GoTestCommand) whose
+// commits are shaped by o.
+func GoHistory(t testing.TB, o GoOptions) *gittest.Repo {
+	r := gittest.New(t)
+	src := "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n"
+	tests := "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(Add(1, 2))\n\t}\n}\n"
+	r.Write("go.mod", "module example.com/calc\n\ngo 1.21\n")
+	r.Write("calc.go", src)
+	r.Write("calc_test.go", tests)
+	r.Commit("Create the calculator module with its tests")
+	for i := range o.Ops {
+		k := i + 2
+		name := fmt.Sprintf("Scale%d", k)
+		src += fmt.Sprintf("\n// %s multiplies a by %d and adds b.\nfunc %s(a, b int) int { return a*%d + b }\n", name, k, name, k)
+		tests += fmt.Sprintf("\nfunc Test%s(t *testing.T) {\n\tif got := %s(3, 1); got != %d {\n\t\tt.Fatal(got)\n\t}\n}\n", name, name, 3*k+1)
+		r.Write("calc.go", src)
+		r.Write("calc_test.go", tests)
+		r.Commit(fmt.Sprintf("Add the %s operation to calc.go with a test", strings.ToLower(name)))
+		if o.Doc && i == o.Ops/2 {
+			src = strings.Replace(src, "// Add adds.", "// Add returns the sum of a and b.", 1)
+			r.Write("calc.go", src)
+			r.Commit("Document what the add function returns")
+		}
+	}
+	if o.Hang {
+		r.Write("wait.go", "package calc\n\nimport \"time\"\n\n// Wait waits.\nfunc Wait() { time.Sleep(time.Hour) }\n")
+		r.Write("wait_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestWait(t *testing.T) { Wait() }\n")
+		r.Commit("wip")
+		r.Write("wait.go", "package calc\n\n// Wait returns at once.\nfunc Wait() {}\n")
+		r.Commit("Make the wait function return at once")
 	}
 	return r
 }

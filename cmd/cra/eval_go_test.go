@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cra-dev/cra/agent/eval"
+	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// goEvalHome is a home that mined a GoHistory of o, every task held out,
+// with go test as its test command and testing's extra keys.
+func goEvalHome(t *testing.T, srv *fakellm.Server, o evaltest.GoOptions, testing string) (home, repo string) {
+	r := evaltest.GoHistory(t, o)
+	home = evalHomeWith(t, srv, r.Dir, fmt.Sprintf("test_command = %q\ntimeout_seconds = 120\n%s", evaltest.GoTestCommand, testing),
+		fmt.Sprintf("holdout_repos = [%q]", r.Dir))
+	return home, r.Dir
+}
+
+// evalJSON runs cra eval with args and reads its report.
+func evalJSON(t *testing.T, home string, args ...string) eval.Report {
+	t.Helper()
+	var rep eval.Report
+	if err := json.Unmarshal([]byte(mustRun(t, home, append([]string{"eval", "--json"}, args...)...)), &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func scoreOf(rep eval.Report, stage, metric string) (eval.StageScore, bool) {
+	for _, s := range rep.Scores {
+		if s.Stage == stage && s.Metric == metric {
+			return s, true
+		}
+	}
+	return eval.StageScore{}, false
+}
+
+// On a Go module with a real test suite, a task whose new test fails at
+// its parent is judged by that test (fail to pass): the commit's own
+// change succeeds, a run that changed nothing does not. A commit whose
+// tests pass at the parent already (a doc comment) is judged by
+// reproduction: before, an unchanged suite passing counted as success.
+func TestEvalJudgesByFailToPassTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on every task")
+	}
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	o := evaltest.GoOptions{Ops: 2, Doc: true}
+	home, _ := goEvalHome(t, srv, o, "")
+	tasks := heldOutTasks(t, home)
+	if len(tasks) != o.GoTasks() {
+		t.Fatalf("%d tasks mined, want %d", len(tasks), o.GoTasks())
+	}
+	answer := evaltest.Answer(tasks)
+	srv.SetOracle(fakellm.Oracle{Answer: answer})
+	good := evalJSON(t, home, "--name", "good")
+	if s, _ := scoreOf(good, eval.StageEndToEnd, eval.MetricSuccess); s.Mean != 1 || s.N != o.GoTasks() {
+		t.Errorf("the commits' own changes: end-to-end %+v, want 1 on %d tasks", s, o.GoTasks())
+	}
+	want := map[string]int{eval.JudgedByTests: o.Ops, eval.JudgedByReproduction: 1}
+	if fmt.Sprint(good.JudgedBy) != fmt.Sprint(want) {
+		t.Errorf("judged by %v, want %v", good.JudgedBy, want)
+	}
+	judged := sqlRows(t, home, "select judged_by, reason, fail_to_pass, fails_at_commit from raw.eval_commit_judgements order by all")
+	wantJudged := "judged_by,reason,fail_to_pass,fails_at_commit\n" +
+		"reproduction,no_fail_to_pass,[],[]\n" +
+		strings.Repeat(`tests,fail_to_pass,"[""example.com/calc: package failed""]",[]`+"\n", o.Ops)
+	if judged != wantJudged {
+		t.Errorf("judgements:\n%s\nwant\n%s", judged, wantJudged)
+	}
+
+	// A model whose edits never apply leaves every run's diff empty.
+	srv.SetOracle(fakellm.Oracle{Answer: func(req fakellm.Request) (string, string, string, bool) {
+		stage, right, wrong, ok := answer(req)
+		if stage == schema.StageImplement {
+			wrong = "I would change nothing."
+		}
+		return stage, right, wrong, ok
+	}, ErrorRate: map[string]float64{schema.StageImplement: 1}})
+	empty := evalJSON(t, home, "--name", "empty")
+	if s, _ := scoreOf(empty, eval.StageEndToEnd, eval.MetricSuccess); s.Mean != 0 || s.N != o.GoTasks() {
+		t.Errorf("runs that changed nothing: end-to-end %+v, want 0 on %d tasks", s, o.GoTasks())
+	}
+	if got := sqlRows(t, home, "select count(*) from raw.task_runs where task_id like 'eval2-%' and not contains(task_id, ':') and coalesce(final_diff, '') <> ''"); got != "count_star()\n0\n" {
+		t.Errorf("runs of the empty model with a diff: %s", got)
+	}
+	// The judgements were made once, by the first eval.
+	if got := sqlRows(t, home, "select count(*) from raw.eval_commit_judgements"); got != fmt.Sprintf("count_star()\n%d\n", o.GoTasks()) {
+		t.Errorf("judgements after two evals: %s", got)
+	}
+}
+
+// A stage planted weak (scope loses calc.go every time) on 20 tasks of a
+// Go module: the --oracle scope run gives the success back with an
+// interval that excludes zero, and train-plan names scope.
+func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the agent on 40 tasks")
+	}
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	o := evaltest.GoOptions{Ops: 20}
+	home, _ := goEvalHome(t, srv, o, "")
+	oracleFor(t, srv, home, map[string]float64{schema.StageScope: 1})
+	weak := evalJSON(t, home, "--name", "weak")
+	if s, _ := scoreOf(weak, eval.StageEndToEnd, eval.MetricSuccess); s.Mean != 0 {
+		t.Errorf("end to end with scope losing calc.go: %+v, want 0", s)
+	}
+	lifted := evalJSON(t, home, "--name", "weak", "--oracle", "scope")
+	var lift *eval.Diff
+	if lifted.Lift != nil {
+		for i, d := range lifted.Lift.Rows {
+			if d.Stage == eval.StageEndToEnd && d.Metric == eval.MetricSuccess {
+				lift = &lifted.Lift.Rows[i]
+			}
+		}
+	}
+	if lift == nil || lift.N != o.Ops || lift.Diff != 1 || lift.Interval.Lo <= 0 {
+		t.Fatalf("--oracle scope lift %+v, want +1 on %d tasks with an interval above zero", lift, o.Ops)
+	}
+	var plan struct {
+		TargetStage string `json:"target_stage"`
+	}
+	out := mustRun(t, home, "train-plan", "--no-llm", "--json", "--out", filepath.Join(t.TempDir(), "plan"))
+	if err := json.Unmarshal([]byte(out), &plan); err != nil || plan.TargetStage != schema.StageScope {
+		t.Errorf("train-plan: %v %q, want target scope", err, out)
+	}
+}
+
+// A test that hangs at a commit's parent costs the eval its own timeout
+// (a multiple of the commit's test time, here at the floor of 3 s), not
+// timeout_seconds, once: the task is undecidable (no success counted),
+// its steps run no test, and the other tasks are judged as ever.
+func TestEvalBoundsATestThatHangsAtTheParent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on every task")
+	}
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	o := evaltest.GoOptions{Ops: 1, Hang: true}
+	home, _ := goEvalHome(t, srv, o, "eval_timeout_floor_seconds = 3\neval_timeout_factor = 2")
+	oracleFor(t, srv, home, nil)
+	rep := evalJSON(t, home, "--name", "hang")
+	want := map[string]int{eval.JudgedByTests: 1, eval.JudgedUndecidable: 1}
+	if fmt.Sprint(rep.JudgedBy) != fmt.Sprint(want) || rep.Errors != 0 {
+		t.Fatalf("judged by %v (%d errors), want %v", rep.JudgedBy, rep.Errors, want)
+	}
+	if s, _ := scoreOf(rep, eval.StageEndToEnd, eval.MetricSuccess); s.N != 1 || s.Mean != 1 {
+		t.Errorf("end to end %+v: want the decidable task alone, solved", s)
+	}
+	row := strings.Split(strings.TrimSpace(sqlRows(t, home, `select j.reason, j.timeout_ms, t.elapsed_ms from raw.eval_tasks t
+		join raw.synthetic_tasks s on s.id = t.task_id join raw.eval_commit_judgements j on j.commit = s.commit
+		where t.judged_by = 'undecidable'`)), "\n")
+	if len(row) != 2 {
+		t.Fatalf("undecidable tasks: %q", row)
+	}
+	f := strings.Split(row[1], ",")
+	timeout, _ := strconv.Atoi(f[1])
+	elapsed, _ := strconv.Atoi(f[2])
+	if f[0] != eval.ReasonTimeoutAtParent || timeout != 3000 {
+		t.Errorf("judgement %q, want timeout_at_parent after 3000 ms", row[1])
+	}
+	// The hang is paid once (the tests at the parent), not by the steps,
+	// a retry and the judgement: well under two timeouts beside the rest.
+	if took := time.Duration(elapsed) * time.Millisecond; took > 2*time.Duration(timeout)*time.Millisecond+30*time.Second {
+		t.Errorf("the hanging task took %s", took)
+	}
+	if got := sqlRows(t, home, `select count(*) from raw.validation_results v join raw.run_attempts a on a.id = v.attempt_id
+		join raw.task_runs r on r.id = a.task_run_id join raw.eval_tasks t on starts_with(r.task_id, 'eval1-' || left(t.task_id, 16))
+		where t.judged_by = 'undecidable' and not starts_with(v.test_output, 'the tests did not end within')`); got != "count_star()\n0\n" {
+		t.Errorf("test runs in the undecidable task's steps: %s", got)
+	}
+}
