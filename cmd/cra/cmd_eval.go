@@ -44,9 +44,14 @@ func (a *app) evalCommand() *cli.Command {
 			"seeds), scope (recall, precision, F1, reach), precision (accuracy and macro-F1 of symbol\n" +
 			"tiers), meta_plan and part_plan (F1 of files, order, roles and symbol actions carried\n" +
 			"out), implement (edits apply, the commit reproduced byte for byte, similarity of the\n" +
-			"change) and end to end: the repository's tests pass with the commit's own test files\n" +
-			"laid over the result (when it has a test command and the commit's tests pass), else\n" +
-			"exact reproduction. Each stage also gets `correct` (0/1), which train-plan reads.\n" +
+			"change) and end to end, as SWE-bench judges: where some test of the commit fails at the\n" +
+			"parent and passes at the commit (FAIL_TO_PASS, found once per commit and kept in\n" +
+			"raw.eval_commit_judgements), the run succeeds when those pass on its result and no\n" +
+			"test that passed broke; where none does, by exact reproduction; where the tests do\n" +
+			"not end in time at the parent, the task is undecidable (no success counted). A run\n" +
+			"that changed nothing never succeeds. Test runs stop after [testing]\n" +
+			"eval_timeout_factor times the commit's own test time (at least\n" +
+			"eval_timeout_floor_seconds). Each stage also gets `correct` (0/1), which train-plan reads.\n" +
 			"Every run is a logged solve run; scores are in\n" +
 			"raw.eval_results (notebooks/eval_scoreboard.sql). --oracle replaces the named stages'\n" +
 			"answers by their ground truth: run the same --name with and without it and the report\n" +
