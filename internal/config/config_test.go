@@ -95,6 +95,7 @@ func TestErrorsNameFileKeyAndFix(t *testing.T) {
 			[]string{"reserved_tokens must be < context_window", "40000 >= 32768", "lower budget.reserved_tokens"}},
 		{"negative reserved", "[budget]\nreserved_tokens = -1\n", "budget.reserved_tokens", []string{">= 0"}},
 		{"zero window", "[models]\ncontext_window = 0\n", "models.context_window", []string{"must be > 0"}},
+		{"eval timeout factor", "[testing]\neval_timeout_factor = 0.5\n", "testing.eval_timeout_factor", []string{"must be at least 1"}},
 		{"bad provider", "[models]\nprovider = \"olama\"\n", "models.provider", []string{`"olama"`, "ollama, openai_compat, remote_api"}},
 		{"bad url", "[models]\nbase_url = \"localhost\"\n", "models.base_url", []string{"not an http(s) URL"}},
 		{"typo key", "[models]\ncodng = \"x\"\n", "models.codng", []string{"unknown key", "did you mean models.coding?"}},
@@ -236,10 +237,10 @@ test_command = "pytest"
 		path string
 		want Testing
 	}{
-		{repo, Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30}},
-		{filepath.Join(repo, "."), Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30}},
-		{"/elsewhere", Testing{TestCommand: "pytest", LintCommand: "make lint", TimeoutSeconds: 60}},
-		{dir, Testing{TestCommand: "make test", LintCommand: "make lint", TimeoutSeconds: 60}},
+		{repo, Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30}},
+		{filepath.Join(repo, "."), Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30}},
+		{"/elsewhere", Testing{TestCommand: "pytest", LintCommand: "make lint", TimeoutSeconds: 60, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30}},
+		{dir, Testing{TestCommand: "make test", LintCommand: "make lint", TimeoutSeconds: 60, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30}},
 	} {
 		if got := cfg.Testing.For(tc.path); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("For(%s) = %+v, want %+v", tc.path, got, tc.want)
