@@ -271,6 +271,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 		ran = ok && s.taskRunID != 0
 	}
 	if !ran {
+		phase("the knowledge base at the parent")
 		if err := k.at(ctx, t.Parent); err != nil {
 			return fail(err)
 		}

@@ -20,14 +20,14 @@ type result struct {
 }
 
 // cra runs the whole CLI in-process with --home set to home.
-func cra(t *testing.T, home string, stdin string, args ...string) result {
+func cra(t testing.TB, home string, stdin string, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)
 	return result{code, out.String(), errb.String()}
 }
 
-func mustRun(t *testing.T, home string, args ...string) string {
+func mustRun(t testing.TB, home string, args ...string) string {
 	t.Helper()
 	r := cra(t, home, "", args...)
 	if r.code != 0 {
@@ -36,7 +36,7 @@ func mustRun(t *testing.T, home string, args ...string) string {
 	return r.stdout
 }
 
-func newHome(t *testing.T) string {
+func newHome(t testing.TB) string {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), "home")
 	mustRun(t, home, "init")

@@ -17,7 +17,7 @@ import (
 
 // goEvalHome is a home that mined a GoHistory of o, every task held out,
 // with go test as its test command and testing's extra keys.
-func goEvalHome(t *testing.T, srv *fakellm.Server, o evaltest.GoOptions, testing string) (home, repo string) {
+func goEvalHome(t testing.TB, srv *fakellm.Server, o evaltest.GoOptions, testing string) (home, repo string) {
 	r := evaltest.GoHistory(t, o)
 	home = evalHomeWith(t, srv, r.Dir, fmt.Sprintf("test_command = %q\ntimeout_seconds = 120\n%s", evaltest.GoTestCommand, testing),
 		fmt.Sprintf("holdout_repos = [%q]", r.Dir))
@@ -25,7 +25,7 @@ func goEvalHome(t *testing.T, srv *fakellm.Server, o evaltest.GoOptions, testing
 }
 
 // evalJSON runs cra eval with args and reads its report.
-func evalJSON(t *testing.T, home string, args ...string) eval.Report {
+func evalJSON(t testing.TB, home string, args ...string) eval.Report {
 	t.Helper()
 	var rep eval.Report
 	if err := json.Unmarshal([]byte(mustRun(t, home, append([]string{"eval", "--json"}, args...)...)), &rep); err != nil {

@@ -26,7 +26,7 @@ func evalHome(t *testing.T, srv *fakellm.Server, repo string, curate string) str
 }
 
 // evalHomeWith is evalHome with testing as its [testing] keys.
-func evalHomeWith(t *testing.T, srv *fakellm.Server, repo, testing, curate string) string {
+func evalHomeWith(t testing.TB, srv *fakellm.Server, repo, testing, curate string) string {
 	home := newHome(t)
 	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
 	cfgPath := filepath.Join(home, "config.toml")
@@ -41,12 +41,12 @@ func evalHomeWith(t *testing.T, srv *fakellm.Server, repo, testing, curate strin
 }
 
 // oracleFor makes srv answer from the ground truth of home's tasks.
-func oracleFor(t *testing.T, srv *fakellm.Server, home string, rates map[string]float64) {
+func oracleFor(t testing.TB, srv *fakellm.Server, home string, rates map[string]float64) {
 	srv.SetOracle(fakellm.Oracle{Answer: evaltest.Answer(heldOutTasks(t, home)), ErrorRate: rates})
 }
 
 // heldOutTasks are home's tasks, every repository held out.
-func heldOutTasks(t *testing.T, home string) []eval.Task {
+func heldOutTasks(t testing.TB, home string) []eval.Task {
 	s, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -114,7 +114,7 @@ func solveHome(t *testing.T, srv *fakellm.Server, r *gittest.Repo, extra string)
 	return home
 }
 
-func sqlRows(t *testing.T, home, query string) string {
+func sqlRows(t testing.TB, home, query string) string {
 	t.Helper()
 	return mustRun(t, home, "sql", "--format", "csv", query)
 }
