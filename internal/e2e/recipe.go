@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -39,6 +42,9 @@ type Options struct {
 	DistillBudget float64
 	// DistillSample is both distills' --sample (0: every task).
 	DistillSample int
+	// TestCommands are repositories' test commands (path → command), each
+	// a [[testing.repo]] table: eval judges their tasks by their tests.
+	TestCommands map[string]string
 }
 
 // TeacherKeyEnv is the variable the teacher's (fake) API key is read from;
@@ -70,7 +76,9 @@ func Recipe(home string, o Options) []Step {
 	steps := []Step{
 		{Name: "init", Args: []string{"init", "--provider", "ollama", "--base-url", o.ModelURL,
 			"--coding-model", "coder:1b", "--reasoning-model", "reasoner:1b"},
-			After: func() error { return configureTeacher(home, strings.TrimRight(o.ModelURL, "/")+"/v1") }},
+			After: func() error {
+				return errors.Join(configureTeacher(home, strings.TrimRight(o.ModelURL, "/")+"/v1"), configureTests(home, o.TestCommands))
+			}},
 		{Name: "bootstrap", Args: append([]string{"bootstrap"}, o.Repos...), Needs: "init", Partial: true},
 		{Name: "curate-data", Args: []string{"curate-data", "--name", "synthetic"}, Needs: "bootstrap"},
 	}
@@ -121,4 +129,23 @@ func configureTeacher(home, url string) error {
 		text = strings.Replace(text, r[0], r[1], 1)
 	}
 	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+// configureTests appends a [[testing.repo]] table per repository and test
+// command to config.toml.
+func configureTests(home string, commands map[string]string) error {
+	if len(commands) == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	for _, repo := range slices.Sorted(maps.Keys(commands)) {
+		if _, err := fmt.Fprintf(f, "\n[[testing.repo]]\npath = %q\ntest_command = %q\n", repo, commands[repo]); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
 }

@@ -36,6 +36,7 @@ type options struct {
 	distillSample int
 	keep          bool
 	repos         []string
+	tests         map[string]string
 }
 
 func main() {
@@ -48,6 +49,16 @@ func main() {
 	flag.Float64Var(&o.distillBudget, "distill-budget", 1, "the budgeted distill's --budget-usd")
 	flag.IntVar(&o.distillSample, "distill-sample", 0, "both distills' --sample `N` (0: every task)")
 	flag.BoolVar(&o.keep, "keep", false, "keep each run's home (and print where)")
+	o.tests = map[string]string{}
+	flag.Func("test-command", "`PATH=COMMAND`: a repository's test command (repeat per repository), so eval judges it by its tests", func(v string) error {
+		repo, command, ok := strings.Cut(v, "=")
+		if !ok || repo == "" || command == "" {
+			return fmt.Errorf("want PATH=COMMAND, got %q", v)
+		}
+		abs, err := filepath.Abs(repo)
+		o.tests[abs] = command
+		return err
+	})
 	flag.Parse()
 	o.repos = flag.Args()
 	if len(o.repos) == 0 || o.runs < 1 {
@@ -149,7 +160,7 @@ func runOnce(ctx context.Context, o options, self string) ([]e2e.Result, error) 
 			return err
 		}}
 	return r.Run(ctx, e2e.Recipe(home, e2e.Options{Repos: o.repos, ModelURL: "http://" + addr,
-		EvalSample: o.evalSample, DistillBudget: o.distillBudget, DistillSample: o.distillSample}))
+		EvalSample: o.evalSample, DistillBudget: o.distillBudget, DistillSample: o.distillSample, TestCommands: o.tests}))
 }
 
 // freeAddr is a loopback address no one listens on now: cra init needs the
