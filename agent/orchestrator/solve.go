@@ -52,6 +52,10 @@ type Options struct {
 	GraphOptions retrieval.GraphOptions
 	NewClient    func(llm.ModelConfig) (llm.Client, error)
 	Log          *slog.Logger
+	// Started, when set, is told the run's task id as soon as the run can
+	// be resumed by it (its session written), before any model call:
+	// resumed says it continues a killed run.
+	Started func(taskID string, resumed bool)
 }
 
 // Run statuses.
@@ -245,6 +249,9 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 		}
 	} else if err := r.begin(ctx); err != nil {
 		return nil, err
+	}
+	if opts.Started != nil {
+		opts.Started(taskID, opts.Resume != "")
 	}
 	if r.curated = opts.Knowledge; r.curated == nil {
 		if r.curated, err = kb.Open(ctx, opts.Home, kb.Curated, kb.Options{Command: "cra solve", Wait: kb.BatchWait}); err != nil {
