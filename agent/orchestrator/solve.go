@@ -218,6 +218,12 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 		return nil, err
 	}
 	r.repo = *ready.Repo
+	// A resumed run goes on from its own base, whatever is indexed now.
+	if opts.Resume == "" {
+		if err := retrieval.CheckRevision(&r.repo, opts.Rev); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Raw == nil { // cra eval sweeps once for all its runs
 		if removed := SweepStale(ctx, opts.Home, r.repo.Path); len(removed) > 0 {
 			opts.Log.Info("removed what killed runs left", "repo", r.repo.Path, "removed", removed)
