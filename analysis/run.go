@@ -204,7 +204,7 @@ func record(ctx context.Context, opts Options, res *Result, rep *Report) error {
 	model, client, note := narrativeClient(opts, res.Status)
 	rep.NarrativeNote = note
 	started := time.Now().UTC()
-	run := kb.TaskRun{TaskID: res.TaskID, Mode: "train_plan", ExecuteModel: "none", Stages: []string{"log_analysis"}, Started: started}
+	run := kb.TaskRun{TaskID: res.TaskID, Mode: kb.ModeTrainPlan, ExecuteModel: "none", Stages: []string{"log_analysis"}, Started: started}
 	if client != nil {
 		run.ExecuteModel, run.Stages = model.Model, []string{"log_analysis", "narrative"}
 	}

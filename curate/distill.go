@@ -238,6 +238,7 @@ func (d *distiller) begin(ctx context.Context) error {
 
 // finish records how the run ended and fills in the money of the summary.
 func (d *distiller) finish(ctx context.Context, runErr error) error {
+	d.fillLeft()
 	status := kb.StatusOK
 	d.smu.Lock()
 	switch {

@@ -47,6 +47,7 @@ func distillBatches(ctx context.Context, dir string, opts DistillOptions) (*Dist
 
 	var sel *selection
 	var open []kb.DistillBatch
+	inBatch := map[string]bool{} // requests whose answers come with a batch
 	err = d.withStore(ctx, dir, func() (err error) {
 		if sel, err = selectionOf(ctx, d.w.Conn, opts); err != nil {
 			return err
@@ -57,7 +58,6 @@ func distillBatches(ctx context.Context, dir string, opts DistillOptions) (*Dist
 		if open, err = kb.OpenDistillBatches(ctx, d.w.Conn, opts.Name); err != nil {
 			return err
 		}
-		inBatch := map[string]bool{} // requests whose answers come with a batch
 		for _, b := range open {
 			for _, k := range b.CustomIDs {
 				inBatch[k] = true
@@ -99,14 +99,20 @@ func distillBatches(ctx context.Context, dir string, opts DistillOptions) (*Dist
 	}
 	runErr := d.drive(ctx, dir, api, client, open)
 	if runErr == nil {
-		// The answers the batches brought, judged for this selection.
+		// The answers the batches brought, judged for this selection; a
+		// request of a batch that brought none failed.
 		runErr = d.withStore(ctx, dir, func() error {
 			err := d.eachWindow(ctx, sel, false, func(jobs []*job) error {
 				cache, err := kb.LoadDistillCache(ctx, d.w.Conn, keysOf(jobs))
 				if err != nil {
 					return err
 				}
-				hits, _ := cached(jobs, cache)
+				hits, misses := cached(jobs, cache)
+				for _, j := range misses {
+					if inBatch[j.key] {
+						d.count(j.stage, func(s *StageSummary) { s.Failed += len(j.items) })
+					}
+				}
 				return d.replay(ctx, hits, cache, false)
 			})
 			if err != nil {
@@ -150,7 +156,6 @@ func (d *distiller) submit(ctx context.Context, fresh []*job) ([]kb.DistillBatch
 			d.stopWith(StopBudget)
 		}
 		if d.stopped() {
-			d.left(j)
 			continue
 		}
 		take, bounds = append(take, j), append(bounds, bound)
@@ -323,7 +328,6 @@ func (d *distiller) download(ctx context.Context, dir string, api *llm.Batches, 
 		resp, err := r.Answer()
 		rows = append(rows, client.Record(j.req, resp, err, now, 0))
 		if err != nil {
-			d.count(j.stage, func(s *StageSummary) { s.Failed++ })
 			continue
 		}
 		e := d.entry(client, j, resp, remote.ID)
@@ -333,7 +337,6 @@ func (d *distiller) download(ctx context.Context, dir string, api *llm.Batches, 
 	for k, j := range jobs {
 		if !answered[k] {
 			rows = append(rows, client.Record(j.req, llm.Response{}, fmt.Errorf("batch %s ended %s without an answer to it", remote.ID, remote.Status), now, 0))
-			d.count(j.stage, func(s *StageSummary) { s.Failed++ })
 		}
 	}
 	if remote.Status != llm.BatchCompleted {

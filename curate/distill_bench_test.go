@@ -40,8 +40,8 @@ func BenchmarkDistillCachedReplay(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if sum.Totals.CacheHits != requests || sum.Totals.Calls != 0 || sum.Totals.Verified != requests {
-			b.Fatalf("totals %+v: want %d cache hits, all verified", sum.Totals, requests)
+		if sum.Totals.FromCache != requests || sum.Totals.Calls != 0 || sum.Totals.Verified != requests {
+			b.Fatalf("totals %+v: want %d answers from the cache, all verified", sum.Totals, requests)
 		}
 	}
 	b.StopTimer()

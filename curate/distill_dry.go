@@ -7,9 +7,10 @@ import (
 )
 
 // dryRun says what a run would do: the items it would answer from the
-// cache, and for the requests it would send, their number, their expected
-// prompt and completion tokens and cost (with the batch discount under
-// --batch), and the most they could cost. Nothing is called or written.
+// cache (FromCache), and for the requests it would send, their number,
+// their expected prompt and completion tokens and cost (with the batch
+// discount under --batch), and the most they could cost. Nothing is
+// called or written.
 func dryRun(ctx context.Context, w kb.Writer, opts DistillOptions) (*DistillSummary, error) {
 	d := newDistiller(opts)
 	d.w = w
@@ -24,7 +25,7 @@ func dryRun(ctx context.Context, w kb.Writer, opts DistillOptions) (*DistillSumm
 		}
 		hits, misses := cached(jobs, cache)
 		for _, j := range hits {
-			d.count(j.stage, func(s *StageSummary) { s.CacheHits++ })
+			d.count(j.stage, func(s *StageSummary) { s.FromCache += len(j.items) })
 		}
 		for _, j := range misses {
 			prompt := estimatePrompt(j.body)

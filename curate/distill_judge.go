@@ -10,10 +10,11 @@ import (
 )
 
 // judge verifies a cached answer for each item of j and returns their
-// outcomes: the verified ones carry their training example (the
+// outcomes, counting the answer as the cache's (fromCache: it was there
+// before this run asked) or the teacher's: the verified ones carry their training example (the
 // student's prompt, the answer as its parser reads it back, credentials
 // redacted or the example left out per [curate] secrets).
-func (d *distiller) judge(j *job, e kb.DistillCacheEntry) []kb.DistillOutcome {
+func (d *distiller) judge(j *job, e kb.DistillCacheEntry, fromCache bool) []kb.DistillOutcome {
 	out := make([]kb.DistillOutcome, 0, len(j.items))
 	now := time.Now().UTC()
 	for _, it := range j.items {
@@ -48,6 +49,11 @@ func (d *distiller) judge(j *job, e kb.DistillCacheEntry) []kb.DistillOutcome {
 			} else {
 				s.Rejected++
 			}
+			if fromCache {
+				s.FromCache++
+			} else {
+				s.FromTeacher++
+			}
 		})
 		out = append(out, o)
 	}
@@ -55,9 +61,9 @@ func (d *distiller) judge(j *job, e kb.DistillCacheEntry) []kb.DistillOutcome {
 }
 
 // replay judges the jobs answered in cache on every core and stores their
-// outcomes in bounded transactions; hits counts them as cache hits (not
-// when the answers came with this run's batches).
-func (d *distiller) replay(ctx context.Context, jobs []*job, cache map[string]kb.DistillCacheEntry, hits bool) error {
+// outcomes in bounded transactions; fromCache counts the answers as the
+// cache's (not when they came with the batches this run collected).
+func (d *distiller) replay(ctx context.Context, jobs []*job, cache map[string]kb.DistillCacheEntry, fromCache bool) error {
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -70,16 +76,13 @@ func (d *distiller) replay(ctx context.Context, jobs []*job, cache map[string]kb
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = d.judge(jobs[i], cache[jobs[i].key])
+				results[i] = d.judge(jobs[i], cache[jobs[i].key], fromCache)
 			}
 		}()
 	}
-	for i, j := range jobs {
+	for i := range jobs {
 		if ctx.Err() != nil {
 			break
-		}
-		if hits {
-			d.count(j.stage, func(s *StageSummary) { s.CacheHits++ })
 		}
 		next <- i
 	}

@@ -69,7 +69,6 @@ func (d *distiller) live(ctx context.Context, client *llm.Logged, jobs []*job) e
 	g.SetLimit(d.opts.Jobs)
 	for _, j := range jobs {
 		if d.stopped() || gctx.Err() != nil {
-			d.left(j)
 			continue
 		}
 		turn := d.turns
@@ -79,7 +78,6 @@ func (d *distiller) live(ctx context.Context, client *llm.Logged, jobs []*job) e
 			if d.opts.MaxCalls > 0 && d.sent.Add(1) > int64(d.opts.MaxCalls) {
 				d.spend.pass(turn)
 				d.stopWith(StopMaxCalls)
-				d.left(j)
 				return nil
 			}
 			return d.call(gctx, client, j, turn)
@@ -89,10 +87,6 @@ func (d *distiller) live(ctx context.Context, client *llm.Logged, jobs []*job) e
 		return err
 	}
 	return ctx.Err()
-}
-
-func (d *distiller) left(j *job) {
-	d.count(j.stage, func(s *StageSummary) { s.Left += len(j.items) })
 }
 
 // call asks the teacher j's request and stores what it brings. The most
@@ -105,12 +99,10 @@ func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job, turn i
 	bound := d.price.upper(j.body)
 	if !d.spend.reserve(turn, bound) {
 		d.stopWith(StopBudget)
-		d.left(j)
 		return nil
 	}
 	if ctx.Err() != nil {
 		d.spend.settle(bound, 0)
-		d.left(j)
 		return nil
 	}
 	err := d.tx(ctx, func(ctx context.Context) error {
@@ -137,10 +129,9 @@ func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job, turn i
 		}
 		d.spend.settle(bound, cost)
 		if ctx.Err() != nil {
-			d.left(j)
 			return nil
 		}
-		d.count(j.stage, func(s *StageSummary) { s.Failed++ })
+		d.count(j.stage, func(s *StageSummary) { s.Failed += len(j.items) })
 		d.opts.Log.Warn("teacher call failed; the next run asks again", "stage", j.stage, "request", j.key[:12], "err", callErr)
 		if err := d.tx(ctx, func(ctx context.Context) error {
 			if err := d.appendCalls(); err != nil {
@@ -156,7 +147,7 @@ func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job, turn i
 		return nil
 	}
 	entry := d.entry(client, j, resp, "")
-	outcomes := d.judge(j, entry)
+	outcomes := d.judge(j, entry, false)
 	err = d.tx(ctx, func(ctx context.Context) error {
 		if err := d.appendCalls(); err != nil {
 			return err

@@ -32,15 +32,25 @@ type DistillSummary struct {
 	Margin float64 `json:"estimate_margin"`
 }
 
-// StageSummary counts one stage's items (Totals: all stages').
+// StageSummary counts one stage's items (Totals: all stages'). Every item
+// ends a run verified, rejected, failed or left, and every answer judged
+// came from the cache or from the teacher:
+//
+//	Items = Verified + Rejected + Failed + Left
+//	Verified + Rejected = FromCache + FromTeacher
+//
+// Calls counts requests, not items: items whose prompts are identical
+// share one request, and a request cut off by an interruption was sent
+// without an answer to judge.
 type StageSummary struct {
-	Items     int `json:"items"`      // selected and not done before
-	CacheHits int `json:"cache_hits"` // answered from the cache, nothing paid
-	Calls     int `json:"calls"`      // requests sent (live or in a batch)
-	Verified  int `json:"verified"`
-	Rejected  int `json:"rejected"`
-	Failed    int `json:"failed"` // requests that got no answer; asked again by the next run
-	Left      int `json:"left"`   // not done: budget, --max-calls, interruption
+	Items       int `json:"items"`        // selected and not done before
+	Verified    int `json:"verified"`     // answers judged right: the dataset's examples
+	Rejected    int `json:"rejected"`     // answers judged wrong
+	Failed      int `json:"failed"`       // items whose request got no answer; asked again by the next run
+	Left        int `json:"left"`         // not done: budget, --max-calls, interruption
+	FromCache   int `json:"from_cache"`   // judged answers from the cache, nothing paid
+	FromTeacher int `json:"from_teacher"` // judged answers the teacher gave this run (live or in a batch)
+	Calls       int `json:"calls"`        // requests sent this run (live or in a batch)
 	// Rate is Verified / (Verified + Rejected).
 	Rate             float64 `json:"verification_rate"`
 	PromptTokens     int64   `json:"prompt_tokens"`
@@ -79,6 +89,19 @@ func (d *distiller) fillMoney(spent float64) {
 	if n := d.sum.Totals.Verified + d.sum.Totals.Rejected; n > 0 {
 		d.sum.Totals.Rate = float64(d.sum.Totals.Verified) / float64(n)
 	}
+}
+
+// fillLeft counts as left every item that has no outcome this run (not
+// asked, cut off, or asked in a batch the run did not see end), so that
+// Items = Verified + Rejected + Failed + Left holds however the run ended.
+func (d *distiller) fillLeft() {
+	d.smu.Lock()
+	defer d.smu.Unlock()
+	for _, s := range d.sum.Stages {
+		s.Left = s.Items - s.Verified - s.Rejected - s.Failed
+	}
+	t := &d.sum.Totals
+	t.Left = t.Items - t.Verified - t.Rejected - t.Failed
 }
 
 // count adds to stage's counts and the totals under the summary's lock.

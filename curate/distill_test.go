@@ -79,7 +79,7 @@ func TestDistillCachePaysOnce(t *testing.T) {
 	}
 	opts.Name = "other"
 	other := distill(t, home, opts)
-	if ts.Calls() != calls || other.Totals.CacheHits != first.Totals.Calls || other.Totals.Verified != first.Totals.Verified {
+	if ts.Calls() != calls || other.Totals.FromCache != first.Totals.FromTeacher || other.Totals.Verified != first.Totals.Verified {
 		t.Errorf("another name: %d calls, totals %+v; want every answer from the cache, judged the same", ts.Calls()-calls, other.Totals)
 	}
 	if other.Totals.CostUSD != 0 {

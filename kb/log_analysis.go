@@ -275,7 +275,7 @@ func (l *LogAnalysis) DataAvailable(ctx context.Context, f LogFilter) (map[strin
 	// calls of evaluated runs are held out, never training data.
 	if err := add(`SELECT c.call_type, count(*), count(*) FILTER (WHERE t.success) FROM retrieval_llm_calls c
 			JOIN (SELECT id, task_id, success, repo_path, mode FROM task_runs) t ON t.task_id = split_part(c.task_id, ':', 1)
-			WHERE c.error IS NULL AND c.response IS NOT NULL AND t.mode NOT IN ('eval', 'train_plan')
+			WHERE c.error IS NULL AND c.response IS NOT NULL AND t.mode NOT IN ('eval', '`+ModeTrainPlan+`')
 				AND t.id NOT IN (SELECT task_run_id FROM eval_tasks WHERE task_run_id IS NOT NULL) AND `+repoIn+`
 			GROUP BY 1`,
 		func(d *StageData, n, m int) { d.Logged, d.LoggedPositive = n, m }); err != nil {

@@ -79,7 +79,16 @@ var runKinds = []struct{ kind, query string }{
 	{"task", `SELECT 'task:' || mode, count(*), max(timestamp), NULL, NULL, NULL FROM raw.task_runs GROUP BY mode
 		UNION ALL SELECT 'task', 0, NULL, NULL, NULL, NULL WHERE NOT EXISTS (FROM raw.task_runs) ORDER BY 1`},
 	{"orchestrator", "SELECT 'orchestrator', count(*), max(timestamp), NULL, NULL, NULL FROM raw.orchestrator_runs"},
-	{"train_plan", "SELECT 'train_plan', count(*), max(timestamp), NULL, NULL, NULL FROM raw.training_plans WHERE task_id NOT LIKE 'curate:%'"},
+	// Every train-plan run with evidence has a task_runs row; only one
+	// that chose a stage has a training_plans row too.
+	{"train_plan", `SELECT 'train_plan', (SELECT count(*) FROM raw.task_runs WHERE mode = '` + ModeTrainPlan + `'), t.timestamp,
+			CASE WHEN t.success THEN '` + StatusOK + `' WHEN NOT t.success THEN '` + StatusFailed + `' ELSE '` + StatusRunning + `' END,
+			t.total_latency_ms / 1000.0,
+			coalesce('plan ' || p.id || ': train ' || p.target_stage, 'no stage chosen')
+		FROM raw.task_runs t LEFT JOIN raw.training_plans p ON p.task_id = t.task_id
+		WHERE t.mode = '` + ModeTrainPlan + `'
+		UNION ALL SELECT 'train_plan', 0, NULL, NULL, NULL, NULL
+		ORDER BY 3 DESC NULLS LAST LIMIT 1`},
 }
 
 // ReadStatus reads the status of the home dir's stores, read-only, opened

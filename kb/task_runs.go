@@ -8,6 +8,11 @@ import (
 	"time"
 )
 
+// ModeTrainPlan is the mode of the task_runs row every `cra train-plan`
+// that found evidence writes, whether or not it chose a stage (only a
+// chosen stage gives a training_plans row).
+const ModeTrainPlan = "train_plan"
+
 // TaskRun is one pipeline invocation as raw.task_runs keeps it: a row is
 // written when the run starts (Success nil) and finished when it ends.
 type TaskRun struct {

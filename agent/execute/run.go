@@ -57,10 +57,8 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Rev != "" {
-		if err := retrieval.CheckRevision(ready.Repo, opts.Rev); err != nil {
-			return nil, err
-		}
+	if err := retrieval.CheckRevision(ready.Repo, opts.Rev); err != nil {
+		return nil, err
 	}
 	if !ready.Enriched {
 		opts.Log.Info("no enrichment for this repository: tier 4 matches words only (run `cra enrich` to add descriptions)")

@@ -53,6 +53,10 @@ type Options struct {
 	GraphOptions retrieval.GraphOptions
 	NewClient    func(llm.ModelConfig) (llm.Client, error)
 	Log          *slog.Logger
+	// Started, when set, is told the run's task id as soon as the run can
+	// be resumed by it (its session written), before any model call:
+	// resumed says it continues a killed run.
+	Started func(taskID string, resumed bool)
 }
 
 // Run statuses.
@@ -215,6 +219,12 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 		return nil, err
 	}
 	r.repo = *ready.Repo
+	// A resumed run goes on from its own base, whatever is indexed now.
+	if opts.Resume == "" {
+		if err := retrieval.CheckRevision(&r.repo, opts.Rev); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Raw == nil { // cra eval sweeps once for all its runs
 		if removed := SweepStale(ctx, opts.Home, r.repo.Path); len(removed) > 0 {
 			opts.Log.Info("removed what killed runs left", "repo", r.repo.Path, "removed", removed)
@@ -246,6 +256,9 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 		}
 	} else if err := r.begin(ctx); err != nil {
 		return nil, err
+	}
+	if opts.Started != nil {
+		opts.Started(taskID, opts.Resume != "")
 	}
 	if r.curated = opts.Knowledge; r.curated == nil {
 		if r.curated, err = kb.Open(ctx, opts.Home, kb.Curated, kb.Options{Command: "cra solve", Wait: kb.BatchWait}); err != nil {

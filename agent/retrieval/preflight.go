@@ -101,21 +101,51 @@ func preflightModels(cfg config.Config, roles []llm.Role) error {
 }
 
 // CheckRevision checks that the knowledge base holds repo at rev (a commit
-// name git resolves): the pipeline reads the indexed state, so planning
-// at another revision needs that revision indexed.
+// name git resolves; "" is HEAD): the pipeline reads the indexed state, so
+// planning or solving at another revision needs that revision indexed. The
+// indexed revision is the commit indexed (`cra index --rev`), or for a
+// working tree the HEAD it had then. A repository indexed without history
+// (not git, no commit yet) has no revision to check against HEAD.
 func CheckRevision(repo *kb.Repo, rev string) error {
-	out, err := exec.Command("git", "-C", repo.Path, "rev-parse", "--verify", "--quiet", rev+"^{commit}").Output()
+	indexed := indexedRevision(repo)
+	if rev == "" {
+		head, err := resolveCommit(repo.Path, "HEAD")
+		if err != nil || indexed == "" || head == indexed {
+			return nil
+		}
+		return &PreflightError{Problem: fmt.Sprintf("the index of %s is at %.12s, HEAD is at %.12s", repo.Path, indexed, head),
+			Fix: fmt.Sprintf("run `cra index %s` (or pass --rev %.12s)", repo.Path, indexed)}
+	}
+	hash, err := resolveCommit(repo.Path, rev)
 	if err != nil {
 		return &PreflightError{Problem: fmt.Sprintf("--rev %s is no commit of %s", rev, repo.Path), Fix: "name a commit, branch or tag of the repository"}
 	}
-	hash := strings.TrimSpace(string(out))
-	if repo.TreeRev != hash {
-		indexed := repo.TreeRev
-		if indexed == "" || indexed == "worktree" {
-			indexed = "its working tree"
+	if hash != indexed {
+		held := repo.TreeRev
+		if held == "" || held == "worktree" {
+			held = "its working tree"
 		}
-		return &PreflightError{Problem: fmt.Sprintf("the knowledge base holds %s at %s, not at %s", repo.Path, indexed, rev),
+		return &PreflightError{Problem: fmt.Sprintf("the knowledge base holds %s at %s, not at %s", repo.Path, held, rev),
 			Fix: fmt.Sprintf("run `cra index --rev %s %s`", rev, repo.Path)}
 	}
 	return nil
+}
+
+// indexedRevision is the commit whose state the knowledge base holds for
+// repo: the commit indexed, or for a working tree the HEAD it had then
+// ("" when there was none).
+func indexedRevision(repo *kb.Repo) string {
+	if repo.TreeRev == "" || repo.TreeRev == "worktree" {
+		return repo.HeadCommit
+	}
+	return repo.TreeRev
+}
+
+// resolveCommit is the commit hash rev names in the repository at path.
+func resolveCommit(path, rev string) (string, error) {
+	out, err := exec.Command("git", "-C", path, "rev-parse", "--verify", "--quiet", rev+"^{commit}").Output()
+	if err != nil {
+		return "", fmt.Errorf("resolve %s in %s: %w", rev, path, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }

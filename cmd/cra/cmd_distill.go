@@ -178,13 +178,13 @@ func (a *app) printDistillSummary(s *curate.DistillSummary) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	if s.DryRun {
 		fmt.Fprintf(a.stdout, "dry run of %s with teacher %s, %s: nothing is called or written\n\n", s.Name, s.Teacher, how)
-		fmt.Fprintln(tw, "STAGE\tITEMS\tCACHED\tCALLS\tPROMPT TOKENS\tCOMPLETION TOKENS\tCOST USD\tAT MOST USD\t")
+		fmt.Fprintln(tw, "STAGE\tITEMS\tFROM CACHE\tCALLS\tPROMPT TOKENS\tCOMPLETION TOKENS\tCOST USD\tAT MOST USD\t")
 		est := func(name string, st *curate.StageSummary) *curate.Estimate {
 			e := st.Estimate
 			if e == nil {
 				e = &curate.Estimate{}
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.4f\t%.4f\t\n", name, st.Items, st.CacheHits, e.Calls, e.PromptTokens,
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.4f\t%.4f\t\n", name, st.Items, st.FromCache, e.Calls, e.PromptTokens,
 				e.CompletionTokens, e.CostUSD, e.MaxCostUSD)
 			return e
 		}
@@ -205,14 +205,17 @@ func (a *app) printDistillSummary(s *curate.DistillSummary) error {
 		return nil
 	}
 	fmt.Fprintf(a.stdout, "distill %s (run %d) with teacher %s, %s\n\n", s.Name, s.RunID, s.Teacher, how)
-	fmt.Fprintln(tw, "STAGE\tITEMS\tCACHED\tCALLS\tVERIFIED\tREJECTED\tFAILED\tLEFT\tRATE\tTOKENS IN\tTOKENS OUT\tCOST USD\t")
+	// Items = verified + rejected + failed + left; verified + rejected =
+	// from cache + from teacher; calls are requests (identical prompts
+	// share one), beside the tokens and cost they took.
+	fmt.Fprintln(tw, "STAGE\tITEMS\tVERIFIED\tREJECTED\tFAILED\tLEFT\tRATE\tFROM CACHE\tFROM TEACHER\tCALLS\tTOKENS IN\tTOKENS OUT\tCOST USD\t")
 	row := func(name string, st *curate.StageSummary) {
 		rate := "-"
 		if st.Verified+st.Rejected > 0 {
 			rate = fmt.Sprintf("%.0f%%", st.Rate*100)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%.4f\t\n", name, st.Items, st.CacheHits, st.Calls,
-			st.Verified, st.Rejected, st.Failed, st.Left, rate, st.PromptTokens, st.CompletionTokens, st.CostUSD)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%.4f\t\n", name, st.Items, st.Verified, st.Rejected,
+			st.Failed, st.Left, rate, st.FromCache, st.FromTeacher, st.Calls, st.PromptTokens, st.CompletionTokens, st.CostUSD)
 	}
 	for _, st := range stages {
 		row(st, s.Stages[st])
@@ -236,7 +239,7 @@ func (a *app) printDistillSummary(s *curate.DistillSummary) error {
 		fmt.Fprintf(a.stdout, "interrupted: what was answered is saved; %d items left: run the same command again to go on\n", s.Totals.Left)
 	}
 	if s.Totals.Failed > 0 {
-		fmt.Fprintf(a.stdout, "%d requests got no answer; the next run asks them again\n", s.Totals.Failed)
+		fmt.Fprintf(a.stdout, "%d items failed: their requests got no answer; the next run asks them again\n", s.Totals.Failed)
 	}
 	if s.Dataset != "" {
 		fmt.Fprintf(a.stdout, "dataset %s: export it with `cra datasets export %s`\n", s.Dataset, s.Dataset)

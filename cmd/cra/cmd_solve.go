@@ -32,8 +32,9 @@ func (a *app) solveCommand() *cli.Command {
 			"raw.task_runs.final_diff, and --apply brings it into your working tree (refused, naming\n" +
 			"the conflicting paths, when it does not apply cleanly). --plan FILE follows a plan from\n" +
 			"`cra plan --output` in one implement pass; --meta-plan FILE skips the meta plan. A killed\n" +
-			"run continues with --resume TASK_ID. Every pass, call, attempt and test run is in the raw\n" +
-			"store: `cra sql \"select * from solve_trace where run_task_id = 'TASK_ID'\"`.\n" +
+			"run continues with --resume TASK_ID (said on stderr as the run starts). Every pass, call,\n" +
+			"attempt and test run is in the raw store:\n" +
+			"`cra sql \"select * from solve_trace where run_task_id = 'TASK_ID'\"`.\n" +
 			"Exit 0 when every step passed, 1 when some failed (partial) or none did, 2 on usage,\n" +
 			"configuration or preflight errors (e.g. no test command).",
 		Flags: []cli.Flag{
@@ -98,6 +99,7 @@ func (a *app) runSolve(ctx context.Context, opts orchestrator.Options) error {
 	opts.Config = cfg
 	opts.GraphOptions = retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
 		Source: func(p string) bool { return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p) }}
+	opts.Started = a.solveStarted
 	out, err := orchestrator.Solve(ctx, opts)
 	var pre *retrieval.PreflightError
 	if errors.As(err, &pre) {
@@ -121,6 +123,17 @@ func (a *app) runSolve(ctx context.Context, opts orchestrator.Options) error {
 		return &partialError{failed: failedSteps(out), total: len(out.Steps)}
 	}
 	return nil
+}
+
+// solveStarted says on stderr, as soon as the run can be resumed, which
+// task it is: a run killed before its summary is resumed without digging
+// in sessions/.
+func (a *app) solveStarted(taskID string, resumed bool) {
+	what := "task"
+	if resumed {
+		what = "resuming task"
+	}
+	fmt.Fprintf(a.logOut, "cra solve: %s %s (resume with: cra solve --resume %s)\n", what, taskID, taskID)
 }
 
 func failedSteps(out *orchestrator.Outcome) int {

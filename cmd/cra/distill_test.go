@@ -111,7 +111,7 @@ func TestDistillKilledResumesWithoutPayingTwice(t *testing.T) {
 
 	out := mustRun(t, home, "--json", "distill")
 	var sum struct {
-		Totals  struct{ Calls, CacheHits, Verified, Rejected, Left int }
+		Totals  struct{ Calls, Verified, Rejected, Left int }
 		Skipped map[string]int
 	}
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {

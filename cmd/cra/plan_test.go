@@ -188,3 +188,30 @@ func TestPlanCommand(t *testing.T) {
 		t.Errorf("assembly rows: %q", got)
 	}
 }
+
+// An index older than HEAD is refused before any model call, by cra plan
+// and cra solve alike (one rule), with the two ways on; after `cra index`
+// the plan runs, and --rev of the indexed commit runs without it.
+func TestPlanRefusesAnIndexBehindHead(t *testing.T) {
+	srv, calls := planServer(t, false)
+	home := newHome(t)
+	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	r := smallRepo(t)
+	mustRun(t, home, "index", r.Dir)
+	indexed := r.Head()
+	r.Write("pkg/util.py", "def helper(x):\n    return x + 2\n")
+	head := r.Commit("third")
+	want := "the index of " + r.Dir + " is at " + indexed[:12] + ", HEAD is at " + head[:12] +
+		": run `cra index " + r.Dir + "` (or pass --rev " + indexed[:12] + ")"
+	for _, cmd := range []string{"plan", "solve"} {
+		if res := cra(t, home, "", cmd, "--repo", r.Dir, "Make helper add two"); res.code != exitUsage || !strings.Contains(res.stderr, want) {
+			t.Errorf("%s with the index behind HEAD: exit %d, %q; want exit 2 saying %q", cmd, res.code, res.stderr, want)
+		}
+	}
+	if n := len(calls()); n != 0 {
+		t.Fatalf("models called before the refusal: %v", calls())
+	}
+	mustRun(t, home, "plan", "--repo", r.Dir, "--rev", indexed[:12], "Make helper add two")
+	mustRun(t, home, "index", r.Dir)
+	mustRun(t, home, "plan", "--repo", r.Dir, "Make helper add two")
+}

@@ -118,3 +118,45 @@ func TestCurateRefusesAPlanItCannotBuild(t *testing.T) {
 		}
 	}
 }
+
+// `cra status` shows the last train-plan run even when it chose no stage
+// (no training_plans row, only its task_runs row), and what it decided.
+func TestStatusShowsTheLastTrainPlan(t *testing.T) {
+	home := newHome(t)
+	lastTrainPlan := func() (last bool, detail string) {
+		var st struct {
+			LastRuns []struct {
+				Kind   string
+				Count  int
+				Last   *string
+				Status string
+				Detail string
+			} `json:"last_runs"`
+		}
+		if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "status")), &st); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range st.LastRuns {
+			if r.Kind == "train_plan" {
+				return r.Last != nil && r.Count == 1 && r.Status == "ok", r.Detail
+			}
+		}
+		t.Fatalf("no train_plan in %+v", st.LastRuns)
+		return false, ""
+	}
+	if last, _ := lastTrainPlan(); last {
+		t.Fatal("a train-plan before any ran")
+	}
+	// Eight tasks: evidence, too little to choose a stage.
+	mustRun(t, home, "sql", "--write", strings.Replace(evalRowsSQL, "range(300)", "range(8)", 1))
+	mustRun(t, home, "train-plan", "--no-llm", "--out", filepath.Join(t.TempDir(), "plan"))
+	if got := mustRun(t, home, "sql", "--format", "csv", "SELECT count(*) FROM raw.training_plans"); got != "count_star()\n0\n" {
+		t.Fatalf("training plans: %q; the test needs a run that chose no stage", got)
+	}
+	if last, detail := lastTrainPlan(); !last || detail != "no stage chosen" {
+		t.Errorf("status after a train-plan that chose no stage: last run %v, %q; want it shown, ok, with no stage chosen", last, detail)
+	}
+	if st := mustRun(t, home, "status"); !strings.Contains(st, "no stage chosen") {
+		t.Errorf("cra status:\n%s", st)
+	}
+}
