@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -70,6 +69,7 @@ type runner struct {
 	dir      string
 	storeMu  sync.Mutex
 	progress ingest.Progress
+	inFlight *inFlight
 	// cacheBytes bounds each repository's fact cache.
 	cacheBytes int64
 }
@@ -143,7 +143,7 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{opts: opts, filter: filter, dir: dir, progress: opts.Progress}
+	r := &runner{opts: opts, filter: filter, dir: dir, progress: opts.Progress, inFlight: &inFlight{p: opts.Progress}}
 	var live *kb.InputLock
 	if err := r.withStore(ctx, func(s *rawStore) (err error) {
 		if err := s.markStaleRuns(ctx, dir); err != nil {
@@ -164,7 +164,9 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	}
 	defer live.Release() //nolint:errcheck // dropped at exit anyway
 	sum.RunID = r.runID
-	opts.Progress.Phase("bootstrap", -1)
+	// The total starts at 0, not unknown: each repository adds its commits
+	// to build before it builds them, so the count never passes it.
+	opts.Progress.Phase("bootstrap", 0)
 	opts.Progress.Items(len(todo))
 	// Repositories in parallel too: many small clones are mostly walks and
 	// waits. Their fact caches share one budget.
@@ -247,8 +249,8 @@ func lockRepos(ctx context.Context, dir string, paths []string, opts Options, su
 // with its reason; the error is for a store that cannot be written.
 func (r *runner) mine(ctx context.Context, p string) (*RepoResult, error) {
 	start := time.Now()
-	r.progress.Item(filepath.Base(p))
-	defer r.progress.ItemDone()
+	r.inFlight.start(p)
+	defer r.inFlight.done(p)
 	res, err := r.replay(ctx, p)
 	res.Repo, res.Seconds = p, time.Since(start).Seconds()
 	switch {
