@@ -70,6 +70,25 @@ func openClone(path string) (*clone, error) {
 	return c, nil
 }
 
+// openMinable opens the repository at path with its tips, or says why
+// bootstrap cannot mine it (openClone's reasons, or no commits). Run asks
+// it before indexing a repository, so what cannot be mined is never
+// registered in the knowledge base either.
+func openMinable(path string) (*clone, []string, error) {
+	c, err := openClone(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	tips, err := c.tips()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read refs: %w", err)
+	}
+	if len(tips) == 0 {
+		return nil, nil, errors.New("repository has no commits")
+	}
+	return c, tips, nil
+}
+
 // existing keeps the commits of hashes the repository still has: a commit
 // an earlier run left unmined may since have been rewritten away (a
 // force-push, then gc) and is then no longer anyone's to mine.

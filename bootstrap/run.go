@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -272,8 +273,10 @@ func (r *runner) mine(ctx context.Context, p string) (*RepoResult, error) {
 }
 
 // indexMissing indexes the repositories the knowledge base does not have
-// yet and reports which it indexed. A repository that fails to index is
-// left to fail in replay with its own error.
+// yet and reports which it indexed. One bootstrap cannot mine (not a
+// repository, a shallow clone, no commits) is not indexed, so it is not
+// registered in curated.repos: it fails in replay with its reason, as one
+// that fails to index does.
 func indexMissing(ctx context.Context, dir string, paths []string, opts Options) (map[string]bool, error) {
 	if len(paths) == 0 {
 		return map[string]bool{}, nil
@@ -293,6 +296,10 @@ func indexMissing(ctx context.Context, dir string, paths []string, opts Options)
 		}
 	}
 	curated.Close()
+	missing = slices.DeleteFunc(missing, func(p string) bool {
+		_, _, err := openMinable(p)
+		return err != nil
+	})
 	indexed := map[string]bool{}
 	if len(missing) == 0 {
 		return indexed, nil
