@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -33,12 +34,13 @@ func TestBootstrapBadRepositories(t *testing.T) {
 
 	cases := []struct {
 		name, path, reason string
+		registered         bool // in curated.repos: indexed, as its HEAD can be
 	}{
-		{"not a repository", plain, "not a git repository"},
-		{"no commits", empty.Dir, "no commits"},
-		{"shallow clone", shallow, "shallow clone"},
-		{"corrupt objects", corrupt.Dir, "object not found"},
-		{"missing path", filepath.Join(t.TempDir(), "gone"), "no such file"},
+		{"not a repository", plain, "not a git repository", false},
+		{"no commits", empty.Dir, "no commits", false},
+		{"shallow clone", shallow, "shallow clone", false},
+		{"corrupt objects", corrupt.Dir, "object not found", true},
+		{"missing path", filepath.Join(t.TempDir(), "gone"), "no such file", false},
 	}
 	paths := []string{good.Dir}
 	for _, c := range cases {
@@ -49,8 +51,8 @@ func TestBootstrapBadRepositories(t *testing.T) {
 	if sum.Failed != len(cases) {
 		t.Errorf("%d repositories failed, want %d", sum.Failed, len(cases))
 	}
-	if res := sum.Repos[0]; res.Status != kb.StatusOK || res.Verified == 0 {
-		t.Errorf("the good repository: %s (%s), %d verified; want ok with ground truth", res.Status, res.Error, res.Verified)
+	if res := sum.Repos[0]; res.Status != kb.StatusOK || res.Verified == 0 || !res.Indexed {
+		t.Errorf("the good repository: %s (%s), %d verified, indexed %v; want ok, indexed, with ground truth", res.Status, res.Error, res.Verified, res.Indexed)
 	}
 	for i, c := range cases {
 		res := sum.Repos[i+1]
@@ -60,6 +62,9 @@ func TestBootstrapBadRepositories(t *testing.T) {
 		rows := rawRows(t, home, "SELECT last_status, last_error FROM bootstrap_repos WHERE repo_path = ?", res.Repo)
 		if len(rows) != 1 || !strings.HasPrefix(rows[0], "failed\t") || !strings.Contains(rows[0], c.reason) {
 			t.Errorf("%s: bootstrap_repos has %q; want the failure and its reason", c.name, rows)
+		}
+		if rows := storetest.Rows(t, home, kb.Curated, "SELECT id FROM repos WHERE path = ?", res.Repo); (len(rows) == 1) != c.registered {
+			t.Errorf("%s: curated.repos rows %q; want registered %v (only what bootstrap can read is)", c.name, rows, c.registered)
 		}
 	}
 }

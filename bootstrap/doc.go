@@ -3,4 +3,6 @@
 // commit's own parent (no leakage from the future), ground-truth
 // reconstruction per pipeline stage, and the incremental, resumable runner.
 // It stores structured ground truth only; prompt text is rendered by curate.
+// It never mines what cra wrote itself: commits only cra's branches reach,
+// or authored or committed by cra's identity (kb/schema's Agent names).
 package bootstrap

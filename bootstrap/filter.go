@@ -9,6 +9,7 @@ import (
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/walk"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Rejection reasons of the commit filter, in the order its rules apply:
@@ -16,6 +17,7 @@ import (
 const (
 	ReasonMerge         = "merge"                  // more than one parent
 	ReasonBot           = "bot"                    // author or committer matches [bootstrap] bot_patterns
+	ReasonAgent         = "agent_commit"           // written by cra itself (schema.AgentEmail): never its own training data
 	ReasonMessageShort  = "message_short"          // subject under min_subject_chars or min_subject_words
 	ReasonMessageNoise  = "message_noise"          // subject matches noise_patterns
 	ReasonNotImperative = "message_not_imperative" // require_imperative and no imperative verb first
@@ -31,7 +33,7 @@ const (
 
 // FilterReasons lists the rejection reasons in funnel order.
 var FilterReasons = []string{
-	ReasonMerge, ReasonBot, ReasonMessageShort, ReasonMessageNoise, ReasonNotImperative,
+	ReasonMerge, ReasonBot, ReasonAgent, ReasonMessageShort, ReasonMessageNoise, ReasonNotImperative,
 	ReasonNoFiles, ReasonBinary, ReasonLockfile, ReasonVendored, ReasonGenerated,
 	ReasonNoSource, ReasonTooManyFiles, ReasonTooManyLines,
 }
@@ -103,6 +105,11 @@ func (f *Filter) Check(c CommitInfo) (reason, detail string) {
 			}
 		}
 	}
+	for _, who := range []string{c.Author, c.Committer} {
+		if isAgent(who) {
+			return ReasonAgent, who
+		}
+	}
 	subject := StripSubject(Subject(c.Message))
 	words := strings.Fields(subject)
 	if len([]rune(subject)) < f.cfg.MinSubjectChars || len(words) < f.cfg.MinSubjectWords {
@@ -146,6 +153,15 @@ func (f *Filter) Check(c CommitInfo) (reason, detail string) {
 		return ReasonTooManyLines, fmt.Sprintf("%d lines", lines)
 	}
 	return "", ""
+}
+
+// isAgent reports whether who ("Name <email>") is cra's own identity: a
+// rule, not a bot pattern, so no configuration can let cra's output back
+// into its training data.
+func isAgent(who string) bool {
+	_, email, ok := strings.Cut(who, "<")
+	email, _, closed := strings.Cut(email, ">")
+	return ok && closed && strings.EqualFold(strings.TrimSpace(email), schema.AgentEmail)
 }
 
 func (f *Filter) generated(base string) bool {

@@ -21,6 +21,14 @@ func TestFilter(t *testing.T) {
 		{"bot author", CommitInfo{Author: "dependabot[bot] <support@github.com>", Message: "Bump lodash from 4.17.1 to 4.17.21 in web", Files: py}, ReasonBot},
 		{"bot committer", CommitInfo{Committer: "GitHub Actions <github-actions@github.com>", Message: "Regenerate the API client models", Files: py}, ReasonBot},
 		{"renovate", CommitInfo{Author: "Renovate Bot <bot@renovateapp.com>", Message: "Update dependency pytest to v8 everywhere", Files: py}, ReasonBot},
+		{"cra's own commit", CommitInfo{Author: "cra <cra@localhost>", Committer: "cra <cra@localhost>", Message: "Handle missing keys in Store.get", Files: py}, ReasonAgent},
+		{"cra as committer only", CommitInfo{Committer: "cra <cra@localhost>", Message: "Handle missing keys in Store.get", Files: py}, ReasonAgent},
+		{"cra's email under another name and case", CommitInfo{Author: "Someone <CRA@localhost>", Message: "Handle missing keys in Store.get", Files: py}, ReasonAgent},
+		{"agent before message rules", CommitInfo{Author: "cra <cra@localhost>", Message: "wip", Files: py}, ReasonAgent},
+		{"merge before agent", CommitInfo{Parents: 2, Author: "cra <cra@localhost>", Message: "Handle missing keys in Store.get", Files: py}, ReasonMerge},
+		{"a human named cra", CommitInfo{Author: "cra <cra@example.com>", Message: "Handle missing keys in Store.get", Files: py}, ""},
+		{"another user at localhost", CommitInfo{Author: "Ada <ada@localhost>", Message: "Handle missing keys in Store.get", Files: py}, ""},
+		{"cra's email as a prefix", CommitInfo{Author: "Ada <cra@localhost.example.com>", Message: "Handle missing keys in Store.get", Files: py}, ""},
 		{"short", CommitInfo{Message: "wip", Files: py}, ReasonMessageShort},
 		{"three words", CommitInfo{Message: "Fix the parser", Files: py}, ReasonMessageShort},
 		{"tags do not count as words", CommitInfo{Message: "[skip ci] [docs] fix parser crash", Files: py}, ReasonMessageShort},
@@ -99,6 +107,11 @@ func TestFilterImperativeAndConfig(t *testing.T) {
 	}
 	if got, _ := f.Check(CommitInfo{Author: "CI Robot <ci-robot@example.com>", Message: "Share the helper between the files", Files: files}); got != ReasonBot {
 		t.Errorf("configured bot pattern: %q", got)
+	}
+	cfg.BotPatterns = nil
+	f, _ = NewFilter(cfg)
+	if got, _ := f.Check(CommitInfo{Author: "cra <cra@localhost>", Message: "Share the helper between the files", Files: files}); got != ReasonAgent {
+		t.Errorf("cra's commit with no bot patterns: %q; the rule is not configurable", got)
 	}
 
 	cfg.NoisePatterns = []string{"(unclosed"}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -16,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/cra-dev/cra/ingest/history"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // objectCacheSize bounds the inflated objects shared by a repository's
@@ -68,9 +70,25 @@ func openClone(path string) (*clone, error) {
 	return c, nil
 }
 
-// tips returns the commits every branch, remote-tracking branch, tag and
-// HEAD point at, sorted and without duplicates: bootstrap mines all of
-// them, not only HEAD's first-parent chain.
+// openMinable opens the repository at path with its tips, or says why
+// bootstrap cannot mine it (openClone's reasons, or no commits). Run asks
+// it before indexing a repository, so what cannot be mined is never
+// registered in the knowledge base either.
+func openMinable(path string) (*clone, []string, error) {
+	c, err := openClone(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	tips, err := c.tips()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read refs: %w", err)
+	}
+	if len(tips) == 0 {
+		return nil, nil, errors.New("repository has no commits")
+	}
+	return c, tips, nil
+}
+
 // existing keeps the commits of hashes the repository still has: a commit
 // an earlier run left unmined may since have been rewritten away (a
 // force-push, then gc) and is then no longer anyone's to mine.
@@ -84,6 +102,11 @@ func (c *clone) existing(hashes []string) []string {
 	return out
 }
 
+// tips returns the commits every branch, remote-tracking branch, tag and
+// HEAD point at, sorted and without duplicates: bootstrap mines all of
+// them, not only HEAD's first-parent chain. cra's own branches (agentRef)
+// are left out, and so is HEAD when it is one of them: a commit only they
+// reach is cra's output, never its training data.
 func (c *clone) tips() ([]string, error) {
 	refs, err := c.repo.References()
 	if err != nil {
@@ -98,6 +121,9 @@ func (c *clone) tips() ([]string, error) {
 		if !name.IsBranch() && !name.IsRemote() && !name.IsTag() {
 			return nil // notes, stash, pull refs...
 		}
+		if agentRef(name) {
+			return nil
+		}
 		h, err := c.peel(ref.Hash())
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -111,7 +137,9 @@ func (c *clone) tips() ([]string, error) {
 		return nil, err
 	}
 	if head, err := c.repo.Head(); err == nil {
-		seen[head.Hash().String()] = true
+		if !agentRef(head.Name()) {
+			seen[head.Hash().String()] = true
+		}
 	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return nil, fmt.Errorf("HEAD: %w", err)
 	}
@@ -121,6 +149,21 @@ func (c *clone) tips() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// agentRef reports whether name is a branch cra solve commits on
+// (refs/heads/cra/...) or a remote's copy of one (refs/remotes/<remote>/cra/...).
+func agentRef(name plumbing.ReferenceName) bool {
+	short := name.String()
+	switch {
+	case name.IsBranch():
+		short = strings.TrimPrefix(short, "refs/heads/")
+	case name.IsRemote():
+		_, short, _ = strings.Cut(strings.TrimPrefix(short, "refs/remotes/"), "/")
+	default:
+		return false
+	}
+	return strings.HasPrefix(short, schema.AgentBranchPrefix)
 }
 
 // peel follows annotated tags to the commit they name; a tag of a tree or

@@ -44,16 +44,9 @@ var errEnough = errors.New("enough commits")
 // result; err is set when the repository failed as a whole.
 func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	res := &RepoResult{Repo: path, Outcomes: map[string]int{}}
-	c, err := openClone(path)
+	c, tips, err := openMinable(path)
 	if err != nil {
 		return res, err
-	}
-	tips, err := c.tips()
-	if err != nil {
-		return res, fmt.Errorf("read refs: %w", err)
-	}
-	if len(tips) == 0 {
-		return res, errors.New("repository has no commits")
 	}
 	var prev, front []string
 	var known map[string]knownCommit

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -70,6 +70,7 @@ type runner struct {
 	dir      string
 	storeMu  sync.Mutex
 	progress ingest.Progress
+	inFlight *inFlight
 	// cacheBytes bounds each repository's fact cache.
 	cacheBytes int64
 }
@@ -143,7 +144,7 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{opts: opts, filter: filter, dir: dir, progress: opts.Progress}
+	r := &runner{opts: opts, filter: filter, dir: dir, progress: opts.Progress, inFlight: &inFlight{p: opts.Progress}}
 	var live *kb.InputLock
 	if err := r.withStore(ctx, func(s *rawStore) (err error) {
 		if err := s.markStaleRuns(ctx, dir); err != nil {
@@ -164,7 +165,9 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	}
 	defer live.Release() //nolint:errcheck // dropped at exit anyway
 	sum.RunID = r.runID
-	opts.Progress.Phase("bootstrap", -1)
+	// The total starts at 0, not unknown: each repository adds its commits
+	// to build before it builds them, so the count never passes it.
+	opts.Progress.Phase("bootstrap", 0)
 	opts.Progress.Items(len(todo))
 	// Repositories in parallel too: many small clones are mostly walks and
 	// waits. Their fact caches share one budget.
@@ -247,8 +250,8 @@ func lockRepos(ctx context.Context, dir string, paths []string, opts Options, su
 // with its reason; the error is for a store that cannot be written.
 func (r *runner) mine(ctx context.Context, p string) (*RepoResult, error) {
 	start := time.Now()
-	r.progress.Item(filepath.Base(p))
-	defer r.progress.ItemDone()
+	r.inFlight.start(p)
+	defer r.inFlight.done(p)
 	res, err := r.replay(ctx, p)
 	res.Repo, res.Seconds = p, time.Since(start).Seconds()
 	switch {
@@ -270,8 +273,10 @@ func (r *runner) mine(ctx context.Context, p string) (*RepoResult, error) {
 }
 
 // indexMissing indexes the repositories the knowledge base does not have
-// yet and reports which it indexed. A repository that fails to index is
-// left to fail in replay with its own error.
+// yet and reports which it indexed. One bootstrap cannot mine (not a
+// repository, a shallow clone, no commits) is not indexed, so it is not
+// registered in curated.repos: it fails in replay with its reason, as one
+// that fails to index does.
 func indexMissing(ctx context.Context, dir string, paths []string, opts Options) (map[string]bool, error) {
 	if len(paths) == 0 {
 		return map[string]bool{}, nil
@@ -291,6 +296,10 @@ func indexMissing(ctx context.Context, dir string, paths []string, opts Options)
 		}
 	}
 	curated.Close()
+	missing = slices.DeleteFunc(missing, func(p string) bool {
+		_, _, err := openMinable(p)
+		return err != nil
+	})
 	indexed := map[string]bool{}
 	if len(missing) == 0 {
 		return indexed, nil

@@ -35,6 +35,18 @@ func (e *BusyError) Error() string {
 // LocksDir is the folder of input locks in home dir.
 func LocksDir(dir string) string { return filepath.Join(dir, "locks") }
 
+// makeLocksDir creates the locks folder of an initialised home; a home
+// cra init did not make gets a NotInitializedError and stays as it was.
+func makeLocksDir(dir string) error {
+	if err := CheckInitialized(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(LocksDir(dir), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", LocksDir(dir), err)
+	}
+	return nil
+}
+
 func inputLockPath(dir, batch, input string) string {
 	sum := sha256.Sum256([]byte(input))
 	return filepath.Join(LocksDir(dir), batch+"-"+hex.EncodeToString(sum[:8])+".lock")
@@ -45,8 +57,8 @@ func inputLockPath(dir, batch, input string) string {
 // release it. command describes this process in the lock's note. A lock
 // still held after the wait gives a *BusyError naming the holder.
 func LockInput(ctx context.Context, dir, batch, input, command string, wait time.Duration) (*InputLock, error) {
-	if err := os.MkdirAll(LocksDir(dir), 0o755); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", input, err)
+	if err := makeLocksDir(dir); err != nil {
+		return nil, err
 	}
 	path := inputLockPath(dir, batch, input)
 	backoff, deadline := 50*time.Millisecond, time.Now().Add(wait)
@@ -82,7 +94,7 @@ func (l *InputLock) Release() error {
 // holds it; RunLive tells another process whether it still is. A run row
 // left "running" by a killed process is then known to be stale.
 func LockRun(dir, batch string, id int64) (*InputLock, error) {
-	if err := os.MkdirAll(LocksDir(dir), 0o755); err != nil {
+	if err := makeLocksDir(dir); err != nil {
 		return nil, err
 	}
 	l, _, busy, err := tryLock(runLockPath(dir, batch, id), fmt.Sprintf("%s run %d", batch, id))

@@ -112,7 +112,7 @@ func TestKnowledgeDependencySubgraph(t *testing.T) {
 func scaleHome(t testing.TB) *Store {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := Open(ctx, dir, Curated, Options{Write: true, Command: "test"})
+	s, err := Open(ctx, dir, Curated, Options{Write: true, Command: "test", create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

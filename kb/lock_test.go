@@ -69,7 +69,7 @@ func TestStaleReaderNoteIsIgnored(t *testing.T) {
 }
 
 func TestInputLockIsExclusiveAndNamesTheHolder(t *testing.T) {
-	dir := t.TempDir()
+	dir := initHome(t)
 	ctx := context.Background()
 	first, err := LockInput(ctx, dir, "bootstrap", "/clones/click", "cra bootstrap /clones/click", 0)
 	if err != nil {
@@ -103,7 +103,7 @@ func TestInputLockIsExclusiveAndNamesTheHolder(t *testing.T) {
 }
 
 func TestRunLockTellsLiveFromStale(t *testing.T) {
-	dir := t.TempDir()
+	dir := initHome(t)
 	l, err := LockRun(dir, "bootstrap", 7)
 	if err != nil {
 		t.Fatal(err)

@@ -62,6 +62,9 @@ type Options struct {
 	// readersUntil is how long a writer that has its write lock waits for
 	// readers to leave the file (turns.go); set by openWaiting.
 	readersUntil time.Time
+	// create lets a writer make the store: only Init does, so no other
+	// command leaves a store (or its lock) in a home cra init did not make.
+	create bool
 }
 
 // NotInitializedError says the home has no such store yet.
@@ -102,8 +105,10 @@ func Open(ctx context.Context, dir string, kind Kind, opts Options) (*Store, err
 		}
 		return s, nil
 	}
-	if _, err := os.Stat(dir); err != nil {
-		return nil, &NotInitializedError{Path: path}
+	if !opts.create {
+		if _, err := os.Stat(path); err != nil {
+			return nil, &NotInitializedError{Path: path}
+		}
 	}
 	lock, err := acquireWriteLock(path, opts.Command)
 	if err != nil {
@@ -180,12 +185,25 @@ func Init(ctx context.Context, dir, command string) error {
 		return fmt.Errorf("create home %s: %w", dir, err)
 	}
 	for _, k := range Kinds {
-		s, err := Open(ctx, dir, k, Options{Write: true, Command: command})
+		s, err := Open(ctx, dir, k, Options{Write: true, Command: command, create: true})
 		if err != nil {
 			return err
 		}
 		if err := s.Close(); err != nil {
 			return fmt.Errorf("close %s: %w", k.File(), err)
+		}
+	}
+	return nil
+}
+
+// CheckInitialized returns a *NotInitializedError naming the first store
+// home dir lacks: what needs an initialised home asks it before it writes
+// anything there (a lock), so a command run before `cra init` leaves the
+// home as it found it.
+func CheckInitialized(dir string) error {
+	for _, k := range Kinds {
+		if _, err := os.Stat(k.Path(dir)); err != nil {
+			return &NotInitializedError{Path: k.Path(dir)}
 		}
 	}
 	return nil

@@ -151,6 +151,49 @@ func TestNewerStoreIsRefused(t *testing.T) {
 	}
 }
 
+// Nothing but cra init writes into a home it did not make: a writer, an
+// input lock or a run lock there says to run cra init, and leaves the
+// folder as it found it (empty, or missing).
+func TestUninitialisedHomeStaysUntouched(t *testing.T) {
+	ctx := context.Background()
+	empty, missing := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	for name, dir := range map[string]string{"empty": empty, "missing": missing} {
+		for what, try := range map[string]func() error{
+			"write curated": func() error { s, err := Open(ctx, dir, Curated, Options{Write: true}); s.Close(); return err },
+			"write raw": func() error {
+				s, err := Open(ctx, dir, Raw, Options{Write: true, Wait: time.Second})
+				s.Close()
+				return err
+			},
+			"input lock": func() error {
+				l, err := LockInput(ctx, dir, "bootstrap", "/r", "cra bootstrap", 0)
+				l.Release()
+				return err
+			},
+			"run lock": func() error { l, err := LockRun(dir, "bootstrap", 1); l.Release(); return err },
+		} {
+			var ni *NotInitializedError
+			if err := try(); !errors.As(err, &ni) || !strings.Contains(err.Error(), "cra init") {
+				t.Errorf("%s home, %s: %v; want a NotInitializedError saying run cra init", name, what, err)
+			}
+		}
+	}
+	if entries, err := os.ReadDir(empty); err != nil || len(entries) != 0 {
+		t.Errorf("empty home now holds %v (%v)", entries, err)
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing home: %v; want it still missing", err)
+	}
+	// One store missing is not initialised either.
+	home := initHome(t)
+	if err := os.Remove(Raw.Path(home)); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckInitialized(home); err == nil || !strings.Contains(err.Error(), Raw.File()) {
+		t.Errorf("home without %s: %v; want it named", Raw.File(), err)
+	}
+}
+
 func TestReadOnlyOpenOfMissingStoreSaysRunInit(t *testing.T) {
 	_, err := Open(context.Background(), t.TempDir(), Curated, Options{})
 	var ni *NotInitializedError

@@ -23,6 +23,7 @@ import (
 	"github.com/cra-dev/cra/ingest"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Options configure one cra eval.
@@ -220,7 +221,7 @@ func sweep(ctx context.Context, home string, tasks []Task, runID int64) {
 			continue
 		}
 		for _, b := range strings.Split(out, "\n") {
-			orchestrator.DiscardWorktree(ctx, home, repo, strings.TrimPrefix(b, "cra/"))
+			orchestrator.DiscardWorktree(ctx, home, repo, strings.TrimPrefix(b, schema.AgentBranchPrefix))
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // What a run leaves in the user's repository, and who may remove it:
@@ -112,7 +113,7 @@ func SweepStale(ctx context.Context, home, repo string) []string {
 	}
 	branches, _ := git(ctx, repo, append([]string{"for-each-ref", "--format=%(refname:short)"}, patterns...)...)
 	for _, b := range strings.Fields(branches) {
-		taskID := strings.TrimPrefix(b, "cra/")
+		taskID := strings.TrimPrefix(b, schema.AgentBranchPrefix)
 		if inUse[b] || !claimStale(ctx, home, taskID) {
 			continue
 		}

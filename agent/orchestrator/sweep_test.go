@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -60,7 +61,7 @@ func TestSweepStaleRemovesOnlyWhatDeadRunsLeft(t *testing.T) {
 	r := gittest.New(t)
 	r.Write("a.py", "a = 1\n")
 	r.Commit("first")
-	home := t.TempDir()
+	home := storetest.Home(t) // worktrees live in an initialised home
 	dir := func(id string) string { return filepath.Join(WorktreesDir(home), id) }
 
 	for _, id := range []string{"scratch-evalchild-dead", "solve-killed-resumable", "solve-killed-in-finish", "scratch-evaltests-gone"} {

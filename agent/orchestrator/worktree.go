@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Worktree is the git worktree a solve run works in, under the home: the
@@ -32,7 +34,9 @@ type Worktree struct {
 func WorktreesDir(home string) string { return filepath.Join(home, "worktrees") }
 
 // BranchFor is the branch of a run.
-func BranchFor(taskID string) string { return "cra/" + strings.ReplaceAll(taskID, ":", "-") }
+func BranchFor(taskID string) string {
+	return schema.AgentBranchPrefix + strings.ReplaceAll(taskID, ":", "-")
+}
 
 // repoLocks serialise the changes to a repository's list of worktrees
 // made in this process: git does not guard them against each other (a
@@ -133,7 +137,7 @@ func (w *Worktree) Commit(ctx context.Context, message string) (bool, error) {
 	if _, err := git(ctx, w.Dir, "diff", "--cached", "--quiet"); err == nil {
 		return false, nil
 	}
-	_, err := git(ctx, w.Dir, "-c", "user.name=cra", "-c", "user.email=cra@localhost", "-c", "commit.gpgsign=false",
+	_, err := git(ctx, w.Dir, "-c", "user.name="+schema.AgentName, "-c", "user.email="+schema.AgentEmail, "-c", "commit.gpgsign=false",
 		"commit", "--quiet", "--no-verify", "-m", message)
 	return err == nil, err
 }

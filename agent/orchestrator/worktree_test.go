@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
 )
 
 // The run works in its own worktree: commits go to its branch, the diff
@@ -23,7 +24,7 @@ func TestWorktree(t *testing.T) {
 	r.Write("a.py", "a = 1\n")
 	r.Write("b.py", "b = 1\n")
 	r.Commit("first")
-	home := t.TempDir()
+	home := storetest.Home(t) // worktrees live in an initialised home
 	w, err := AddWorktree(ctx, home, r.Dir, "HEAD", "solve-1")
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestWorktreesOfOneRepositoryAtOnce(t *testing.T) {
 	r := gittest.New(t)
 	r.Write("a.py", "a = 1\n")
 	r.Commit("first")
-	home := t.TempDir()
+	home := storetest.Home(t) // worktrees live in an initialised home
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for g := range 4 {

@@ -5,12 +5,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/internal/golden"
 )
 
@@ -205,6 +207,34 @@ func TestNotInitialisedHomeSaysRunInit(t *testing.T) {
 		r := cra(t, home, "", args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, "run `cra init`") {
 			t.Errorf("%v: %+v", args, r)
+		}
+	}
+}
+
+// A command that needs an initialised home, run before `cra init`, says
+// so (exit 2) and leaves the home as it found it: an empty folder stays
+// empty (no locks/, no store), a missing one missing.
+func TestNotInitialisedHomeStaysUntouched(t *testing.T) {
+	r := gittest.New(t)
+	r.Write("app.py", "x = 1\n")
+	r.Commit("Create the app module with its first setting")
+	commands := [][]string{
+		{"bootstrap", r.Dir}, {"index", r.Dir}, {"enrich", r.Dir}, {"curate-data"}, {"eval"},
+		{"datasets", "prune", "x"}, {"sql", "--write", "select 1"},
+	}
+	for _, args := range commands {
+		empty, missing := t.TempDir(), filepath.Join(t.TempDir(), "none")
+		for _, home := range []string{empty, missing} {
+			res := cra(t, home, "", args...)
+			if res.code != exitUsage || !strings.Contains(res.stderr, "run `cra init`") {
+				t.Errorf("%v in %s: exit %d, stderr %q; want 2 saying run cra init", args, home, res.code, res.stderr)
+			}
+		}
+		if entries, err := os.ReadDir(empty); err != nil || len(entries) != 0 {
+			t.Errorf("%v left %v in an empty home (%v)", args, entries, err)
+		}
+		if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v made the missing home (%v)", args, err)
 		}
 	}
 }

@@ -99,9 +99,17 @@ func (p *Progress) Add(n int64) {
 }
 
 // AddTotal grows the current phase's total (work discovered on the way).
+// An unknown total (<= 0) counts as none yet: work added to a phase begun
+// with -1 is not one unit short.
 func (p *Progress) AddTotal(n int64) {
-	if p != nil {
-		p.total.Add(n)
+	if p == nil {
+		return
+	}
+	for {
+		t := p.total.Load()
+		if p.total.CompareAndSwap(t, max(t, 0)+n) {
+			return
+		}
 	}
 }
 

@@ -170,3 +170,18 @@ func TestLogsNeverTearTheBarOnANarrowTerminal(t *testing.T) {
 		}
 	}
 }
+
+// Work added to a phase whose total was unknown counts from zero: a phase
+// begun with -1 is not one unit short (bootstrap once showed 542/541).
+func TestAddTotalAfterAnUnknownTotal(t *testing.T) {
+	for _, start := range []int64{-1, 0, 5} {
+		p := &Progress{}
+		p.Phase("bootstrap", start)
+		p.AddTotal(3)
+		p.AddTotal(4)
+		want := max(start, 0) + 7
+		if got := p.total.Load(); got != want {
+			t.Errorf("Phase(%d) then AddTotal 3 and 4: total %d, want %d", start, got, want)
+		}
+	}
+}
