@@ -45,7 +45,10 @@ type Options struct {
 	Wait         time.Duration
 	GraphOptions retrieval.GraphOptions
 	NewClient    func(llm.ModelConfig) (llm.Client, error)
-	Log          *slog.Logger
+	// PingTimeout bounds the preflight's ping of each model (0: llm's
+	// default).
+	PingTimeout time.Duration
+	Log         *slog.Logger
 	// Progress counts tasks done; nil for none.
 	Progress interface {
 		Phase(name string, total int64)
@@ -76,6 +79,9 @@ func DefaultName(sel Selection) string {
 // knowledge base, moved forward from parent to parent), --jobs units at a
 // time; each task a logged cra solve run scored against its ground truth
 // and written with its scores in one transaction. Then the scoreboard.
+// When there are tasks to run, the models they call are pinged first,
+// once each: one that does not answer is an *llm.UnansweredError, and
+// nothing is written.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -103,6 +109,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	var run runRow
 	raw := newRaw(opts.Home)
 	defer raw.Close()
+	pending := 0
 	err = raw.Write(ctx, func(w kb.Writer) error {
 		var err error
 		if tasks, err = Select(ctx, w.DB, opts.Selection); err != nil {
@@ -111,6 +118,21 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if len(tasks) == 0 {
 			return &UsageError{fmt.Sprintf("no held-out task in the %s split of the selected repositories: widen --split or --repos, or mine more history", opts.Selection.Split)}
 		}
+		pending, err = pendingTasks(ctx, w.Conn, opts.Name, opts.Oracle, tasks)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if pending > 0 {
+		// Before the eval's rows: a model that does not answer would fail
+		// every task after its retries.
+		if err := checkModels(ctx, opts); err != nil {
+			return nil, err
+		}
+	}
+	err = raw.Write(ctx, func(w kb.Writer) error {
+		var err error
 		run, err = beginRun(ctx, w, runRow{Name: opts.Name, Oracle: opts.Oracle, Split: opts.Selection.Split, Repos: nonNil(opts.Selection.Repos),
 			Stages: ScoredStages, Sample: opts.Selection.Sample, Seed: opts.Selection.Seed, Models: models(opts), Started: time.Now().UTC()})
 		return err
@@ -277,7 +299,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 			return fail(err)
 		}
 		so := orchestrator.Options{Home: e.opts.Home, Raw: e.raw, Knowledge: k.store, Repo: t.Repo, Rev: t.Parent, Task: t.Text,
-			Config: e.opts.Config, GraphOptions: e.opts.GraphOptions, Log: e.opts.Log, NewClient: oracleClients(e.opts, t)}
+			Config: e.opts.Config, GraphOptions: e.opts.GraphOptions, Log: e.opts.Log, NewClient: oracleClients(e.opts, t), ModelsChecked: true}
 		so.Judge = stepJudge(j, tc)
 		if live(e.opts.Home, id) {
 			so.Resume = id
@@ -463,4 +485,12 @@ func models(opts Options) map[string]string {
 		}
 	}
 	return out
+}
+
+// checkModels pings, once, each model the eval's runs call: those of
+// every stage but the ones the oracle answers. It goes through the
+// eval's client factory, as the runs do.
+func checkModels(ctx context.Context, opts Options) error {
+	stages := slices.DeleteFunc(orchestrator.Stages(false, false), func(s string) bool { return slices.Contains(opts.Oracle, s) })
+	return llm.CheckStages(ctx, opts.Config.Models, stages, llm.PingOptions{Timeout: opts.PingTimeout, NewClient: opts.NewClient})
 }

@@ -97,6 +97,29 @@ func findRun(ctx context.Context, q kb.Querier, name string, oracle []string) (r
 	return r, nil
 }
 
+// pendingTasks counts the tasks the eval of (name, oracle) has no row for:
+// all of them when there is no such eval yet.
+func pendingTasks(ctx context.Context, q kb.Querier, name string, oracle []string, tasks []Task) (int, error) {
+	run, err := findRun(ctx, q, name, oracle)
+	if errors.Is(err, sql.ErrNoRows) {
+		return len(tasks), nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	done, err := doneTasks(ctx, q, run.ID)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, t := range tasks {
+		if !done[t.ID] {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // doneTasks are the tasks an eval has a row for (scored or failed to
 // run): a resumed eval does not run them again.
 func doneTasks(ctx context.Context, q kb.Querier, runID int64) (map[string]bool, error) {

@@ -29,7 +29,10 @@ type PlanOptions struct {
 	GraphOptions retrieval.GraphOptions
 	// NewClient builds a model client; nil means llm.New.
 	NewClient func(llm.ModelConfig) (llm.Client, error)
-	Log       *slog.Logger
+	// PingTimeout bounds the preflight's ping of each model (0: llm's
+	// default).
+	PingTimeout time.Duration
+	Log         *slog.Logger
 }
 
 // PlanRun is what a plan run did, under one task id.
@@ -42,13 +45,18 @@ type PlanRun struct {
 	Enriched   bool                    `json:"enriched"`
 }
 
+// PlanStages are the stages a plan run calls a model for.
+var PlanStages = []string{schema.StageTaskAnalysis, schema.StageScope, schema.StagePrecision, schema.StagePlan}
+
 // RunPlan runs the pipeline for a plan: preflight, task analysis merged with
 // the task's mentions, tiered expansion over the knowledge base, the
 // model's scope and precision, then the plan pass. Every model call is a
 // retrieval_llm_calls row, every candidate and symbol a retrieval_decisions
 // row, and the run a task_runs row, all under one task id. A preflight
-// failure is a *retrieval.PreflightError; answers that stay unusable a
-// *retrieval.UnusableAnswerError (the run is recorded as failed).
+// failure is a *retrieval.PreflightError, or an *llm.UnansweredError when
+// a model does not answer its ping (nothing is written); answers that
+// stay unusable a *retrieval.UnusableAnswerError (the run is recorded as
+// failed).
 func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -58,6 +66,12 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 		return nil, err
 	}
 	if err := retrieval.CheckRevision(ready.Repo, opts.Rev); err != nil {
+		return nil, err
+	}
+	// Before the run's rows: a model that does not answer would fail the
+	// run after its retries.
+	if err := llm.CheckStages(ctx, opts.Config.Models, PlanStages,
+		llm.PingOptions{Timeout: opts.PingTimeout, NewClient: opts.NewClient}); err != nil {
 		return nil, err
 	}
 	if !ready.Enriched {
@@ -73,7 +87,6 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 		return nil, err
 	}
 	run := &PlanRun{TaskID: NewTaskID("plan"), Enriched: ready.Enriched}
-	stages := []string{schema.StageTaskAnalysis, schema.StageScope, schema.StagePrecision, schema.StagePlan}
 	router := llm.NewRouter(opts.Config.Models)
 	planModel, err := router.Resolve(llm.RoleReasoning, schema.StagePlan)
 	if err != nil {
@@ -83,7 +96,7 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	if err := kb.WithWriter(ctx, opts.Dir, kb.Raw, kb.Options{Command: "cra plan", Wait: kb.BatchWait}, func(w kb.Writer) error {
 		_, err := kb.BeginTaskRun(ctx, w.Conn, kb.TaskRun{TaskID: run.TaskID, RepoPath: ready.Repo.Path, Mode: "plan",
 			ExecuteModel: planModel.Model, ContextWindow: opts.Config.Models.ContextWindow,
-			ReservedTokens: opts.Config.Budget.ReservedTokens, Stages: stages, Started: start.UTC()})
+			ReservedTokens: opts.Config.Budget.ReservedTokens, Stages: PlanStages, Started: start.UTC()})
 		return err
 	}); err != nil {
 		return nil, err

@@ -2,11 +2,24 @@ package llm
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cra-dev/cra/internal/config"
 )
+
+// PingPrompt is what a check asks each model: any answer of one token
+// proves it answers. (Test fakes that place requests by their prompt
+// recognise it.)
+const PingPrompt = "Answer with the word ok."
+
+// DefaultPingTimeout bounds one ping: long enough for a local server to
+// load a model, short enough that a server that is down is reported
+// before the user wonders.
+const DefaultPingTimeout = 30 * time.Second
 
 // ModelCheck is one model cra would call and whether it answered.
 type ModelCheck struct {
@@ -19,18 +32,21 @@ type ModelCheck struct {
 	Error    string   `json:"error,omitempty"`
 }
 
+// PingOptions say how the models are pinged.
+type PingOptions struct {
+	// Timeout bounds each ping (one attempt, no retry); 0 is
+	// DefaultPingTimeout.
+	Timeout time.Duration
+	// NewClient builds the clients (tests inject theirs); nil is New.
+	NewClient func(ModelConfig) (Client, error)
+}
+
 // CheckModels resolves the coding and reasoning roles and every stage
 // override of models, and asks each distinct provider, URL and model for
 // a one-token answer (not logged: a ping is no training data). A model
 // that does not answer is a check with OK false; the error is for what
 // stops the checks (an invalid configuration, a cancelled ctx).
 func CheckModels(ctx context.Context, models config.Models) ([]*ModelCheck, error) {
-	router := NewRouter(models)
-	type use struct {
-		role  Role
-		stage string
-		label string
-	}
 	uses := []use{{RoleCoding, "", "coding"}, {RoleReasoning, "", "reasoning"}}
 	stages := make([]string, 0, len(models.Overrides))
 	for s := range models.Overrides {
@@ -40,6 +56,70 @@ func CheckModels(ctx context.Context, models config.Models) ([]*ModelCheck, erro
 	for _, s := range stages {
 		uses = append(uses, use{StageRole(s), s, "stage " + s})
 	}
+	return check(ctx, NewRouter(models), uses, PingOptions{})
+}
+
+// CheckStages is the preflight of a command that calls the models of
+// stages: it pings each distinct provider, URL and model serving them
+// once, before anything runs, so a server that is down stops the command
+// at once rather than failing every task after its retries. The error is
+// an *UnansweredError naming what did not answer; ctx's error when it
+// ended; ErrInvalidConfig's when a stage has no model.
+func CheckStages(ctx context.Context, models config.Models, stages []string, opts PingOptions) error {
+	uses := make([]use, 0, len(stages))
+	for _, s := range stages {
+		uses = append(uses, use{StageRole(s), s, s})
+	}
+	checks, err := check(ctx, NewRouter(models), uses, opts)
+	if err != nil {
+		return err
+	}
+	var failed []*ModelCheck
+	for _, c := range checks {
+		if !c.OK {
+			failed = append(failed, c)
+		}
+	}
+	if len(failed) > 0 {
+		return &UnansweredError{Checks: failed}
+	}
+	return nil
+}
+
+// UnansweredError is a preflight's finding: models a command needs did
+// not answer, so nothing was run.
+type UnansweredError struct {
+	Checks []*ModelCheck // the failed checks
+}
+
+func (e *UnansweredError) Error() string {
+	var b strings.Builder
+	for i, c := range e.Checks {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "model %s at %s (%s) did not answer: %s", c.Model, c.BaseURL, c.Provider, c.Error)
+	}
+	b.WriteString(": start the server or fix [models] in config.toml; `cra models check` tests them all")
+	return b.String()
+}
+
+// use is a role or stage a model is resolved for, and how a check names it.
+type use struct {
+	role  Role
+	stage string
+	label string
+}
+
+// check resolves every use and pings each distinct provider, URL and
+// model once, in the order first used.
+func check(ctx context.Context, router *Router, uses []use, opts PingOptions) ([]*ModelCheck, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultPingTimeout
+	}
+	if opts.NewClient == nil {
+		opts.NewClient = func(cfg ModelConfig) (Client, error) { return New(cfg) }
+	}
 	var out []*ModelCheck
 	byKey := map[string]*ModelCheck{}
 	var configs []ModelConfig
@@ -48,7 +128,7 @@ func CheckModels(ctx context.Context, models config.Models) ([]*ModelCheck, erro
 		if err != nil {
 			return nil, err
 		}
-		mc.MaxRetries, mc.Timeout = 0, 30*time.Second
+		mc.MaxRetries, mc.Timeout = 0, opts.Timeout
 		key := mc.Provider + "\x00" + mc.BaseURL + "\x00" + mc.Model
 		if c := byKey[key]; c != nil {
 			c.Uses = append(c.Uses, u.label)
@@ -61,20 +141,40 @@ func CheckModels(ctx context.Context, models config.Models) ([]*ModelCheck, erro
 	}
 	for i, c := range out {
 		start := time.Now()
-		client, err := New(configs[i])
-		if err == nil {
-			_, err = client.Complete(ctx, Request{Prompt: "Answer with the word ok.", MaxTokens: 1})
-			client.Close()
-		}
+		err := ping(ctx, opts.NewClient, configs[i])
 		c.Seconds = time.Since(start).Seconds()
 		if err != nil {
 			if ctx.Err() != nil {
 				return out, ctx.Err()
 			}
-			c.Error = err.Error()
+			c.Error = failureOf(err)
 		} else {
 			c.OK = true
 		}
 	}
 	return out, nil
+}
+
+// ping asks cfg's model for one token, under the ping's timeout (a
+// client that ignores cfg's timeout is still bounded).
+func ping(ctx context.Context, newClient func(ModelConfig) (Client, error), cfg ModelConfig) error {
+	client, err := newClient(cfg)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	pctx, cancel := context.WithTimeout(ctx, cfg.Timeout+time.Second)
+	defer cancel()
+	_, err = client.Complete(pctx, Request{Prompt: PingPrompt, MaxTokens: 1})
+	return err
+}
+
+// failureOf is what went wrong, without the provider and model a check
+// names already.
+func failureOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Err != nil {
+		return e.Err.Error()
+	}
+	return err.Error()
 }

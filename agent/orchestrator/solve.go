@@ -52,11 +52,17 @@ type Options struct {
 	Judge        func(ctx context.Context, dir string) (Report, error)
 	GraphOptions retrieval.GraphOptions
 	NewClient    func(llm.ModelConfig) (llm.Client, error)
-	Log          *slog.Logger
 	// Started, when set, is told the run's task id as soon as the run can
 	// be resumed by it (its session written), before any model call:
 	// resumed says it continues a killed run.
 	Started func(taskID string, resumed bool)
+	// ModelsChecked: the caller made sure the models answer (cra eval, once
+	// for all its runs), so the run does not ping them again.
+	ModelsChecked bool
+	// PingTimeout bounds the preflight's ping of each model (0: llm's
+	// default).
+	PingTimeout time.Duration
+	Log         *slog.Logger
 }
 
 // Run statuses.
@@ -236,6 +242,18 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 	}
 	if r.budget, err = llm.NewBudget(opts.Config); err != nil {
 		return nil, err
+	}
+	if !opts.ModelsChecked {
+		plan, meta := opts.Plan != nil, opts.MetaPlan != nil
+		if opts.Resume != "" {
+			plan, meta = r.q.Plan != nil, r.q.MetaPlan != nil
+		}
+		// Before any row, session or worktree: a model that does not
+		// answer would fail every pass after its retries.
+		if err := llm.CheckStages(ctx, opts.Config.Models, Stages(plan, meta),
+			llm.PingOptions{Timeout: opts.PingTimeout, NewClient: opts.NewClient}); err != nil {
+			return nil, err
+		}
 	}
 	if r.lock, err = kb.LockInput(ctx, opts.Home, "solve", taskID, "cra solve", 0); err != nil {
 		return nil, err

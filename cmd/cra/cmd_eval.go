@@ -57,15 +57,16 @@ func (a *app) evalCommand() *cli.Command {
 			"answers by their ground truth: run the same --name with and without it and the report\n" +
 			"shows that stage's lift on end-to-end success. --compare NAME prints paired differences\n" +
 			"against an earlier eval. A re-run of the same --name and --oracle resumes (tasks done\n" +
-			"are not run again). Exit 0 when every task ran, 1 when some could not run, 2 on usage\n" +
-			"or configuration errors.",
+			"are not run again). Before any task, each model the runs call (the oracle's stages\n" +
+			"aside) must answer a ping. Exit 0 when every task ran, 1 when some could not run, 2 on\n" +
+			"usage or configuration errors or a model that does not answer.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these mined repositories (paths; repeat or comma-separate)"},
 			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "held-out repositories (default: [curate] holdout_repos)"},
 			&cli.StringFlag{Name: "split", Value: eval.SplitAll, Usage: "validation, holdout or all-held-out"},
 			&cli.IntFlag{Name: "sample", Usage: "draw `N` tasks, stratified by repository (0: every held-out task)"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "the sample's seed"},
-			&cli.StringFlag{Name: "stages", Usage: "stages to report (default: all)"},
+			&cli.StringFlag{Name: "stages", Usage: "stages to report (default: all): " + strings.Join(reportStages(), ",")},
 			&cli.StringFlag{Name: "oracle", Usage: "stages answered by their ground truth: " + strings.Join(eval.OracleStages, ",")},
 			&cli.IntFlag{Name: "jobs", Value: 1, Usage: "tasks run at once (bounded by what the model server takes)"},
 			&cli.StringFlag{Name: "name", Usage: "the eval's name (default: from the selection, e.g. all-held-out-n20-seed1)"},
@@ -92,6 +93,11 @@ func parseEval(cmd *cli.Command) (evalOptions, error) {
 	if err := checkCounts(map[string]int{"sample": opts.sample, "jobs": opts.jobs}); err != nil {
 		return opts, err
 	}
+	for _, s := range opts.stages {
+		if !slices.Contains(reportStages(), s) {
+			return opts, usagef("--stages %s: the stages are %s", s, strings.Join(reportStages(), ","))
+		}
+	}
 	var err error
 	if opts.wait, err = waitOf(cmd); err != nil {
 		return opts, err
@@ -103,6 +109,12 @@ func parseEval(cmd *cli.Command) (evalOptions, error) {
 		opts.holdoutRepos = append(opts.holdoutRepos, kb.CanonicalPath(r))
 	}
 	return opts, nil
+}
+
+// reportStages are the stages --stages can name: the scored ones and the
+// end-to-end outcome.
+func reportStages() []string {
+	return append(slices.Clone(eval.ScoredStages), eval.StageEndToEnd)
 }
 
 func (a *app) runEval(ctx context.Context, opts evalOptions) error {

@@ -37,8 +37,9 @@ func (a *app) planCommand() *cli.Command {
 			"writes the plan (a PlanArtifact) to --output, or prints it with --json. Every model call,\n" +
 			"candidate and symbol decision of the run is in the raw store under one task id\n" +
 			"(notebooks/runs_trace.sql). Exit 1 when the model's answers stayed unusable after a\n" +
-			"second ask; 2 when something is missing (config, index) or the index is not at the\n" +
-			"revision planned (--rev, default HEAD), with the next step.",
+			"second ask; 2 when something is missing (config, index), the index is not at the\n" +
+			"revision planned (--rev, default HEAD) or a model does not answer the preflight's\n" +
+			"ping, with the next step.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "repo", Value: ".", Usage: "the indexed repository"},
 			&cli.StringFlag{Name: "rev", Usage: "plan at `REV` (a commit, branch or tag), which must be the revision indexed (`cra index --rev REV`); default: HEAD, which the index must then be at"},

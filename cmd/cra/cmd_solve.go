@@ -36,7 +36,8 @@ func (a *app) solveCommand() *cli.Command {
 			"attempt and test run is in the raw store:\n" +
 			"`cra sql \"select * from solve_trace where run_task_id = 'TASK_ID'\"`.\n" +
 			"Exit 0 when every step passed, 1 when some failed (partial) or none did, 2 on usage,\n" +
-			"configuration or preflight errors (e.g. no test command).",
+			"configuration or preflight errors (e.g. no test command, a model that does not answer\n" +
+			"its ping).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "repo", Value: ".", Usage: "the indexed repository"},
 			&cli.StringFlag{Name: "rev", Usage: "work from `REV` (default HEAD)"},

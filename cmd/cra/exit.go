@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb"
 )
@@ -21,7 +22,8 @@ const exitCodesHelp = `EXIT CODES:
    0    everything done
    1    finished, but some inputs failed or were busy: another cra run held them (see the summary)
    2    usage, configuration or store error (bad flag, bad config.toml, store missing,
-        damaged, locked by another cra or newer than this cra, SQL error): nothing was done
+        damaged, locked by another cra or newer than this cra, SQL error, a model that
+        does not answer cra plan's, solve's or eval's preflight): nothing was done
    130  interrupted (SIGINT/SIGTERM): stores left consistent; run again to finish`
 
 // usageError is a mistake in how cra was called.
@@ -71,23 +73,24 @@ func exitCode(ctx context.Context, err error) int {
 		return exitInterrupted
 	}
 	var (
-		usage   *usageError
-		cfgErr  *config.Error
-		homeErr *config.HomeError
-		notInit *kb.NotInitializedError
-		locked  *kb.LockedError
-		other   *kb.OtherProgramError
-		newer   *kb.NewerStoreError
-		partial *partialError
-		sqlErr  *kb.ScriptError
-		damaged *kb.DamagedError
+		usage      *usageError
+		cfgErr     *config.Error
+		homeErr    *config.HomeError
+		notInit    *kb.NotInitializedError
+		locked     *kb.LockedError
+		other      *kb.OtherProgramError
+		newer      *kb.NewerStoreError
+		partial    *partialError
+		sqlErr     *kb.ScriptError
+		damaged    *kb.DamagedError
+		unanswered *llm.UnansweredError
 	)
 	switch {
 	case errors.As(err, &partial):
 		return exitFailures
 	case errors.As(err, &usage), errors.As(err, &cfgErr), errors.As(err, &homeErr), errors.As(err, &notInit),
 		errors.As(err, &locked), errors.As(err, &other), errors.As(err, &newer), errors.As(err, &sqlErr),
-		errors.As(err, &damaged):
+		errors.As(err, &damaged), errors.As(err, &unanswered):
 		return exitUsage
 	}
 	return exitFailures

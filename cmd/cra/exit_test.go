@@ -64,6 +64,13 @@ func TestEveryDocumentedExitPath(t *testing.T) {
 		}, func(e env) []string {
 			return []string{"datasets", "export", "d", "--out", filepath.Join(e.home, "exports")}
 		}, exitUsage, "not empty"},
+		{"preflight: the model server is down", func(t *testing.T) env {
+			e := env{filepath.Join(t.TempDir(), "home")}
+			mustRun(t, e.home, "init", "--provider", "ollama", "--base-url", "http://127.0.0.1:1", "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+			mustRun(t, e.home, "index", r.Dir)
+			return e
+		}, func(env) []string { return []string{"plan", "--repo", r.Dir, "a task"} }, exitUsage, "model r:1b at http://127.0.0.1:1 (ollama) did not answer"},
+		{"usage: eval --stages unknown", fresh, func(env) []string { return []string{"eval", "--stages", "scope,bogus"} }, exitUsage, "--stages bogus"},
 		{"failed input: not a repository", fresh, func(env) []string { return []string{"bootstrap", r.Dir, os.TempDir()} }, exitFailures, "1 of 2 inputs failed"},
 		{"failed input: busy repository", func(t *testing.T) env {
 			e := fresh(t)

@@ -169,3 +169,31 @@ func TestDistillFlagsParse(t *testing.T) {
 		}
 	}
 }
+
+// --stages names stages an eval reports; an unknown one is a usage error
+// that lists them.
+func TestEvalStagesParse(t *testing.T) {
+	a := &app{}
+	for _, tc := range []struct {
+		stages string
+		want   []string
+		err    string
+	}{
+		{"", nil, ""},
+		{"scope, end_to_end", []string{"scope", "end_to_end"}, ""},
+		{"task_analysis,precision,meta_plan,part_plan,implement", []string{"task_analysis", "precision", "meta_plan", "part_plan", "implement"}, ""},
+		{"scope,bogus", nil, "--stages bogus: the stages are task_analysis,scope,precision,meta_plan,part_plan,implement,end_to_end"},
+		{"adjustment", nil, "--stages adjustment: the stages are"},
+	} {
+		got, err := parseWith(t, a.evalCommand(), parseEval, "--stages", tc.stages)
+		if tc.err != "" {
+			if exitCode(context.Background(), err) != exitUsage || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("--stages %q: %v; want a usage error %q", tc.stages, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got.stages, tc.want) {
+			t.Errorf("--stages %q: %v, %v; want %v", tc.stages, got.stages, err, tc.want)
+		}
+	}
+}

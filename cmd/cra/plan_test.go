@@ -8,8 +8,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/fakellm"
 )
+
+// isPing reports whether req is a preflight's ping, which has no stage.
+func isPing(req fakellm.Request) bool {
+	return len(req.Messages) > 0 && req.Messages[len(req.Messages)-1].Content == llm.PingPrompt
+}
 
 // planServer answers each pipeline stage by its system prompt; bad makes
 // the plan stage answer prose. The plan prompts it got are in *planPrompts.
@@ -18,6 +24,9 @@ func planServer(t *testing.T, bad bool, planPrompts ...*[]string) (*fakellm.Serv
 	var mu sync.Mutex
 	calls := map[string]int{}
 	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		if isPing(req) {
+			return fakellm.Reply{Text: "ok"}
+		}
 		system := req.Messages[0].Content
 		mu.Lock()
 		defer mu.Unlock()

@@ -25,6 +25,9 @@ func resumableServer(t *testing.T) *fakellm.Server {
 	breakAgain := "<edit file=\"calc.py\">\n<search>\n    return a + b\n</search>\n<replacement>\n    return a * b\n</replacement>\n</edit>"
 	srv := fakellm.New(t)
 	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		if isPing(req) {
+			return fakellm.Reply{Text: "ok"}
+		}
 		system, user := req.Messages[0].Content, req.Messages[len(req.Messages)-1].Content
 		switch {
 		case strings.HasPrefix(system, "You read a coding task"):

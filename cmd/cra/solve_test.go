@@ -37,6 +37,9 @@ func (s *solveScript) server(t *testing.T) *fakellm.Server {
 func (s *solveScript) install(t *testing.T, srv *fakellm.Server) {
 	s.calls, s.prompts = map[string]int{}, map[string][]string{}
 	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		if isPing(req) {
+			return fakellm.Reply{Text: "ok"}
+		}
 		system := req.Messages[0].Content
 		user := req.Messages[len(req.Messages)-1].Content
 		s.mu.Lock()

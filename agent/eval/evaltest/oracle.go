@@ -8,13 +8,15 @@ import (
 	"strings"
 
 	"github.com/cra-dev/cra/agent/eval"
+	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Answer places a request (its stage by the system prompt, its task by
-// the task it states) and answers it from that task's ground truth:
+// the task it states) and answers it from that task's ground truth (a
+// preflight's ping, stage "", with "ok"):
 //   - the meta plan and part plans name only files the prompt shows (the
 //     context package, the part's files) or that the commit creates: a
 //     model cannot plan a file retrieval lost;
@@ -36,6 +38,9 @@ func Answer(tasks []eval.Task) func(req fakellm.Request) (stage, right, wrong st
 			return "", "", "", false
 		}
 		system, user := req.Messages[0].Content, req.Messages[len(req.Messages)-1].Content
+		if user == llm.PingPrompt {
+			return "", "ok", "ok", true // a preflight's ping: the model answers
+		}
 		stage := prompt.StageOf(system)
 		t, known := byText[prompt.TaskOf(user)]
 		if !known {

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/fakellm"
+)
+
+// With the model server down, cra eval, plan and solve stop before any
+// task: exit 2 naming the model, its URL and the next step, and nothing
+// written (no eval, run or orchestrator rows, no session, no worktree).
+// The same commands run when the server is back.
+func TestModelServerDownStopsBeforeAnyTask(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	repo := evaltest.CalcHistory(t)
+	home := evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	down, err := fakellm.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down.Close()
+	setModelURL(t, home, srv.OllamaURL(), down.OllamaURL())
+
+	reasoning := fmt.Sprintf("model r:1b at %s (ollama) did not answer", down.OllamaURL())
+	coding := fmt.Sprintf("model c:1b at %s (ollama) did not answer", down.OllamaURL())
+	next := "start the server or fix [models] in config.toml; `cra models check` tests them all"
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		want, not []string
+	}{
+		{"eval", []string{"eval", "--sample", "2"}, []string{reasoning, coding, next}, []string{"--resume", "could not run"}},
+		// The oracle answers implement: the coding model is not needed.
+		{"eval with an oracle coder", []string{"eval", "--sample", "2", "--oracle", "implement"}, []string{reasoning, next}, []string{coding}},
+		{"plan", []string{"plan", "--repo", repo.Dir, "Make add right"}, []string{reasoning, next}, []string{coding}},
+		{"solve", []string{"solve", "--repo", repo.Dir, "Make add right"}, []string{reasoning, coding, next}, []string{"--resume"}},
+		{"solve --plan", []string{"solve", "--repo", repo.Dir, "--plan", planFile(t), "Make add right"}, []string{reasoning, coding, next}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := cra(t, home, "", tc.args...)
+			if res.code != exitUsage {
+				t.Errorf("exit %d, want 2\n%s", res.code, res.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(res.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, res.stderr)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(res.stderr, n) {
+					t.Errorf("stderr has %q:\n%s", n, res.stderr)
+				}
+			}
+		})
+	}
+	written := sqlRows(t, home, `select (select count(*) from raw.eval_runs) + (select count(*) from raw.eval_tasks)
+		+ (select count(*) from raw.task_runs) + (select count(*) from raw.orchestrator_runs)
+		+ (select count(*) from raw.retrieval_llm_calls) + (select count(*) from raw.session_archives) as n`)
+	if written != "n\n0\n" {
+		t.Errorf("rows written: %q", written)
+	}
+	for _, dir := range []string{"sessions", "worktrees"} {
+		if entries, _ := os.ReadDir(filepath.Join(home, dir)); len(entries) != 0 {
+			t.Errorf("%s left: %v", dir, entries)
+		}
+	}
+	if b := repo.Git("branch", "--list", "cra/*"); b != "" {
+		t.Errorf("branches left in the repository: %s", b)
+	}
+
+	setModelURL(t, home, down.OllamaURL(), srv.OllamaURL())
+	oracleFor(t, srv, home, nil)
+	if res := cra(t, home, "", "eval", "--sample", "2"); res.code != exitOK || !strings.Contains(res.stdout, "2 tasks, 2 scored, 0 could not run") {
+		t.Errorf("the server back: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+// setModelURL points home's [models] from one server to another.
+func setModelURL(t *testing.T, home, from, to string) {
+	t.Helper()
+	path := filepath.Join(home, "config.toml")
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(b), from) {
+		t.Fatalf("config.toml has no %s (%v)", from, err)
+	}
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(b), from, to)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// planFile is a plan for cra solve --plan.
+func planFile(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "plan.json")
+	plan := `{"task_summary": "Make add right", "affected_files": [{"path": "calc.py", "role": "modify",
+		"changes": [{"symbol": "add", "action": "modify", "description": "return the sum", "depends_on": [], "depended_by": []}]}],
+		"execution_order": ["calc.py"], "rationale": "one place"}`
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
