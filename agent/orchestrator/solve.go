@@ -503,6 +503,10 @@ type attemptResult struct {
 	FailingTests []string                  `json:"failing_tests"`
 	Files        []string                  `json:"files"`
 	Refinement   *schema.RefinementRequest `json:"refinement,omitempty"`
+	// Tree is the tree the attempt left, TimedOut whether its tests did
+	// not end: a retry that leaves the same tree is not tested again.
+	Tree     string `json:"tree,omitempty"`
+	TimedOut bool   `json:"timed_out,omitempty"`
 }
 
 // step implements one step: attempts (the first, then coder retries with
@@ -592,12 +596,22 @@ func (r *runner) attempt(ctx context.Context, p *passRun, part schema.MetaPart, 
 	if err != nil {
 		return attemptResult{}, err
 	}
-	// The tests run after every attempt, whatever the patch did.
-	rep, verr := r.validate(ctx)
-	if verr != nil {
-		return attemptResult{}, verr
+	// The tests run after every attempt, whatever the patch did, unless
+	// the attempt left the tree of the one before whose tests timed out:
+	// they would hang the same way.
+	tree, err := r.wt.Tree(ctx)
+	if err != nil {
+		return attemptResult{}, err
 	}
-	a := attemptResult{Passed: rep.Passed() && att.PatchApplied(), FailingTests: rep.Test.FailingTests, Files: att.Applied.Files()}
+	var rep Report
+	if prev != nil && prev.TimedOut && prev.Tree == tree {
+		rep = Report{Test: Result{Kind: KindTest, Command: r.testing.TestCommand, ExitCode: -1, TimedOut: true,
+			Output: "[cra: this attempt left the same files as the one before, whose tests did not end in time: not run again]\n"}}
+	} else if rep, err = r.validate(ctx); err != nil {
+		return attemptResult{}, err
+	}
+	a := attemptResult{Passed: rep.Passed() && att.PatchApplied(), FailingTests: rep.Test.FailingTests, Files: att.Applied.Files(),
+		Tree: tree, TimedOut: rep.Test.TimedOut}
 	v := &kb.Validation{Success: rep.Passed(), TestOutput: rep.Test.Output, FailingTests: rep.Test.FailingTests}
 	if rep.Lint != nil {
 		v.LintOutput = rep.Lint.Output

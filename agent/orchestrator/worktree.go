@@ -142,6 +142,15 @@ func (w *Worktree) Commit(ctx context.Context, message string) (bool, error) {
 	return err == nil, err
 }
 
+// Tree is the id of the tree as it stands, uncommitted work included: two
+// attempts that leave the same files have the same tree.
+func (w *Worktree) Tree(ctx context.Context) (string, error) {
+	if _, err := git(ctx, w.Dir, "add", "-A"); err != nil {
+		return "", err
+	}
+	return git(ctx, w.Dir, "write-tree")
+}
+
 // Diff is the change from the base to the tree as it stands, uncommitted
 // work included, as git diff prints it (binary files too).
 func (w *Worktree) Diff(ctx context.Context) (string, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -402,5 +403,36 @@ func TestSolveSaysItsTaskFirst(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || out.TaskID != id {
 		t.Errorf("--json stdout %q: %v; want the outcome of %s alone", res.stdout, err, id)
+	}
+}
+
+// A retry that leaves the same files as an attempt whose tests did not end
+// in time is not tested again (it would hang as long): the step fails
+// after one timeout, not two, and the retry's validation row says why.
+func TestSolveDoesNotRetestATreeWhoseTestsTimedOut(t *testing.T) {
+	s := &solveScript{meta: onePart, part: oneStep, implement: []string{breakAdd}}
+	srv := s.server(t)
+	r := calcRepo(t)
+	home := solveHome(t, srv, r, "")
+	runs := filepath.Join(t.TempDir(), "runs")
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg, _ := os.ReadFile(cfgPath)
+	hang := fmt.Sprintf("test_command = \"echo run >> %s; sleep 60\"\ntimeout_seconds = 2\n", runs)
+	cfg = []byte(strings.Replace(string(cfg), "test_command = \""+testCalc+"\"\ntimeout_seconds = 60\n", hang, 1))
+	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
+	if res.code != exitFailures {
+		t.Fatalf("exit %d, want 1 (the step failed)\n%s", res.code, res.stderr)
+	}
+	if s.count("implement") != 2 {
+		t.Errorf("%d implement calls, want the attempt and its retry", s.count("implement"))
+	}
+	if b, _ := os.ReadFile(runs); strings.Count(string(b), "run") != 1 {
+		t.Errorf("the test command ran %d times, want once", strings.Count(string(b), "run"))
+	}
+	if got := sqlRows(t, home, "select count(*) filter (where contains(test_output, 'not run again')) as skipped, count(*) as rows from raw.validation_results"); got != "skipped,rows\n1,2\n" {
+		t.Errorf("validation rows: %q", got)
 	}
 }
