@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
-	"github.com/cra-dev/cra/internal/fakellm"
 )
 
 // BenchmarkEvalWithAHangingTest evals 20 tasks of a Go module twice, with
@@ -16,9 +15,7 @@ import (
 //	go test ./cmd/cra -run '^$' -bench EvalWithAHangingTest -benchtime 1x
 func BenchmarkEvalWithAHangingTest(b *testing.B) {
 	timed := func(o evaltest.GoOptions) time.Duration {
-		srv := fakellm.New(b)
-		srv.AllowUnused()
-		home, _ := goEvalHome(b, srv, o, "")
+		srv, home := goEvalHome(b, o, "")
 		oracleFor(b, srv, home, nil)
 		start := time.Now()
 		mustRun(b, home, "eval", "--name", "bench")

@@ -16,12 +16,15 @@ import (
 )
 
 // goEvalHome is a home that mined a GoHistory of o, every task held out,
-// with go test as its test command and testing's extra keys.
-func goEvalHome(t testing.TB, srv *fakellm.Server, o evaltest.GoOptions, testing string) (home, repo string) {
+// with go test as its test command and testing's extra keys, and the
+// fake model it calls.
+func goEvalHome(t testing.TB, o evaltest.GoOptions, testing string) (srv *fakellm.Server, home string) {
+	srv = fakellm.New(t)
+	srv.AllowUnused()
 	r := evaltest.GoHistory(t, o)
 	home = evalHomeWith(t, srv, r.Dir, fmt.Sprintf("test_command = %q\ntimeout_seconds = 120\n%s", evaltest.GoTestCommand, testing),
 		fmt.Sprintf("holdout_repos = [%q]", r.Dir))
-	return home, r.Dir
+	return srv, home
 }
 
 // evalJSON runs cra eval with args and reads its report.
@@ -52,10 +55,8 @@ func TestEvalJudgesByFailToPassTests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on every task")
 	}
-	srv := fakellm.New(t)
-	srv.AllowUnused()
 	o := evaltest.GoOptions{Ops: 2, Doc: true}
-	home, _ := goEvalHome(t, srv, o, "")
+	srv, home := goEvalHome(t, o, "")
 	tasks := heldOutTasks(t, home)
 	if len(tasks) != o.GoTasks() {
 		t.Fatalf("%d tasks mined, want %d", len(tasks), o.GoTasks())
@@ -106,10 +107,8 @@ func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the agent on 40 tasks")
 	}
-	srv := fakellm.New(t)
-	srv.AllowUnused()
 	o := evaltest.GoOptions{Ops: 20}
-	home, _ := goEvalHome(t, srv, o, "")
+	srv, home := goEvalHome(t, o, "")
 	oracleFor(t, srv, home, map[string]float64{schema.StageScope: 1})
 	weak := evalJSON(t, home, "--name", "weak")
 	if s, _ := scoreOf(weak, eval.StageEndToEnd, eval.MetricSuccess); s.Mean != 0 {
@@ -144,10 +143,8 @@ func TestEvalBoundsATestThatHangsAtTheParent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on every task")
 	}
-	srv := fakellm.New(t)
-	srv.AllowUnused()
 	o := evaltest.GoOptions{Ops: 1, Hang: true}
-	home, _ := goEvalHome(t, srv, o, "eval_timeout_floor_seconds = 3\neval_timeout_factor = 2")
+	srv, home := goEvalHome(t, o, "eval_timeout_floor_seconds = 3\neval_timeout_factor = 2")
 	oracleFor(t, srv, home, nil)
 	rep := evalJSON(t, home, "--name", "hang")
 	want := map[string]int{eval.JudgedByTests: 1, eval.JudgedUndecidable: 1}
