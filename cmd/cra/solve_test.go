@@ -365,7 +365,8 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// cra solve names its task on stderr before its first model call, so a
+// cra solve names its task on stderr before its first model call (after
+// the preflight's ping of the models), so a
 // run stopped before its summary can be resumed by the id it gave: here
 // interrupted at its first call, then resumed, which says so. --json's
 // stdout stays the outcome alone.
@@ -379,7 +380,10 @@ func TestSolveSaysItsTaskFirst(t *testing.T) {
 	var stderr lockedBuffer
 	var atFirstCall string // stderr when the first model call came
 	var first sync.Once
-	srv.SetDefault(func(fakellm.Request) fakellm.Reply {
+	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		if isPing(req) { // the preflight's, before the run has an id
+			return fakellm.Reply{Text: "ok"}
+		}
 		first.Do(func() { atFirstCall = stderr.String() })
 		cancel()
 		return fakellm.Reply{Status: 500}
