@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cra-dev/cra/agent/orchestrator"
@@ -25,7 +26,7 @@ const (
 	ReasonFailToPass      = "fail_to_pass"      // tests: some test fails at the parent and passes at the commit
 	ReasonNoTestCommand   = "no_test_command"   // reproduction: the repository has no test command
 	ReasonNoFailToPass    = "no_fail_to_pass"   // reproduction: the commit's tests pass at the parent too
-	ReasonCommitFails     = "commit_fails"      // reproduction: the commit fails its tests naming no test
+	ReasonCommitFails     = "commit_fails"      // reproduction: the commit's tests fail naming no test (they did not run: a build, a setup)
 	ReasonTimeoutAtCommit = "timeout_at_commit" // undecidable: the commit's tests did not end in timeout_seconds
 	ReasonTimeoutAtParent = "timeout_at_parent" // undecidable: the tests at the parent did not end in the eval's timeout
 )
@@ -66,7 +67,7 @@ func decide(atCommit, atParent outcome) judgement {
 	switch {
 	case atCommit.TimedOut:
 		j.JudgedBy, j.Reason = JudgedUndecidable, ReasonTimeoutAtCommit
-	case slices.Contains(atCommit.Failed, SuiteFailed):
+	case !atCommit.ranTests():
 		j.Reason = ReasonCommitFails
 	case atParent.TimedOut:
 		j.JudgedBy, j.Reason = JudgedUndecidable, ReasonTimeoutAtParent
@@ -91,6 +92,16 @@ func decide(atCommit, atParent outcome) judgement {
 	}
 	j.JudgedBy, j.Reason = JudgedByTests, ReasonFailToPass
 	return j
+}
+
+// ranTests reports whether a run at least ran the tests: it passed, or it
+// named a test that passed or failed (not only a package or the whole
+// suite: an old commit whose toolchain is gone runs nothing).
+func (o outcome) ranTests() bool {
+	if len(o.Failed) == 0 || len(o.Passed) > 0 {
+		return true
+	}
+	return slices.ContainsFunc(o.Failed, func(f string) bool { return f != SuiteFailed && !strings.HasSuffix(f, packageFailed) })
 }
 
 // passes is the verdict on a run's result with the commit's tests laid

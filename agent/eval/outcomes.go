@@ -23,6 +23,9 @@ type outcome struct {
 // failing test (a crash, a syntax error, a runner cra cannot read).
 const SuiteFailed = "(the test command failed, naming no test)"
 
+// packageFailed ends the name of a Go package's failure that names no test.
+const packageFailed = ": package failed"
+
 // The lines a test run names its tests by, per runner. The judgement runs
 // ask go test and pytest for every test's result (judgeEnv).
 var (
@@ -67,7 +70,7 @@ func outcomeOf(r orchestrator.Result) outcome {
 				}
 			}
 			if m[1] == "FAIL" && !goPendingFailed {
-				failed[m[2]+": package failed"] = true
+				failed[m[2]+packageFailed] = true
 			}
 			goPending, goPendingFailed = nil, false
 		case pytestSummary.MatchString(line):
