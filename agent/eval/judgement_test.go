@@ -134,3 +134,24 @@ func TestTestTimeout(t *testing.T) {
 		}
 	}
 }
+
+type steps struct{ got []string }
+
+func (s *steps) Phase(string, int64) {}
+func (s *steps) Add(int64)           {}
+func (s *steps) Step(text string)    { s.got = append(s.got, text) }
+
+// Each task's phases reach the progress line numbered in the order the
+// tasks started, with the commit's short id.
+func TestPhasesNameTheTaskAndWhatItDoes(t *testing.T) {
+	p := &steps{}
+	e := &evaluator{opts: Options{Progress: p}, tasks: 20}
+	e.phases(Task{Commit: "aaaaaaaaaaaaaaaa"})
+	phase := e.phases(Task{Commit: "c052ba6123456789"})
+	phase("tests at the parent")
+	phase("")
+	want := []string{"task 2/20 c052ba6: tests at the parent", ""}
+	if !reflect.DeepEqual(p.got, want) {
+		t.Errorf("steps %q, want %q", p.got, want)
+	}
+}
