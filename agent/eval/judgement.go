@@ -170,11 +170,12 @@ func runPasses(ctx context.Context, home string, t Task, j judgement, tc config.
 	return j.passes(outcomeOf(res)), nil
 }
 
-// testsIn runs command in a scratch worktree of rev (with the commit's
-// test files laid over it when withCommitTests), the runners asked to name
-// every test (judgeEnv), and removes the worktree.
+// testsIn runs command in a scratch worktree of rev (this process's own,
+// with the commit's test files laid over it when withCommitTests), the
+// runners asked to name every test (judgeEnv), and removes the worktree.
 func testsIn(ctx context.Context, home string, t Task, rev, kind string, withCommitTests bool, command string, timeout time.Duration) (orchestrator.Result, error) {
-	id := orchestrator.ScratchPrefix + kind + t.Commit[:16]
+	// The process's own (two evals may judge one commit at once).
+	id := fmt.Sprintf("%s%s%d-%s", orchestrator.ScratchPrefix, kind, os.Getpid(), t.Commit[:16])
 	orchestrator.DiscardWorktree(ctx, home, t.Repo, id)
 	wt, err := orchestrator.AddWorktree(ctx, home, t.Repo, rev, id)
 	if err != nil {
