@@ -366,10 +366,9 @@ func (l *lockedBuffer) String() string {
 }
 
 // cra solve names its task on stderr before its first model call (after
-// the preflight's ping of the models), so a
-// run stopped before its summary can be resumed by the id it gave: here
-// interrupted at its first call, then resumed, which says so. --json's
-// stdout stays the outcome alone.
+// the preflight's ping of the models), so a run stopped before its summary
+// can be resumed by the id it gave: here interrupted at its first call,
+// then resumed, which says so. --json's stdout stays the outcome alone.
 func TestSolveSaysItsTaskFirst(t *testing.T) {
 	s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
 	srv := fakellm.New(t)
