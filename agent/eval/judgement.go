@@ -125,7 +125,7 @@ func (j judgement) passes(o outcome) bool {
 // judgement in eval_commit_judgements.
 func judgeCommit(ctx context.Context, home string, raw *kb.Lease, t Task, tc config.Testing, phase func(string)) (judgement, error) {
 	phase("tests at the commit")
-	atCommit, err := testsIn(ctx, home, t, t.Commit, "evalchild-", false, tc.TestCommand, time.Duration(tc.TimeoutSeconds)*time.Second)
+	atCommit, err := testsIn(ctx, home, t, t.Commit, "evalchild-", false, tc, time.Duration(tc.TimeoutSeconds)*time.Second)
 	if err != nil {
 		return judgement{}, err
 	}
@@ -133,7 +133,7 @@ func judgeCommit(ctx context.Context, home string, raw *kb.Lease, t Task, tc con
 	atParent := orchestrator.Result{}
 	if !atCommit.TimedOut {
 		phase("tests at the parent")
-		if atParent, err = testsIn(ctx, home, t, t.Parent, "evalparent-", true, tc.TestCommand, timeout); err != nil {
+		if atParent, err = testsIn(ctx, home, t, t.Parent, "evalparent-", true, tc, timeout); err != nil {
 			return judgement{}, err
 		}
 	}
@@ -163,17 +163,17 @@ func judgeCommit(ctx context.Context, home string, raw *kb.Lease, t Task, tc con
 // runPasses judges a finished run: the test command on its branch with the
 // commit's test files laid over it, within the eval's timeout.
 func runPasses(ctx context.Context, home string, t Task, j judgement, tc config.Testing, branch string) (bool, error) {
-	res, err := testsIn(ctx, home, t, branch, "evaltests-", true, tc.TestCommand, j.Timeout)
+	res, err := testsIn(ctx, home, t, branch, "evaltests-", true, tc, j.Timeout)
 	if err != nil {
 		return false, err
 	}
 	return j.passes(outcomeOf(res)), nil
 }
 
-// testsIn runs command in a scratch worktree of rev (this process's own,
+// testsIn runs the test command in a scratch worktree of rev (this process's own,
 // with the commit's test files laid over it when withCommitTests), the
 // runners asked to name every test (judgeEnv), and removes the worktree.
-func testsIn(ctx context.Context, home string, t Task, rev, kind string, withCommitTests bool, command string, timeout time.Duration) (orchestrator.Result, error) {
+func testsIn(ctx context.Context, home string, t Task, rev, kind string, withCommitTests bool, tc config.Testing, timeout time.Duration) (orchestrator.Result, error) {
 	// The process's own (two evals may judge one commit at once).
 	id := fmt.Sprintf("%s%s%d-%s", orchestrator.ScratchPrefix, kind, os.Getpid(), t.Commit[:16])
 	orchestrator.DiscardWorktree(ctx, home, t.Repo, id)
@@ -187,7 +187,7 @@ func testsIn(ctx context.Context, home string, t Task, rev, kind string, withCom
 			return orchestrator.Result{}, fmt.Errorf("lay the commit's tests over %s: %w", rev, err)
 		}
 	}
-	res := orchestrator.RunWith(ctx, wt.Dir, orchestrator.KindTest, command, timeout, judgeEnv(os.Environ()))
+	res := orchestrator.RunWith(ctx, wt.Dir, orchestrator.KindTest, tc.TestCommand, timeout, judgeEnv(tc.Environ(os.Environ())))
 	return res, ctx.Err()
 }
 

@@ -105,20 +105,22 @@ type Report struct {
 func (r Report) Passed() bool { return r.Test.Passed }
 
 // Validate runs the repository's test command, then its lint and type
-// check when configured, in dir. Without a test command it runs nothing
+// check when configured, in dir, with the environment t allows (no API
+// key passes). Without a test command it runs nothing
 // and returns ErrNoTestCommand: no code path skips the tests.
 func Validate(ctx context.Context, dir string, t config.Testing) (Report, error) {
 	if strings.TrimSpace(t.TestCommand) == "" {
 		return Report{}, ErrNoTestCommand
 	}
 	timeout := time.Duration(t.TimeoutSeconds) * time.Second
-	r := Report{Test: Run(ctx, dir, KindTest, t.TestCommand, timeout)}
+	env := t.Environ(os.Environ())
+	r := Report{Test: RunWith(ctx, dir, KindTest, t.TestCommand, timeout, env)}
 	for _, c := range []struct {
 		kind, command string
 		dst           **Result
 	}{{KindLint, t.LintCommand, &r.Lint}, {KindTypeCheck, t.TypeCheckCommand, &r.TypeCheck}} {
 		if strings.TrimSpace(c.command) != "" && ctx.Err() == nil {
-			res := Run(ctx, dir, c.kind, c.command, timeout)
+			res := RunWith(ctx, dir, c.kind, c.command, timeout, env)
 			*c.dst = &res
 		}
 	}

@@ -100,3 +100,20 @@ func TestTail(t *testing.T) {
 		t.Errorf("tail: %q", got)
 	}
 }
+
+// The test command gets no API key from cra's environment, whatever the
+// variable is called, and still finds its tools (PATH, HOME).
+func TestValidateKeepsKeysFromTheTests(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-should-not-leak")
+	t.Setenv("CRA_TEACHER_API_KEY", "sk-teacher-should-not-leak")
+	t.Setenv("DATABASE_URL", "pg://only-when-listed")
+	cmd := `echo "[$OPENAI_API_KEY][$CRA_TEACHER_API_KEY][$DATABASE_URL]"; test -n "$PATH" && test -n "$HOME"`
+	rep, err := Validate(context.Background(), t.TempDir(), config.Testing{TestCommand: cmd, TimeoutSeconds: 10})
+	if err != nil || !rep.Passed() || !strings.Contains(rep.Test.Output, "[][][]") {
+		t.Errorf("%v %q: want no key and no unlisted variable, PATH and HOME set", err, rep.Test.Output)
+	}
+	rep, _ = Validate(context.Background(), t.TempDir(), config.Testing{TestCommand: cmd, TimeoutSeconds: 10, EnvPassthrough: []string{"DATABASE_URL"}})
+	if !strings.Contains(rep.Test.Output, "[][][pg://only-when-listed]") {
+		t.Errorf("env_passthrough DATABASE_URL: %q", rep.Test.Output)
+	}
+}

@@ -68,6 +68,8 @@ type Testing struct {
 	// test time, at least the floor, at most timeout_seconds.
 	EvalTimeoutFactor       float64 `toml:"eval_timeout_factor" doc:"cra eval stops a test run after this many times the commit's own test time (measured once per commit), so one hanging test costs little."`
 	EvalTimeoutFloorSeconds int     `toml:"eval_timeout_floor_seconds" doc:"cra eval's test timeout is never below this (and never above timeout_seconds)."`
+	// EnvPassthrough adds to DefaultEnvPassthrough (testenv.go).
+	EnvPassthrough []string `toml:"env_passthrough" doc:"Environment variables test commands get besides PATH, HOME, the locale and the Go, Python, Node, Rust and Java toolchains' own (NAME, or PREFIX* for any suffix). No other variable passes, so no API key reaches a test; a name that looks like a credential (KEY, TOKEN, SECRET, ...) passes only when listed exactly." example:"env_passthrough = [\"DATABASE_URL\", \"MYAPP_*\"]"`
 	// Repos override the commands for one repository each.
 	Repos []TestingRepo `toml:"repo" doc:"Per-repository overrides, one [[testing.repo]] table each; an empty key keeps the value above." example:"path = \"/home/me/clones/requests\"\ntest_command = \"python3 -m pytest -x -q tests\""`
 }
@@ -223,7 +225,7 @@ func Default() Config {
 		},
 		Budget:  Budget{ReservedTokens: 8192, SafetyMargin: 0.1},
 		Index:   Index{MaxFileBytes: DefaultMaxFileBytes, CoChangeMaxFiles: DefaultCoChangeMaxFiles},
-		Testing: Testing{TimeoutSeconds: 600, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30},
+		Testing: Testing{TimeoutSeconds: 600, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}},
 		Orchestrator: Orchestrator{
 			MaxParts: 10, MaxStepsPerPart: 15, MaxAdjustmentRounds: 3,
 			MaxRetriesPerStep: 1, MaxRefinementLoops: 2,

@@ -237,10 +237,10 @@ test_command = "pytest"
 		path string
 		want Testing
 	}{
-		{repo, Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30}},
-		{filepath.Join(repo, "."), Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30}},
-		{"/elsewhere", Testing{TestCommand: "pytest", LintCommand: "make lint", TimeoutSeconds: 60, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30}},
-		{dir, Testing{TestCommand: "make test", LintCommand: "make lint", TimeoutSeconds: 60, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30}},
+		{repo, Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
+		{filepath.Join(repo, "."), Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
+		{"/elsewhere", Testing{TestCommand: "pytest", LintCommand: "make lint", TimeoutSeconds: 60, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
+		{dir, Testing{TestCommand: "make test", LintCommand: "make lint", TimeoutSeconds: 60, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
 	} {
 		if got := cfg.Testing.For(tc.path); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("For(%s) = %+v, want %+v", tc.path, got, tc.want)
@@ -252,5 +252,27 @@ test_command = "pytest"
 	}
 	if _, err := Parse("config.toml", "[[testing.repo]]\npath = \"/x\"\ntest_comand = \"x\"\n"); err == nil || !strings.Contains(err.Error(), "test_command") {
 		t.Errorf("a misspelt key: %v", err)
+	}
+}
+
+// A test command's environment: the defaults and env_passthrough's names
+// and patterns, never a credential-looking name a pattern would match.
+func TestTestingEnviron(t *testing.T) {
+	environ := []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "GOFLAGS=-v", "OPENAI_API_KEY=sk-1", "CRA_TEACHER_API_KEY=sk-2",
+		"GITHUB_TOKEN=ghp_1", "AWS_SECRET_ACCESS_KEY=a", "DATABASE_URL=pg://", "MYAPP_MODE=x", "MYAPP_TOKEN=t", "MYAPP_API_KEY=k", "EDITOR=vi"}
+	for _, tc := range []struct {
+		name        string
+		passthrough []string
+		want        []string
+	}{
+		{"defaults", nil, []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "GOFLAGS=-v"}},
+		{"a name and a pattern", []string{"DATABASE_URL", "MYAPP_*"}, []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "GOFLAGS=-v", "DATABASE_URL=pg://", "MYAPP_MODE=x"}},
+		{"a credential named exactly", []string{"MYAPP_*", "MYAPP_API_KEY"}, []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "GOFLAGS=-v", "MYAPP_MODE=x", "MYAPP_API_KEY=k"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := (Testing{EnvPassthrough: tc.passthrough}).Environ(environ); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Environ = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
