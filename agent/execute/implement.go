@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
@@ -57,24 +56,43 @@ func Implement(ctx context.Context, client llm.Client, taskID string, in prompt.
 
 // FilesToEdit reads the files of paths that exist in the tree at dir, as
 // the implement prompt shows them (whole); paths that do not exist yet are
-// left out (the coder creates them).
-func FilesToEdit(dir string, paths []string) ([]prompt.File, error) {
-	var out []prompt.File
+// left out (the coder creates them). A path the worktree rule refuses
+// (Root.Path: a link out of the tree, "..", .git) is read the way a write
+// would be refused: not at all. It is left out of the prompt — simply
+// absent, as the prompts curate trains on never mention one — and
+// returned in refused for the caller to record; an edit of it is then
+// refused by Apply, whose reason the retry prompt carries.
+func FilesToEdit(dir string, paths []string) (files []prompt.File, refused []*PathError, err error) {
+	root, err := ResolveRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
 	seen := map[string]bool{}
 	for _, p := range paths {
-		rel, reason := cleanRel(p)
-		if reason != "" || seen[rel] {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		rel, abs, err := root.Path(p)
+		var pe *PathError
+		switch {
+		case errors.As(err, &pe):
+			refused = append(refused, pe)
+			continue
+		case err != nil:
+			return nil, nil, err
+		case rel != p && seen[rel]:
 			continue
 		}
 		seen[rel] = true
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		b, err := os.ReadFile(abs)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		}
-		out = append(out, prompt.File{Path: rel, Content: string(b)})
+		files = append(files, prompt.File{Path: rel, Content: string(b)})
 	}
-	return out, nil
+	return files, refused, nil
 }

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -39,8 +37,9 @@ type fileChange struct {
 }
 
 // Apply applies a coder's edits to the tree at root. Every edit is checked
-// before anything is written: its path is relative, without "..", inside
-// root once symbolic links are resolved, and not a link itself; its file
+// before anything is written: its path passes the worktree rule that
+// reads for prompts follow too (Root.Path: relative, without "..", not in
+// .git, inside root once symbolic links are resolved, not a link); its file
 // exists unless the edit creates it (an empty search); it is not binary;
 // its search text occurs exactly once in the file as the edits before it
 // left it (schema.ApplyEdits: the edits of a file apply in order). A file
@@ -49,7 +48,7 @@ type fileChange struct {
 // old one, its mode kept); if any write fails, every file of the patch is
 // put back as it was. A refused edit is a *schema.EditError.
 func Apply(root string, edits []schema.Edit) (Applied, error) {
-	realRoot, err := filepath.EvalSymlinks(root)
+	wt, err := ResolveRoot(root)
 	if err != nil {
 		return Applied{}, err
 	}
@@ -70,7 +69,7 @@ func Apply(root string, edits []schema.Edit) (Applied, error) {
 	}
 	var changes []*fileChange
 	for _, rel := range order {
-		c, err := plan(realRoot, rel, byFile[rel])
+		c, err := plan(wt, rel, byFile[rel])
 		if err != nil {
 			var ee *schema.EditError
 			if errors.As(err, &ee) {
@@ -116,48 +115,15 @@ func Apply(root string, edits []schema.Edit) (Applied, error) {
 	return out, nil
 }
 
-// cleanRel checks an edit's path: relative, slash-separated, no "..".
-func cleanRel(p string) (string, string) {
-	switch {
-	case p == "":
-		return "", "no file named"
-	case strings.ContainsRune(p, 0):
-		return "", "a NUL byte in the path"
-	case path.IsAbs(p) || filepath.IsAbs(p) || filepath.VolumeName(p) != "":
-		return "", "an absolute path: edits name files relative to the repository"
-	}
-	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
-	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || slices.Contains(strings.Split(p, "/"), "..") {
-		return "", "the path escapes the worktree (..)"
-	}
-	if clean == ".git" || strings.HasPrefix(clean, ".git/") {
-		return "", "the path is inside .git"
-	}
-	return clean, ""
-}
-
 // plan reads a file, checks it and computes its new content.
-func plan(root, rel string, edits []schema.Edit) (*fileChange, error) {
-	c := &fileChange{rel: rel, abs: filepath.Join(root, filepath.FromSlash(rel)), mode: 0o644}
-	// The deepest existing ancestor must resolve inside the root.
-	dir := filepath.Dir(c.abs)
-	for {
-		if _, err := os.Lstat(dir); err == nil {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
+func plan(root Root, rel string, edits []schema.Edit) (*fileChange, error) {
+	c := &fileChange{rel: rel, mode: 0o644}
+	var err error
+	if _, c.abs, err = root.Path(rel); err != nil {
 		return nil, err
-	}
-	if realDir != root && !strings.HasPrefix(realDir, root+string(filepath.Separator)) {
-		return nil, errors.New("the path escapes the worktree through a symbolic link")
 	}
 	info, err := os.Lstat(c.abs)
 	switch {
-	case err == nil && info.Mode()&fs.ModeSymlink != 0:
-		return nil, errors.New("the file is a symbolic link")
 	case err == nil && !info.Mode().IsRegular():
 		return nil, errors.New("not a regular file")
 	case err == nil:

@@ -574,9 +574,15 @@ func (r *runner) attempt(ctx context.Context, p *passRun, part schema.MetaPart, 
 		retry = prev.Failure
 		paths = append(paths, prev.Files...)
 	}
-	files, err := execute.FilesToEdit(r.wt.Dir, paths)
+	files, refused, err := execute.FilesToEdit(r.wt.Dir, paths)
 	if err != nil {
 		return attemptResult{}, err
+	}
+	// A refused file has no id in the knowledge base (indexing skipped it
+	// as symlink_outside, or it was never a path of the tree), so no
+	// retrieval decision can name it: the refusal is a problem of the run.
+	for _, pe := range refused {
+		r.problem("part %s, step %s: %s not shown to the model (%s): %s", part.ID, step.ID, pe.Path, execute.OutsideWorktree, pe.Reason)
 	}
 	in.Files = files
 	render := func(pkg prompt.Package) prompt.Prompt {
@@ -773,8 +779,13 @@ func (r *runner) progress(status string) kb.OrchestratorProgress {
 	return p
 }
 
+// problem records what went wrong in a run and goes on; a problem already
+// recorded (a retry refused the same file) is not repeated.
 func (r *runner) problem(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
+	if slices.Contains(r.out.Problems, msg) {
+		return
+	}
 	r.out.Problems = append(r.out.Problems, msg)
 	r.opts.Log.Warn(msg, "task_id", r.out.TaskID)
 }

@@ -330,6 +330,43 @@ func TestSolveRefusesBadEdits(t *testing.T) {
 	}
 }
 
+// A step naming files behind committed links out of the repository — a
+// linked file, a file in a linked directory — is implemented without
+// them: their content reaches no prompt and no row, and the run says
+// which files it did not show.
+func TestSolveReadsStayInTheWorktree(t *testing.T) {
+	step := `{"part_id": "p1", "task_summary": "fix add", "steps": [{"id": "s1", "description": "Make add return the sum", "target_files": ["calc.py", "link.txt", "linkdir/secret.txt"], "target_symbols": ["add"], "depends_on": []}], "rationale": "small"}`
+	s := &solveScript{meta: onePart, part: step, implement: []string{fixAdd}}
+	srv := s.server(t)
+	r := calcRepo(t)
+	r.LinkOutside()
+	home := solveHome(t, srv, r, "")
+	res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add")
+	if res.code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	for _, f := range []string{"link.txt", "linkdir/secret.txt"} {
+		if !strings.Contains(res.stdout, "note: part p1, step s1: "+f+" not shown to the model (outside_worktree)") {
+			t.Errorf("no note of %s: %s", f, res.stdout)
+		}
+	}
+	if p := s.prompts["implement"]; len(p) != 1 || !strings.Contains(p[0], calcSrc) {
+		t.Fatalf("implement prompts %q", p)
+	}
+	for kind, prompts := range s.prompts {
+		for _, p := range prompts {
+			if strings.Contains(p, "TOPSECRET") {
+				t.Errorf("a %s prompt holds the outside file: %q", kind, p)
+			}
+		}
+	}
+	if got := sqlRows(t, home, `select (select count(*) from raw.retrieval_llm_calls where contains(prompt, 'TOPSECRET') or contains(response, 'TOPSECRET')),
+		(select count(*) from raw.session_archives where contains(decode(session_blob), 'TOPSECRET')),
+		(select count(*) from raw.retrieval_llm_calls where call_type = 'implement') > 0 and (select count(*) from raw.session_archives) > 0`); !strings.HasSuffix(got, "\n0,0,true\n") {
+		t.Errorf("the outside file in the raw store, or nothing logged: %q", got)
+	}
+}
+
 // Without a test command, cra solve refuses to start (exit 2).
 func TestSolveNeedsATestCommand(t *testing.T) {
 	s := &solveScript{}

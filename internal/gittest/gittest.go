@@ -128,3 +128,26 @@ func (r *Repo) Merge(branch, message string) string {
 
 // Head is the hash of HEAD.
 func (r *Repo) Head() string { return r.Git("rev-parse", "HEAD") }
+
+// OutsideSecret is the content of the file LinkOutside's links lead to: a
+// test asserts it never reaches a prompt or a row.
+const OutsideSecret = "TOPSECRET-OUTSIDE-CONTENT-12345"
+
+// LinkOutside commits two symbolic links leaving the work tree — link.txt
+// to a file outside holding OutsideSecret, and linkdir to the directory
+// holding it (so linkdir/secret.txt is that file too) — and returns the
+// new commit's hash.
+func (r *Repo) LinkOutside() string {
+	r.t.Helper()
+	outside := r.t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte(OutsideSecret+"\n"), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	for link, target := range map[string]string{"link.txt": secret, "linkdir": outside} {
+		if err := os.Symlink(target, filepath.Join(r.Dir, link)); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	return r.Commit("links out of the tree")
+}
