@@ -33,7 +33,10 @@ func (e *LockedError) Error() string {
 }
 
 func (e *LockedError) holder() string {
-	s := fmt.Sprintf("another cra process (pid %d, %s", e.PID, e.Command)
+	s := fmt.Sprintf("another cra process (pid %d", e.PID)
+	if e.Command != "" { // a reader that did not say what it runs
+		s += ", " + e.Command
+	}
 	if !e.Since.IsZero() {
 		s += ", since " + e.Since.Format(time.RFC3339)
 	}
