@@ -177,10 +177,17 @@ type ApplyError struct {
 }
 
 func (e *ApplyError) Error() string {
+	if len(e.Paths) == 0 { // git's words, when they name no path cra can read
+		why, _, _ := strings.Cut(strings.TrimSpace(e.Out), "\n")
+		return fmt.Sprintf("the change does not apply cleanly to your working tree (git: %s); it is on the branch, untouched", strings.TrimPrefix(why, "error: "))
+	}
 	return fmt.Sprintf("the change does not apply cleanly to your working tree (conflicts in %s); it is on the branch, untouched", strings.Join(e.Paths, ", "))
 }
 
-var applyFailed = regexp.MustCompile(`(?m)^error: (?:patch failed: )?([^:\n]+):`)
+// applyFailed finds the paths in git apply --check's complaints:
+// "error: patch failed: a.py:3", "error: a.py: already exists in working
+// directory", "error: affected file 'd/a.py' is beyond a symbolic link".
+var applyFailed = regexp.MustCompile(`(?m)^error: (?:patch failed: |affected file ')?([^:'\n]+)[:']`)
 
 // ApplyTo applies diff to the user's working tree, or nothing of it: when
 // it does not apply cleanly the error is an *ApplyError naming the paths.

@@ -131,3 +131,25 @@ func TestWorktreesOfOneRepositoryAtOnce(t *testing.T) {
 		t.Errorf("branches left: %s", b)
 	}
 }
+
+// --apply's refusal names what git refused: a path behind a symbolic link
+// in the user's tree, a file already there, and git's own words when it
+// names no path.
+func TestApplyErrorNamesWhatGitRefused(t *testing.T) {
+	for _, tc := range []struct{ out, want string }{
+		{"error: affected file 'linked/a.py' is beyond a symbolic link\n", "(conflicts in linked/a.py)"},
+		{"error: c.py: already exists in working directory\n", "(conflicts in c.py)"},
+		{"error: patch failed: a.py:1\nerror: a.py: patch does not apply\n", "(conflicts in a.py)"},
+		{"error: corrupt patch at line 7\n", "(git: corrupt patch at line 7)"},
+	} {
+		var paths []string
+		for _, m := range applyFailed.FindAllStringSubmatch(tc.out, -1) {
+			if !slices.Contains(paths, m[1]) {
+				paths = append(paths, m[1])
+			}
+		}
+		if got := (&ApplyError{Paths: paths, Out: tc.out}).Error(); !strings.Contains(got, tc.want) {
+			t.Errorf("%q: %q, want %q in it", tc.out, got, tc.want)
+		}
+	}
+}
