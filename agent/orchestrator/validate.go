@@ -45,8 +45,8 @@ var ErrNoTestCommand = errors.New("cra solve needs a test command: add [testing]
 // Run runs command with sh -c in dir, in its own process group: when
 // timeout passes or ctx ends, the whole group (the command and every
 // child it started) is killed. The output is kept whole up to
-// MaxOutputBytes; past it, its head and tail (see capped). CI=true is set unless the environment has CI, so test
-// runners do not wait for a terminal.
+// MaxOutputBytes; past it, its head and tail (see capped). CI=true is set
+// unless the environment has CI, so test runners do not wait for a terminal.
 func Run(ctx context.Context, dir, kind, command string, timeout time.Duration) Result {
 	return RunWith(ctx, dir, kind, command, timeout, os.Environ())
 }
