@@ -110,6 +110,26 @@ func stripBlockComments(s string) string {
 // wants to see: queries, EXPLAIN, PRAGMA, CALL, EXECUTE — or anything with
 // RETURNING. It asks DuckDB's parser, so it is exact.
 func ReturnsRows(ctx context.Context, conn *sql.Conn, stmt string) (bool, error) {
+	typ, err := statementType(ctx, conn, stmt)
+	if err != nil {
+		return false, err
+	}
+	return returnsRows(typ, stmt), nil
+}
+
+func returnsRows(typ duckdb.StmtType, stmt string) bool {
+	switch typ {
+	case duckdb.STATEMENT_TYPE_SELECT, duckdb.STATEMENT_TYPE_EXPLAIN, duckdb.STATEMENT_TYPE_PRAGMA,
+		duckdb.STATEMENT_TYPE_CALL, duckdb.STATEMENT_TYPE_EXECUTE, duckdb.STATEMENT_TYPE_RELATION:
+		return true
+	case duckdb.STATEMENT_TYPE_INSERT, duckdb.STATEMENT_TYPE_UPDATE, duckdb.STATEMENT_TYPE_DELETE:
+		return strings.Contains(strings.ToUpper(stmt), "RETURNING")
+	}
+	return false
+}
+
+// statementType is the kind of statement stmt is, by DuckDB's parser.
+func statementType(ctx context.Context, conn *sql.Conn, stmt string) (duckdb.StmtType, error) {
 	var typ duckdb.StmtType
 	err := conn.Raw(func(dc any) error {
 		c, ok := dc.(*duckdb.Conn)
@@ -124,15 +144,5 @@ func ReturnsRows(ctx context.Context, conn *sql.Conn, stmt string) (bool, error)
 		typ, err = st.(*duckdb.Stmt).StatementType()
 		return err
 	})
-	if err != nil {
-		return false, err
-	}
-	switch typ {
-	case duckdb.STATEMENT_TYPE_SELECT, duckdb.STATEMENT_TYPE_EXPLAIN, duckdb.STATEMENT_TYPE_PRAGMA,
-		duckdb.STATEMENT_TYPE_CALL, duckdb.STATEMENT_TYPE_EXECUTE, duckdb.STATEMENT_TYPE_RELATION:
-		return true, nil
-	case duckdb.STATEMENT_TYPE_INSERT, duckdb.STATEMENT_TYPE_UPDATE, duckdb.STATEMENT_TYPE_DELETE:
-		return strings.Contains(strings.ToUpper(stmt), "RETURNING"), nil
-	}
-	return false, nil
+	return typ, err
 }

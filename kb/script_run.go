@@ -25,15 +25,23 @@ func (e *ScriptError) Error() string {
 
 func (e *ScriptError) Unwrap() error { return e.Err }
 
+// ScriptOptions say what a script may do.
+type ScriptOptions struct {
+	Write    bool // the stores are open read-write: run the script in one transaction
+	AllowDDL bool // let it drop, alter, truncate or replace cra's own tables
+}
+
 // RunScript runs the statements of a script on conn in order (see
 // SplitStatements). A statement that returns rows goes to query (which
 // runs it: prints it, copies it to a file); the others are executed.
 //
-// With write, the script runs in one transaction — all or nothing, so an
+// With Write, the script runs in one transaction — all or nothing, so an
 // error in statement 3 leaves statements 1 and 2 undone — unless it
 // manages its own transactions (a BEGIN, COMMIT or ROLLBACK of its own).
+// Unless AllowDDL, a statement that would drop, alter, truncate or replace
+// one of cra's own tables is refused (*OwnTableError) before it runs.
 // Errors are *ScriptError naming the statement.
-func RunScript(ctx context.Context, conn *sql.Conn, source string, stmts []string, write bool, query func(i int, stmt string) error) (err error) {
+func RunScript(ctx context.Context, conn *sql.Conn, source string, stmts []string, opts ScriptOptions, query func(i int, stmt string) error) (err error) {
 	fail := func(i int, err error) error {
 		e := &ScriptError{Source: source, Statement: i + 1, Err: err}
 		switch msg := err.Error(); {
@@ -44,7 +52,7 @@ func RunScript(ctx context.Context, conn *sql.Conn, source string, stmts []strin
 		}
 		return e
 	}
-	own := write && !managesTransactions(stmts)
+	own := opts.Write && !managesTransactions(stmts)
 	if own {
 		if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 			return err
@@ -56,11 +64,14 @@ func RunScript(ctx context.Context, conn *sql.Conn, source string, stmts []strin
 		}()
 	}
 	for i, stmt := range stmts {
-		rows, err := ReturnsRows(ctx, conn, stmt)
+		typ, err := statementType(ctx, conn, stmt)
 		if err != nil {
 			return fail(i, err)
 		}
-		if rows {
+		if verb, table := ownTarget(typ, stmt); table != "" && opts.Write && !opts.AllowDDL {
+			return fail(i, &OwnTableError{Verb: verb, Table: table})
+		}
+		if returnsRows(typ, stmt) {
 			err = query(i, stmt)
 		} else {
 			_, err = conn.ExecContext(ctx, stmt)

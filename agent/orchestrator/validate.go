@@ -23,8 +23,9 @@ const (
 )
 
 // MaxOutputBytes bounds what a command's output keeps in memory and in the
-// store (a runaway test printing gigabytes must not take the machine down);
-// the cut is said at the end of the output.
+// store (a runaway test printing gigabytes must not take the machine down):
+// its first and last halves are kept, so the failures a runner prints at the
+// end are still there; the cut is said where it was made.
 const MaxOutputBytes = 16 << 20
 
 // Result is one command's run.
@@ -33,7 +34,7 @@ type Result struct {
 	ExitCode      int // -1 when it did not exit by itself (timeout, signal)
 	Passed        bool
 	TimedOut      bool
-	Output        string // stdout and stderr interleaved, in full up to MaxOutputBytes
+	Output        string // stdout and stderr interleaved, in full up to MaxOutputBytes, else its head and tail
 	Duration      time.Duration
 	FailingTests  []string
 }
@@ -44,8 +45,8 @@ var ErrNoTestCommand = errors.New("cra solve needs a test command: add [testing]
 // Run runs command with sh -c in dir, in its own process group: when
 // timeout passes or ctx ends, the whole group (the command and every
 // child it started) is killed. The output is kept whole up to
-// MaxOutputBytes. CI=true is set unless the environment has CI, so test
-// runners do not wait for a terminal.
+// MaxOutputBytes; past it, its head and tail (see capped). CI=true is set
+// unless the environment has CI, so test runners do not wait for a terminal.
 func Run(ctx context.Context, dir, kind, command string, timeout time.Duration) Result {
 	return RunWith(ctx, dir, kind, command, timeout, os.Environ())
 }
@@ -140,28 +141,90 @@ func Tail(output string, maxBytes int) string {
 	return fmt.Sprintf("… (%d bytes cut)\n", cut) + output[cut:]
 }
 
-// capped is a buffer that keeps the first limit bytes and counts the rest.
+// capped keeps the first half of limit bytes and the last half, in memory
+// bounded by limit whatever the command prints: a runaway test's end (the
+// failing tests, the summary) matters as much as its start. What falls
+// between is counted, and said where it was cut.
 type capped struct {
-	buf     bytes.Buffer
-	limit   int
-	dropped int64
+	limit  int
+	head   []byte
+	tail   []byte // a ring once full: the oldest byte is at next
+	next   int
+	before byte  // the byte cut just before the tail's oldest one
+	total  int64 // bytes written
 }
+
+func (c *capped) headCap() int { return c.limit / 2 }
+func (c *capped) tailCap() int { return c.limit - c.limit/2 }
 
 func (c *capped) Write(p []byte) (int, error) {
-	room := c.limit - c.buf.Len()
-	if room >= len(p) {
-		return c.buf.Write(p)
+	n := len(p)
+	c.total += int64(n)
+	if room := c.headCap() - len(c.head); room > 0 {
+		k := min(room, len(p))
+		c.head = append(c.head, p[:k]...)
+		p = p[k:]
 	}
-	if room > 0 {
-		c.buf.Write(p[:room])
+	switch tc := c.tailCap(); {
+	case len(p) == 0:
+	case len(p) >= tc:
+		switch {
+		case len(p) > tc:
+			c.before = p[len(p)-tc-1]
+		case len(c.tail) > 0:
+			c.before = c.tail[(c.next+len(c.tail)-1)%len(c.tail)]
+		case len(c.head) > 0:
+			c.before = c.head[len(c.head)-1]
+		}
+		c.tail = append(c.tail[:0], p[len(p)-tc:]...)
+		c.next = 0
+	case len(c.tail) < tc:
+		k := min(tc-len(c.tail), len(p))
+		c.tail = append(c.tail, p[:k]...)
+		c.writeRing(p[k:])
+	default:
+		c.writeRing(p)
 	}
-	c.dropped += int64(len(p) - max(room, 0))
-	return len(p), nil
+	return n, nil
 }
 
-func (c *capped) String() string {
-	if c.dropped > 0 {
-		return c.buf.String() + fmt.Sprintf("\n[cra: %d more bytes of output not kept]\n", c.dropped)
+// writeRing overwrites the oldest bytes of the full tail with p (shorter
+// than the tail).
+func (c *capped) writeRing(p []byte) {
+	if len(p) == 0 {
+		return
 	}
-	return c.buf.String()
+	c.before = c.tail[(c.next+len(p)-1)%len(c.tail)]
+	k := copy(c.tail[c.next:], p)
+	copy(c.tail, p[k:])
+	c.next = (c.next + len(p)) % len(c.tail)
+}
+
+// String is the output kept: whole when it fit, else the head and the tail
+// cut at line ends, with a line between saying how many bytes were cut.
+func (c *capped) String() string {
+	var b strings.Builder
+	b.Grow(len(c.head) + len(c.tail) + 100)
+	head, tail := c.head, append(slices.Clone(c.tail[c.next:]), c.tail[:c.next]...)
+	cut := c.total - int64(len(head)) - int64(len(tail))
+	if cut == 0 {
+		b.Write(head)
+		b.Write(tail)
+		return b.String()
+	}
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		cut += int64(len(head) - i - 1)
+		head = head[:i+1]
+	}
+	if i := bytes.IndexByte(tail, '\n'); c.before != '\n' && i >= 0 && i < len(tail)-1 {
+		cut += int64(i + 1)
+		tail = tail[i+1:]
+	}
+	b.Write(head)
+	if len(head) > 0 && head[len(head)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "[cra: %d bytes of output cut here]\n", cut)
+	b.Write(tail)
+	return b.String()
 }

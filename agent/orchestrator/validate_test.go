@@ -117,3 +117,71 @@ func TestValidateKeepsKeysFromTheTests(t *testing.T) {
 		t.Errorf("env_passthrough DATABASE_URL: %q", rep.Test.Output)
 	}
 }
+
+// A test command printing far more than MaxOutputBytes keeps its end: the
+// failing test printed last is still named, and the output stays bounded.
+func TestRunKeepsTheEndOfAHugeOutput(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{"FAIL: test_add (tests.test_calc.TestCalc.test_add)", "tests.test_calc.TestCalc.test_add"},
+		{"--- FAIL: TestAdd (0.00s)", "TestAdd"},
+	} {
+		cmd := "echo start; yes x | head -c 100000000; echo '" + tc.line + "'; exit 1"
+		r := Run(context.Background(), t.TempDir(), KindTest, cmd, time.Minute)
+		if r.Passed || r.ExitCode != 1 {
+			t.Fatalf("%s: exit %d", tc.want, r.ExitCode)
+		}
+		if !strings.HasPrefix(r.Output, "start\nx\n") || !strings.HasSuffix(r.Output, "x\n"+tc.line+"\n") {
+			t.Errorf("%s: output does not keep its start and end: %q … %q", tc.want, r.Output[:20], r.Output[len(r.Output)-80:])
+		}
+		if len(r.Output) > MaxOutputBytes+100 || !strings.Contains(r.Output, "bytes of output cut here]\n") {
+			t.Errorf("%s: kept %d bytes (limit %d), cut said: %v", tc.want, len(r.Output), MaxOutputBytes, strings.Contains(r.Output, "cut here"))
+		}
+		if !slices.Equal(r.FailingTests, []string{tc.want}) {
+			t.Errorf("failing tests %q, want %q", r.FailingTests, tc.want)
+		}
+	}
+}
+
+// capped keeps the head and the tail whatever the write sizes, cut at line
+// ends, and says how many bytes it cut.
+func TestCappedKeepsHeadAndTail(t *testing.T) {
+	lines := func(from, to int) string {
+		var b strings.Builder
+		for i := from; i < to; i++ {
+			b.WriteString(strconv.Itoa(i%10) + "\n")
+		}
+		return b.String()
+	}
+	in := lines(0, 100) // 200 bytes of "0\n1\n..."
+	cases := []struct {
+		name  string
+		limit int
+		input string
+		want  string
+	}{
+		{"fits", 200, in, in},
+		{"fits exactly", 201, in, in},
+		{"one byte over", 199, in, in[:98] + "[cra: 2 bytes of output cut here]\n" + in[100:]},
+		{"far over", 20, in, in[:10] + "[cra: 180 bytes of output cut here]\n" + in[190:]},
+		{"cut mid-line", 21, in, in[:10] + "[cra: 180 bytes of output cut here]\n" + in[190:]},
+		{"no newlines", 10, "abcdefghijklmnopqrstuvwxyz", "abcde\n[cra: 16 bytes of output cut here]\nvwxyz"},
+	}
+	for _, tc := range cases {
+		for _, chunk := range []int{1, 3, 7, 64, 1000} {
+			c := &capped{limit: tc.limit}
+			for s := tc.input; s != ""; {
+				k := min(chunk, len(s))
+				if n, err := c.Write([]byte(s[:k])); n != k || err != nil {
+					t.Fatalf("write: %d, %v", n, err)
+				}
+				s = s[k:]
+			}
+			if got := c.String(); got != tc.want {
+				t.Errorf("%s, writes of %d: got\n%q\nwant\n%q", tc.name, chunk, got, tc.want)
+			}
+			if len(c.head)+len(c.tail) > tc.limit {
+				t.Errorf("%s, writes of %d: holds %d bytes, limit %d", tc.name, chunk, len(c.head)+len(c.tail), tc.limit)
+			}
+		}
+	}
+}

@@ -21,7 +21,8 @@ type sqlOptions struct {
 	source string // where it came from, for errors
 	format string
 	output string
-	stores kb.Options // --write, --wait
+	stores kb.Options       // --write, --wait
+	run    kb.ScriptOptions // --write, --allow-ddl
 }
 
 func (a *app) sqlCommand() *cli.Command {
@@ -35,11 +36,15 @@ func (a *app) sqlCommand() *cli.Command {
 			"Formats: table (default on a terminal; long cells are cut), csv (default otherwise),\n" +
 			"json, jsonl, markdown, parquet (needs -o; written by DuckDB with zstd).\n" +
 			"SQL errors print DuckDB's message and exit 2.\n" +
+			"With --write, dropping, altering, truncating or replacing one of cra's own tables (schema_migrations,\n" +
+			"raw.task_runs, curated.repos, ...) is refused, exit 2: later cra commands need them as they are;\n" +
+			"--allow-ddl lets it through. Tables you created yourself are yours to drop.\n" +
 			"A store another cra process is writing is waited for (--wait, default " + kb.ReadWait.String() + "; the batches hold a store\n" +
 			"only while they write); the stores are held only while the SQL runs, the output is written after.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the SQL from `FILE` (- for stdin)"},
 			&cli.BoolFlag{Name: "write", Usage: "open the stores read-write (takes both write locks)"},
+			&cli.BoolFlag{Name: "allow-ddl", Usage: "with --write, let the SQL drop, alter, truncate or replace cra's own tables"},
 			&cli.StringFlag{Name: "format", Usage: "table, csv, json, jsonl, markdown or parquet"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the result to `FILE` instead of stdout"},
 			storeWaitFlag(),
@@ -60,6 +65,7 @@ func (a *app) sqlOptions(cmd *cli.Command) (sqlOptions, error) {
 	if o.stores, err = a.storeOptions(cmd, cmd.Bool("write")); err != nil {
 		return o, err
 	}
+	o.run = kb.ScriptOptions{Write: o.stores.Write, AllowDDL: cmd.Bool("allow-ddl")}
 	switch file := cmd.String("file"); {
 	case file != "" && cmd.Args().Len() > 0:
 		return o, usagef("give the SQL as an argument or with -f, not both")
@@ -135,7 +141,7 @@ func (a *app) runSQL(ctx context.Context, o sqlOptions) error {
 	}
 	sets := tabular.NewResultSets(out, o.format, len(stmts))
 	results := 0
-	err = kb.RunScript(ctx, att.Conn, o.source, stmts, o.stores.Write, func(i int, stmt string) error {
+	err = kb.RunScript(ctx, att.Conn, o.source, stmts, o.run, func(i int, stmt string) error {
 		if results++; results > 1 && o.output != "" {
 			return usagef("-o %s takes one result, but statement %d is the second query", o.output, i+1)
 		}

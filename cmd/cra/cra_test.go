@@ -143,6 +143,28 @@ func TestSQLIsReadOnlyUnlessWrite(t *testing.T) {
 	}
 }
 
+// cra sql --write refuses to drop cra's own tables (a dropped
+// schema_migrations bricks the home) unless --allow-ddl; the user's own
+// tables stay theirs to drop.
+func TestSQLWriteRefusesDroppingOwnTables(t *testing.T) {
+	home := newHome(t)
+	migrations := func() string {
+		return mustRun(t, home, "sql", "--format", "csv", "select count(*) as n from duckdb_tables() where table_name = 'schema_migrations'")
+	}
+	r := cra(t, home, "", "sql", "--write", "DROP TABLE schema_migrations")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "schema_migrations") || !strings.Contains(r.stderr, "--allow-ddl") {
+		t.Fatalf("drop schema_migrations: exit %d, %q", r.code, r.stderr)
+	}
+	if got := migrations(); got != "n\n2\n" {
+		t.Fatalf("schema_migrations after the refused drop: %q", got)
+	}
+	mustRun(t, home, "sql", "--write", "create table raw.mine (x int); drop table raw.mine")
+	mustRun(t, home, "sql", "--write", "--allow-ddl", `drop table "raw".schema_migrations`)
+	if got := migrations(); got != "n\n1\n" {
+		t.Fatalf("schema_migrations after the --allow-ddl drop: %q", got)
+	}
+}
+
 func TestSQLErrorsExit2WithDuckDBMessage(t *testing.T) {
 	home := newHome(t)
 	cases := []struct {
