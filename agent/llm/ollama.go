@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 )
@@ -75,9 +74,13 @@ func (o *ollama) send(ctx context.Context, req Request) (Response, error) {
 		return Response{}, err
 	}
 	defer hresp.Body.Close()
-	raw, err := io.ReadAll(hresp.Body)
+	limit := c.cfg.answerLimit(req)
+	raw, over, err := readAnswer(hresp.Body, limit)
 	if err != nil {
 		return Response{}, err // connection lost mid-body: a transport error
+	}
+	if over {
+		return Response{}, c.tooLarge(raw, req)
 	}
 	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
 		return Response{}, o.statusFailure(hresp, raw)

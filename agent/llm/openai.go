@@ -33,7 +33,7 @@ func (p *openAI) send(ctx context.Context, req Request) (Response, error) {
 		ChatTemplateKwargs: body.ChatTemplateKwargs}
 	//lint:ignore SA1019 vLLM, llama-server and older OpenAI-compatible servers read max_tokens only
 	in.MaxTokens = body.MaxTokens
-	x := &exchange{}
+	x := &exchange{limit: c.cfg.answerLimit(req)}
 	if body.Temperature != nil {
 		x.extra = map[string]any{"temperature": *body.Temperature}
 	}
@@ -44,6 +44,9 @@ func (p *openAI) send(ctx context.Context, req Request) (Response, error) {
 		in.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatType(body.ResponseFormat.Type)}
 	}
 	out, err := p.api.CreateChatCompletion(withExchange(ctx, x), in)
+	if x.over {
+		return Response{}, c.tooLarge(x.body, req)
+	}
 	if err != nil {
 		return Response{}, p.classify(err, x)
 	}

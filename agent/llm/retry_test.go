@@ -115,6 +115,9 @@ func TestNotRetried(t *testing.T) {
 		{"422", nil, fakellm.Reply{Status: 422}, llm.ErrRejected, 422, "HTTP 422"},
 		{"401", nil, fakellm.Reply{Status: 401, Error: "bad key"}, llm.ErrAuth, 401, "credentials refused"},
 		{"malformed 200", nil, fakellm.Reply{Malformed: true}, llm.ErrMalformedResponse, 200, "malformed response"},
+		// 8 MB where 256 tokens make at most 16 KB: refused unread, as unusable.
+		{"answer too large", nil, fakellm.Reply{Text: strings.Repeat("x", 8<<20)}, llm.ErrMalformedResponse, 200,
+			"answer from URL refused: over 262144 bytes, the most an answer of max_tokens 256 may take"},
 		{"ollama model not found", []string{llm.ProviderOllama}, fakellm.Reply{Status: 404}, llm.ErrModelNotFound, 404,
 			"model qwen3:1.7b not found on URL — run `ollama pull qwen3:1.7b`"},
 		{"adapter not served", []string{llm.ProviderOpenAICompat, llm.ProviderRemoteAPI}, fakellm.Reply{Status: 404},

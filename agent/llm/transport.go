@@ -29,10 +29,12 @@ type exchangeKey struct{}
 // exchange is one attempt through go-openai.
 type exchange struct {
 	extra map[string]any // set in the request body as sent
+	limit int64          // the most bytes the answer may have (answerLimit)
 
 	status int // filled in by the transport
 	header http.Header
-	body   []byte
+	body   []byte // up to limit bytes
+	over   bool   // the answer had more than limit bytes
 }
 
 func withExchange(ctx context.Context, x *exchange) context.Context {
@@ -69,14 +71,14 @@ func (t *hookTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := io.ReadAll(resp.Body)
+	raw, over, err := readAnswer(resp.Body, x.limit)
 	resp.Body.Close()
 	if err != nil {
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(raw))
 	resp.ContentLength = int64(len(raw))
-	x.status, x.header, x.body = resp.StatusCode, resp.Header.Clone(), raw
+	x.status, x.header, x.body, x.over = resp.StatusCode, resp.Header.Clone(), raw, over
 	return resp, nil
 }
 
