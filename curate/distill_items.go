@@ -277,6 +277,7 @@ func (d *distiller) eachWindow(ctx context.Context, sel *selection, count bool, 
 		if err != nil {
 			return err
 		}
+		items = withoutSecrets(items, d.opts.Curate.Secrets, skipped)
 		jobs := pending(jobsOf(items, d.opts.Teacher), verified, judged, skipped)
 		if count {
 			d.smu.Lock()
@@ -296,6 +297,24 @@ func (d *distiller) eachWindow(ctx context.Context, sel *selection, count bool, 
 		d.smu.Unlock()
 	}
 	return nil
+}
+
+// withoutSecrets applies [curate] secrets to the prompts of items before
+// any becomes a request: the teacher is remote, so a credential in a mined
+// commit or a logged prompt must not leave the machine, nor reach the call
+// log or the cache (whose key is the request's). Redacted prompts are
+// what is sent; in drop mode an item with a credential is not asked about
+// and counted as skipped (DropSecret).
+func withoutSecrets(items []*item, mode string, skipped map[string]int) []*item {
+	out := items[:0]
+	for _, it := range items {
+		if _, keep := applySecrets(mode, &it.system, &it.user); !keep {
+			skipped[DropSecret]++
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // pending drops the items done by earlier runs (a verified answer, or

@@ -27,15 +27,9 @@ func (d *distiller) judge(j *job, e kb.DistillCacheEntry, fromCache bool) []kb.D
 		}
 		if v.ok {
 			msgs := []kb.Message{{Role: "system", Content: it.system}, {Role: "user", Content: it.user}, {Role: "assistant", Content: v.answer}}
-			switch {
-			case !hasSecret(it.system, it.user, v.answer):
-			case d.opts.Curate.Secrets == "drop":
+			if _, keep := applySecrets(d.opts.Curate.Secrets, &msgs[0].Content, &msgs[1].Content, &msgs[2].Content); !keep {
 				msgs = nil
 				o.Reason += "; no example: it holds a credential ([curate] secrets = drop)"
-			default:
-				for i := range msgs {
-					msgs[i].Content = redact(msgs[i].Content)
-				}
 			}
 			if msgs != nil {
 				o.Messages, o.ExampleID = msgs, exampleID(d.opts.Name, it.id)

@@ -189,15 +189,11 @@ func (s *loggedSource) write(ctx context.Context, w *datasetWriter, kept map[[32
 	return redacted, batch.flush(ctx)
 }
 
-// row is the stored example, credentials redacted in every field.
+// row is the stored example, credentials redacted in every field (pass 1
+// left out what drop mode drops).
 func (e example) row(r *record, w *datasetWriter, now time.Time) (kb.TrainingExample, bool, error) {
-	red := hasSecret(e.system, e.user, e.completion, e.chosen, e.rejected)
-	msg := func(role, content string) kb.Message {
-		if red {
-			content = redact(content)
-		}
-		return kb.Message{Role: role, Content: content}
-	}
+	red, _ := applySecrets("redact", &e.system, &e.user, &e.completion, &e.chosen, &e.rejected)
+	msg := func(role, content string) kb.Message { return kb.Message{Role: role, Content: content} }
 	var msgs []kb.Message
 	if e.system != "" {
 		msgs = append(msgs, msg("system", e.system))
@@ -215,8 +211,8 @@ func (e example) row(r *record, w *datasetWriter, now time.Time) (kb.TrainingExa
 	}
 	ev, err := json.Marshal(e.evidence)
 	ex.Evidence = string(ev)
-	if hasSecret(ex.Evidence) { // a test's or a file's name, however unlikely
-		ex.Evidence, red = redact(ex.Evidence), true
+	if found, _ := applySecrets("redact", &ex.Evidence); found { // a test's or a file's name, however unlikely
+		red = true
 	}
 	return ex, red, err
 }

@@ -69,3 +69,29 @@ func redact(t string) string {
 	}
 	return t
 }
+
+// applySecrets applies [curate] secrets (mode "redact" or "drop") to the
+// texts of one example or one request, the single rule curate-data and
+// distill share: when none holds a credential it does nothing; in drop
+// mode it reports keep false and leaves them as they are (the caller
+// leaves the whole thing out: nothing of it is stored or sent); otherwise
+// it redacts every credential in place. found reports whether any text
+// held one.
+func applySecrets(mode string, texts ...*string) (found, keep bool) {
+	for _, t := range texts {
+		if hasSecret(*t) {
+			found = true
+			break
+		}
+	}
+	switch {
+	case !found:
+		return false, true
+	case mode == "drop":
+		return true, false
+	}
+	for _, t := range texts {
+		*t = redact(*t)
+	}
+	return true, true
+}

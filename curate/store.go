@@ -60,10 +60,8 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 				return err
 			}
 			msgs := []kb.Message{{Role: "system", Content: ex.system}, {Role: "user", Content: ex.user}, {Role: "assistant", Content: ex.assistant}}
-			if hasSecret(ex.system, ex.user, ex.assistant) {
-				for i := range msgs {
-					msgs[i].Content = redact(msgs[i].Content)
-				}
+			// Pass 1 left out what drop mode drops; what is kept is redacted.
+			if found, _ := applySecrets("redact", &msgs[0].Content, &msgs[1].Content, &msgs[2].Content); found {
 				redacted++
 			}
 			if err := batch.add(ctx, kb.TrainingExample{

@@ -89,7 +89,7 @@ func (s *Session) Keys() []string {
 // Archive stores the session's file in raw.session_archives through w (in
 // its own transaction) and removes it: the run is over.
 func (s *Session) Archive(ctx context.Context, w Writer) error {
-	if err := w.Tx(ctx, func() error { return s.ArchiveRow(ctx, w.Conn) }); err != nil {
+	if err := w.Tx(ctx, func() error { return s.ArchiveRow(ctx, w.Conn, nil) }); err != nil {
 		return err
 	}
 	return s.Remove()
@@ -98,12 +98,17 @@ func (s *Session) Archive(ctx context.Context, w Writer) error {
 // ArchiveRow inserts the session's archive row through q, inside the
 // caller's transaction (a pass's rows and its session's archive commit
 // together); Remove deletes the file once that transaction committed.
-func (s *Session) ArchiveRow(ctx context.Context, q Execer) error {
+// mask (nil: none) is applied to the archived text, so a secret a model
+// answer repeated is stored as the logged calls have it.
+func (s *Session) ArchiveRow(ctx context.Context, q Execer, mask func(string) string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, err := os.ReadFile(s.path)
 	if errors.Is(err, os.ErrNotExist) {
 		b, err = json.Marshal(s.keys) // nothing was ever put
+	}
+	if err == nil && mask != nil {
+		b = []byte(mask(string(b)))
 	}
 	if err == nil {
 		_, err = q.ExecContext(ctx, `INSERT INTO session_archives (task_id, session_blob, archived_at) VALUES (?, ?, ?)`,

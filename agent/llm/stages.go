@@ -46,6 +46,18 @@ func (s *StageClients) Get(stage string) (Client, error) {
 	return c, nil
 }
 
+// Mask is s with the API key of every client built so far masked, as
+// their logged rows have it: for what a run stores beside its calls (an
+// answer, a diff or a test's output that repeats a key).
+func (s *StageClients) Mask(text string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.byStage {
+		text = c.Mask(text)
+	}
+	return text
+}
+
 // Tokens sums the tokens the providers reported for the calls so far.
 func (s *StageClients) Tokens() int64 {
 	s.mu.Lock()

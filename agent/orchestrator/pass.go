@@ -116,7 +116,7 @@ func (r *runner) pass(ctx context.Context, spec passSpec, v any, fn func(ctx con
 				return err
 			}
 		}
-		return sess.ArchiveRow(ctx, w.Conn)
+		return sess.ArchiveRow(ctx, w.Conn, r.held.masked)
 	}); err != nil {
 		return err
 	}

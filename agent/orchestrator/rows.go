@@ -18,6 +18,11 @@ import (
 // group: opening and closing DuckDB is most of the orchestrator's own
 // time.
 type passRows struct {
+	// mask masks the configured API keys (the run's clients' Mask) in what
+	// is stored beside the logged calls, which have them masked already:
+	// an attempt's answer and validation output, the final diff, the
+	// session archive. nil masks nothing.
+	mask      func(string) string
 	mu        sync.Mutex
 	decisions []kb.Decision
 	calls     []kb.LLMCall
@@ -41,10 +46,23 @@ func (p *passRows) record(_ context.Context, d []kb.Decision, c []kb.LLMCall) er
 	return nil
 }
 
+// attempt holds an implement attempt and its validation, masked.
 func (p *passRows) attempt(a kb.RunAttempt, v *kb.Validation) {
+	a.RawResponse = p.masked(a.RawResponse)
+	if v != nil {
+		v.TestOutput, v.LintOutput, v.TypeCheckOut = p.masked(v.TestOutput), p.masked(v.LintOutput), p.masked(v.TypeCheckOut)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.attempts = append(p.attempts, attemptRow{a, v})
+}
+
+// masked is s with the configured API keys masked.
+func (p *passRows) masked(s string) string {
+	if p.mask == nil {
+		return s
+	}
+	return p.mask(s)
 }
 
 // take empties p and returns what it held, the calls in the order they

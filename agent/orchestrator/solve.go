@@ -289,6 +289,7 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 	}
 	r.clients = llm.NewStageClients(llm.NewRouter(opts.Config.Models), opts.NewClient, opts.Config.Budget.SafetyMargin,
 		func(ctx context.Context, calls []kb.LLMCall) error { return r.held.record(ctx, nil, calls) })
+	r.held.mask = r.clients.Mask
 	ok = true
 	return r, nil
 }
@@ -734,10 +735,10 @@ func (r *runner) finish(ctx context.Context) error {
 			return err
 		}
 		if err := kb.FinishTaskRun(ctx, w.Conn, r.out.TaskID, kb.TaskRunEnd{Success: r.out.Status == StatusComplete,
-			TotalTokens: tokens, FinalDiff: r.out.Diff}); err != nil {
+			TotalTokens: tokens, FinalDiff: r.held.masked(r.out.Diff)}); err != nil {
 			return err
 		}
-		return r.sess.ArchiveRow(ctx, w.Conn) // the run is over: a resume has nothing left to do
+		return r.sess.ArchiveRow(ctx, w.Conn, r.held.masked) // the run is over: a resume has nothing left to do
 	}); err != nil {
 		return err
 	}

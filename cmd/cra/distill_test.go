@@ -38,6 +38,12 @@ func teacherAnswers(req fakellm.Request) fakellm.Reply {
 // synthetic tasks of a small Python history mined.
 func distillHome(t *testing.T, srv *fakellm.Server, extra string) string {
 	t.Helper()
+	return distillHomeOf(t, srv, extra, gittest.PythonHistory(t))
+}
+
+// distillHomeOf is distillHome with repo's history mined.
+func distillHomeOf(t *testing.T, srv *fakellm.Server, extra string, repo *gittest.Repo) string {
+	t.Helper()
 	t.Setenv(distillKeyEnv, distillKey)
 	home := newHome(t)
 	path := filepath.Join(home, "config.toml")
@@ -50,7 +56,7 @@ func distillHome(t *testing.T, srv *fakellm.Server, extra string) string {
 	}
 	srv.SetBilling(fakellm.Billing{InputPerMillion: 3, OutputPerMillion: 15, BatchDiscount: 0.5,
 		Tokens: func(s string) int { return (len(s) + 3) / 4 }})
-	mustRun(t, home, "bootstrap", gittest.PythonHistory(t).Dir)
+	mustRun(t, home, "bootstrap", repo.Dir)
 	return home
 }
 
@@ -283,6 +289,70 @@ func TestDistillKeyNeverLeaks(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// Credentials a mined commit holds never leave the machine: every prompt
+// is redacted per [curate] secrets before it is sent (live and batch), so
+// neither the teacher nor a row of the call log, the cache or the dataset
+// sees them; with secrets = "drop" the tasks holding one are not asked
+// about at all, and the summary says why.
+func TestDistillRedactsSecretsBeforeSending(t *testing.T) {
+	const awsKey, ghToken = "AKIAIOSFODNN7EXAMPLE", "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	repo := gittest.PythonHistory(t)
+	repo.Write("app/store.py", "ACCESS_KEY_ID = \""+awsKey+"\"\nGITHUB_TOKEN = \""+ghToken+"\"\n\n\n"+
+		"class Store:\n    def get(self, key, default=None):\n        return key or default\n\n    def put(self, key, value):\n        return (key, value)\n")
+	repo.Commit("Keep the credentials of the store next to it")
+	repo.Write("app/store.py", "ACCESS_KEY_ID = \""+awsKey+"\"\nGITHUB_TOKEN = \""+ghToken+"\"\n\n\n"+
+		"class Store:\n    def get(self, key, default=None):\n        return key or default\n\n    def put(self, key, value):\n        return [key, value]\n")
+	repo.Commit("Make Store.put return a list of the key and value")
+	leaks := func(s string) bool { return strings.Contains(s, awsKey) || strings.Contains(s, ghToken) }
+
+	srv := fakellm.New(t)
+	srv.SetDefault(teacherAnswers)
+	home := distillHomeOf(t, srv, "", repo)
+	mustRun(t, home, "distill", "--stage", "scope,plan,implement")
+	mustRun(t, home, "distill", "--batch", "--name", "batched", "--stage", "scope,plan,implement")
+	redacted := false
+	for _, req := range srv.Requests() {
+		body := string(req.Body)
+		for _, m := range req.Messages {
+			body += m.Content
+		}
+		if leaks(body) {
+			t.Fatalf("the teacher received a credential (%s %s)", req.Method, req.Path)
+		}
+		redacted = redacted || strings.Contains(body, "[REDACTED]")
+	}
+	if !redacted {
+		t.Fatal("no request carried a redacted credential: the test proves nothing")
+	}
+	for _, table := range []string{"raw.retrieval_llm_calls", "raw.distill_cache", "raw.distill_outcomes", "training_examples"} {
+		if leaks(mustRun(t, home, "sql", "--format", "jsonl", "from "+table)) {
+			t.Errorf("%s holds a credential", table)
+		}
+	}
+
+	drop := fakellm.New(t)
+	drop.SetDefault(teacherAnswers)
+	home = distillHomeOf(t, drop, "", repo)
+	cfg := filepath.Join(home, "config.toml")
+	text, _ := os.ReadFile(cfg)
+	if !strings.Contains(string(text), "\n# secrets = \"redact\"\n") {
+		t.Fatalf("config.toml has no secrets = \"redact\" to change:\n%s", text)
+	}
+	os.WriteFile(cfg, []byte(strings.Replace(string(text), "\n# secrets = \"redact\"\n", "\nsecrets = \"drop\"\n", 1)), 0o644) //nolint:errcheck
+	var sum struct{ Skipped map[string]int }
+	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "distill", "--stage", "scope,plan,implement")), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped["secret"] == 0 {
+		t.Errorf("secrets = drop: nothing skipped for a credential: %v", sum.Skipped)
+	}
+	for _, req := range drop.Requests() {
+		if strings.Contains(string(req.Body), "[REDACTED]") || leaks(string(req.Body)) {
+			t.Fatal("secrets = drop: a request with a credential was sent")
+		}
+	}
 }
 
 // A real `cra distill` killed -9 three times with --jobs requests in

@@ -476,3 +476,34 @@ func TestSolveDoesNotRetestATreeWhoseTestsTimedOut(t *testing.T) {
 		t.Errorf("validation rows: %q", got)
 	}
 }
+
+// The value of models.api_key_env, repeated by the model (a plan's
+// rationale, an edit that makes a test print it, a comment the final diff
+// keeps), is masked in every row solve stores, not only in the logged
+// calls: attempts' raw answers, test output, the final diff, the session
+// archives.
+func TestSolveMasksTheKeyInEveryRow(t *testing.T) {
+	const keyEnv, key = "CRA_TEST_SOLVE_KEY", "sk-solve-4f9a2c7e1b-SECRET"
+	t.Setenv(keyEnv, key)
+	leak := "<edit file=\"calc.py\">\n<search>\n    return a - b\n</search>\n<replacement>\n    return '" + key + "'\n</replacement>\n</edit>"
+	fix := "<edit file=\"calc.py\">\n<search>\n    return a - b\n</search>\n<replacement>\n    return a + b  # " + key + "\n</replacement>\n</edit>"
+	s := &solveScript{meta: strings.Replace(onePart, "one place", "one place "+key, 1), part: oneStep, implement: []string{leak, fix}}
+	srv := s.server(t)
+	r := calcRepo(t)
+	home := solveHome(t, srv, r, "")
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg, _ := os.ReadFile(cfgPath)
+	os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), "[models]\n", "[models]\napi_key_env = \""+keyEnv+"\"\n", 1)), 0o644) //nolint:errcheck
+	res := cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
+	if res.code != exitOK {
+		t.Fatalf("solve: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if n := sqlRows(t, home, "select count(*) from raw.validation_results where test_output like '%[REDACTED]%' or test_output like '%"+key+"%'"); n == "count_star()\n0\n" {
+		t.Fatal("no test output carried the key: the test proves nothing")
+	}
+	for _, table := range []string{"run_attempts", "validation_results", "task_runs", "session_archives", "retrieval_llm_calls"} {
+		if out := mustRun(t, home, "sql", "--format", "jsonl", "from raw."+table); strings.Contains(out, key) {
+			t.Errorf("raw.%s holds the key", table)
+		}
+	}
+}
