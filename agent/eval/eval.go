@@ -49,10 +49,12 @@ type Options struct {
 	// default).
 	PingTimeout time.Duration
 	Log         *slog.Logger
-	// Progress counts tasks done; nil for none.
+	// Progress counts tasks done and names the step under way; nil for
+	// none.
 	Progress interface {
 		Phase(name string, total int64)
 		Add(n int64)
+		Step(text string)
 	}
 }
 
@@ -374,15 +376,13 @@ func (e *evaluator) judgement(ctx context.Context, t Task, tc config.Testing, ph
 func (e *evaluator) phases(t Task) func(string) {
 	n := e.started.Add(1)
 	return func(phase string) {
-		p, ok := e.opts.Progress.(interface{ Step(string) })
-		if !ok {
-			return
+		switch {
+		case e.opts.Progress == nil:
+		case phase == "":
+			e.opts.Progress.Step("")
+		default:
+			e.opts.Progress.Step(fmt.Sprintf("task %d/%d %s: %s", n, e.tasks, t.Commit[:7], phase))
 		}
-		if phase == "" {
-			p.Step("")
-			return
-		}
-		p.Step(fmt.Sprintf("task %d/%d %s: %s", n, e.tasks, t.Commit[:7], phase))
 	}
 }
 

@@ -62,12 +62,12 @@ func testTimeout(tc config.Testing, took time.Duration) time.Duration {
 // not fail fails at the parent; by reproduction when none does or the
 // commit's own run names no test it failed; undecidable when either did
 // not end in time.
-func decide(atCommit, atParent outcome) judgement {
+func decide(atCommit, atParent orchestrator.Verdicts) judgement {
 	j := judgement{JudgedBy: JudgedByReproduction, FailsAtCommit: nonNil(atCommit.Failed)}
 	switch {
 	case atCommit.TimedOut:
 		j.JudgedBy, j.Reason = JudgedUndecidable, ReasonTimeoutAtCommit
-	case !atCommit.ranTests():
+	case !atCommit.RanTests():
 		j.Reason = ReasonCommitFails
 	case atParent.TimedOut:
 		j.JudgedBy, j.Reason = JudgedUndecidable, ReasonTimeoutAtParent
@@ -94,20 +94,10 @@ func decide(atCommit, atParent outcome) judgement {
 	return j
 }
 
-// ranTests reports whether a run at least ran the tests: it passed, or it
-// named a test that passed or failed (not only a package or the whole
-// suite: an old commit whose toolchain is gone runs nothing).
-func (o outcome) ranTests() bool {
-	if len(o.Failed) == 0 || len(o.Passed) > 0 {
-		return true
-	}
-	return slices.ContainsFunc(o.Failed, func(f string) bool { return f != SuiteFailed && !strings.HasSuffix(f, packageFailed) })
-}
-
 // passes is the verdict on a run's result with the commit's tests laid
 // over it: it ended in time and every test it failed also fails at the
 // commit (so each FAIL_TO_PASS test passes and no PASS_TO_PASS one broke).
-func (j judgement) passes(o outcome) bool {
+func (j judgement) passes(o orchestrator.Verdicts) bool {
 	if o.TimedOut {
 		return false
 	}
@@ -137,7 +127,7 @@ func judgeCommit(ctx context.Context, home string, raw *kb.Lease, t Task, tc con
 			return judgement{}, err
 		}
 	}
-	j := decide(outcomeOf(atCommit), outcomeOf(atParent))
+	j := decide(orchestrator.VerdictsOf(atCommit), orchestrator.VerdictsOf(atParent))
 	j.CommitTime, j.ParentTime, j.Timeout = atCommit.Duration, atParent.Duration, timeout
 	return j, raw.Write(ctx, func(w kb.Writer) error {
 		lists := make([]any, 0, 3)
@@ -167,7 +157,7 @@ func runPasses(ctx context.Context, home string, t Task, j judgement, tc config.
 	if err != nil {
 		return false, err
 	}
-	return j.passes(outcomeOf(res)), nil
+	return j.passes(orchestrator.VerdictsOf(res)), nil
 }
 
 // testsIn runs the test command in a scratch worktree of rev (this process's own,
@@ -231,4 +221,24 @@ func judgeWithoutTests(why string) func(context.Context, string) (orchestrator.R
 	return func(context.Context, string) (orchestrator.Report, error) {
 		return orchestrator.Report{Test: orchestrator.Result{Kind: orchestrator.KindTest, Command: "(none)", Passed: true, Output: why}}, nil
 	}
+}
+
+// judgeEnv asks the runners of the judgement's test runs to name every
+// test's result, not only the failures: go test's -v through GOFLAGS and
+// pytest's -rA summary through PYTEST_ADDOPTS (added to what the
+// environment already sets). Other runners are read as they print.
+func judgeEnv(environ []string) []string {
+	out := slices.Clone(environ)
+	add := func(key, value string) {
+		for i, kv := range out {
+			if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+				out[i] = key + "=" + strings.TrimSpace(v+" "+value)
+				return
+			}
+		}
+		out = append(out, key+"="+value)
+	}
+	add("GOFLAGS", "-v")
+	add("PYTEST_ADDOPTS", "-rA")
+	return out
 }

@@ -50,11 +50,7 @@ func FailingTests(output string) []string {
 			add(pytestFail.FindStringSubmatch(line)[1])
 		case unittestFail.MatchString(line):
 			m := unittestFail.FindStringSubmatch(line)
-			name := m[2]
-			if !strings.HasSuffix(name, "."+m[1]) {
-				name += "." + m[1]
-			}
-			add(name)
+			add(unittestName(m[1], m[2]))
 		case vitestFail.MatchString(line):
 			add(vitestFail.FindStringSubmatch(line)[1])
 		case jestFail.MatchString(line) && !strings.Contains(line, "Test suite failed to run"):

@@ -1,20 +1,19 @@
-package eval
+package orchestrator
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/cra-dev/cra/agent/orchestrator"
 )
 
-// outcome is what one test run says, test by test: the tests that failed
+// Verdicts are what one test run says, test by test: the tests that failed
 // and those that passed, each named as the runner names it (go test's
 // qualified by package). A failure the output does not name is still a
 // failure: a Go package that did not build or whose run ended without a
 // failed test is named "<package>: package failed", and a command that
 // failed naming nothing is the whole suite, SuiteFailed.
-type outcome struct {
+type Verdicts struct {
 	Failed, Passed []string
 	TimedOut       bool
 }
@@ -23,13 +22,13 @@ type outcome struct {
 // failing test (a crash, a syntax error, a runner cra cannot read).
 const SuiteFailed = "(the test command failed, naming no test)"
 
-// packageFailed ends the name of a Go package's failure that names no test.
-const packageFailed = ": package failed"
+// PackageFailed ends the name of a Go package's failure that names no test.
+const PackageFailed = ": package failed"
 
-// The lines a test run names its tests by, per runner. The judgement runs
-// ask go test and pytest for every test's result (judgeEnv).
+// The lines a test run names its tests by, per runner, passing and failing
+// (failing.go reads the failing ones of more runners, for prompts). go test
+// names its passes with -v, pytest with -rA or -v.
 var (
-	ansiCodes = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 	// go test -v: "--- PASS: TestA (0.00s)", "    --- FAIL: TestA/sub (0.00s)".
 	goResult = regexp.MustCompile(`^\s*--- (PASS|FAIL): (\S+)`)
 	// go test's line per package: "ok  \tpkg\t0.1s", "FAIL\tpkg [build failed]",
@@ -46,13 +45,13 @@ var (
 	unittestFailure = regexp.MustCompile(`^(?:FAIL|ERROR): ([\w.]+) \(([\w.]+)\)`)
 )
 
-// outcomeOf reads a test run's result test by test.
-func outcomeOf(r orchestrator.Result) outcome {
-	o := outcome{TimedOut: r.TimedOut}
+// VerdictsOf reads a test run's result test by test.
+func VerdictsOf(r Result) Verdicts {
+	o := Verdicts{TimedOut: r.TimedOut}
 	failed, passed := map[string]bool{}, map[string]bool{}
 	var goPending []string // go test results waiting for their package's line
 	goPendingFailed := false
-	for _, line := range strings.Split(ansiCodes.ReplaceAllString(r.Output, ""), "\n") {
+	for _, line := range strings.Split(ansi.ReplaceAllString(r.Output, ""), "\n") {
 		line = strings.TrimRight(line, "\r")
 		switch {
 		case goResult.MatchString(line):
@@ -70,7 +69,7 @@ func outcomeOf(r orchestrator.Result) outcome {
 				}
 			}
 			if m[1] == "FAIL" && !goPendingFailed {
-				failed[m[2]+packageFailed] = true
+				failed[m[2]+PackageFailed] = true
 			}
 			goPending, goPendingFailed = nil, false
 		case pytestSummary.MatchString(line):
@@ -88,9 +87,9 @@ func outcomeOf(r orchestrator.Result) outcome {
 		}
 	}
 	if len(failed) == 0 && !r.Passed && !r.TimedOut {
-		// Another runner's failures (orchestrator.FailingTests reads jest,
+		// Another runner's failures (FailingTests reads jest,
 		// vitest, mocha and cargo too), else the suite as a whole.
-		for _, name := range orchestrator.FailingTests(r.Output) {
+		for _, name := range FailingTests(r.Output) {
 			failed[name] = true
 		}
 		if len(failed) == 0 {
@@ -100,8 +99,21 @@ func outcomeOf(r orchestrator.Result) outcome {
 	for name := range failed {
 		delete(passed, name) // reported both ways (a rerun plugin): it failed once
 	}
-	o.Failed, o.Passed = sortedKeys(failed), sortedKeys(passed)
+	o.Failed = append([]string{}, slices.Sorted(maps.Keys(failed))...)
+	o.Passed = append([]string{}, slices.Sorted(maps.Keys(passed))...)
 	return o
+}
+
+// RanTests reports whether a run at least ran the tests: it passed, or it
+// named a test that passed or failed (not only a package or the whole
+// suite: an old commit whose toolchain is gone runs nothing).
+func (o Verdicts) RanTests() bool {
+	if len(o.Failed) == 0 || len(o.Passed) > 0 {
+		return true
+	}
+	return slices.ContainsFunc(o.Failed, func(f string) bool {
+		return f != SuiteFailed && !strings.HasSuffix(f, PackageFailed)
+	})
 }
 
 func mark(ok bool, name string, passed, failed map[string]bool) {
@@ -119,24 +131,4 @@ func unittestName(method, id string) string {
 		return id
 	}
 	return id + "." + method
-}
-
-// judgeEnv asks the runners of the judgement's test runs to name every
-// test's result, not only the failures: go test's -v through GOFLAGS and
-// pytest's -rA summary through PYTEST_ADDOPTS (added to what the
-// environment already sets). Other runners are read as they print.
-func judgeEnv(environ []string) []string {
-	out := slices.Clone(environ)
-	add := func(key, value string) {
-		for i, kv := range out {
-			if k, v, ok := strings.Cut(kv, "="); ok && k == key {
-				out[i] = key + "=" + strings.TrimSpace(v+" "+value)
-				return
-			}
-		}
-		out = append(out, key+"="+value)
-	}
-	add("GOFLAGS", "-v")
-	add("PYTEST_ADDOPTS", "-rA")
-	return out
 }
