@@ -132,6 +132,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if err := checkModels(ctx, opts); err != nil {
 			return nil, err
 		}
+		// sandbox = "bwrap" where bubblewrap cannot run: no test may run.
+		if _, err := orchestrator.NewBox(opts.Config.Testing, nil); err != nil {
+			return nil, err
+		}
 	}
 	err = raw.Write(ctx, func(w kb.Writer) error {
 		var err error
@@ -400,7 +404,11 @@ func stepJudge(j judgement, tc config.Testing) func(context.Context, string) (or
 	}
 	tc.TimeoutSeconds = int(math.Ceil(j.Timeout.Seconds()))
 	return func(ctx context.Context, dir string) (orchestrator.Report, error) {
-		return orchestrator.Validate(ctx, dir, tc)
+		box, err := orchestrator.NewBox(tc, os.Environ())
+		if err != nil {
+			return orchestrator.Report{}, err
+		}
+		return orchestrator.Validate(ctx, box, dir, tc)
 	}
 }
 

@@ -177,7 +177,12 @@ func testsIn(ctx context.Context, home string, t Task, rev, kind string, withCom
 			return orchestrator.Result{}, fmt.Errorf("lay the commit's tests over %s: %w", rev, err)
 		}
 	}
-	res := orchestrator.RunWith(ctx, wt.Dir, orchestrator.KindTest, tc.TestCommand, timeout, judgeEnv(tc.Environ(os.Environ())))
+	box, err := orchestrator.NewBox(tc, os.Environ())
+	if err != nil {
+		return orchestrator.Result{}, err
+	}
+	box.Env = judgeEnv(box.Env)
+	res := orchestrator.RunIn(ctx, box, wt.Dir, orchestrator.KindTest, tc.TestCommand, timeout)
 	return res, ctx.Err()
 }
 

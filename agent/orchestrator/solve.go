@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -162,6 +163,7 @@ func Solve(ctx context.Context, opts Options) (*Outcome, error) {
 type runner struct {
 	opts    Options
 	testing config.Testing
+	box     Box // where the tests run ([testing] sandbox)
 	q       query
 	out     *Outcome
 	curated *kb.Store
@@ -239,6 +241,9 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 	r.testing = opts.Config.Testing.For(r.repo.Path)
 	if strings.TrimSpace(r.testing.TestCommand) == "" && opts.Judge == nil {
 		return nil, &retrieval.PreflightError{Problem: "no test command for " + r.repo.Path, Fix: ErrNoTestCommand.Error()}
+	}
+	if r.box, err = NewBox(r.testing, os.Environ()); err != nil {
+		return nil, err
 	}
 	if r.budget, err = llm.NewBudget(opts.Config); err != nil {
 		return nil, err
@@ -794,10 +799,15 @@ func (r *runner) problem(format string, args ...any) {
 // validate is a step's verdict: the repository's tests, or the judge
 // cra eval gave.
 func (r *runner) validate(ctx context.Context) (Report, error) {
-	if r.opts.Judge != nil {
-		return r.opts.Judge(ctx, r.wt.Dir)
+	judge := r.opts.Judge
+	if judge == nil {
+		judge = func(ctx context.Context, dir string) (Report, error) { return Validate(ctx, r.box, dir, r.testing) }
 	}
-	return Validate(ctx, r.wt.Dir, r.testing)
+	rep, err := judge(ctx, r.wt.Dir)
+	if rep.Warning != "" {
+		r.problem("%s", rep.Warning)
+	}
+	return rep, err
 }
 
 // write runs fn in one transaction of the raw store, through the run's

@@ -28,8 +28,10 @@ import (
 // home's locks/, dropped by the kernel when the process dies, even by
 // kill -9). SweepStale, at the start of cra solve and cra eval, removes
 // what dead owners left: their worktrees that no session can resume, and
-// the branches of scratch worktrees. It never touches a live owner's
-// worktree, a resumable run or a result branch.
+// the branches of scratch worktrees, and kills the test processes a dead
+// owner left running (unconfined runs only: bubblewrap takes them with
+// it; see Box). It never touches a live owner's worktree, a resumable run
+// or a result branch.
 
 // ScratchPrefix starts the task id of a scratch worktree.
 const ScratchPrefix = "scratch-"
@@ -99,6 +101,7 @@ func SweepStale(ctx context.Context, home, repo string) []string {
 			inUse[wt.branch] = true // the user's checkout, another home's run, or a live owner's
 			continue
 		}
+		KillLeftovers(wt.dir) // its owner is dead: so is every test it ran
 		if slices.Contains(resumable, taskID) && !isScratch(taskID) {
 			inUse[wt.branch] = true // cra solve --resume (or the eval that ran it) takes it up
 		} else {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -42,39 +43,33 @@ type Result struct {
 // ErrNoTestCommand: cra solve cannot run without a test command.
 var ErrNoTestCommand = errors.New("cra solve needs a test command: add [testing] test_command to config.toml or a per-repository one ([[testing.repo]])")
 
-// Run runs command with sh -c in dir, in its own process group: when
-// timeout passes or ctx ends, the whole group (the command and every
-// child it started) is killed. The output is kept whole up to
-// MaxOutputBytes; past it, its head and tail (see capped). CI=true is set
-// unless the environment has CI, so test runners do not wait for a terminal.
+// Run runs command with sh -c in dir, unconfined, with cra's whole
+// environment: for cra's own tests of the runner. Test commands run
+// through RunIn and a Box.
 func Run(ctx context.Context, dir, kind, command string, timeout time.Duration) Result {
-	return RunWith(ctx, dir, kind, command, timeout, os.Environ())
+	return RunIn(ctx, Box{Env: os.Environ()}, dir, kind, command, timeout)
 }
 
-// RunWith is Run with the command's environment env (CI=true added unless
-// env has CI).
-func RunWith(ctx context.Context, dir, kind, command string, timeout time.Duration, env []string) Result {
+// RunIn runs command with sh -c in dir inside box, in its own process
+// group: when timeout passes or ctx ends, the whole group (the command
+// and every child it started) is killed, and after the command whatever
+// it left behind (KillLeftovers). The output is kept whole up to
+// MaxOutputBytes; past it, its head and tail (see capped). CI=true is set
+// unless the box's environment has CI, so test runners do not wait for a
+// terminal.
+func RunIn(ctx context.Context, box Box, dir, kind, command string, timeout time.Duration) Result {
 	res := Result{Kind: kind, Command: command, ExitCode: -1}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = slices.Clone(env)
-	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "CI=") }) {
-		cmd.Env = append(cmd.Env, "CI=true")
-	}
+	KillLeftovers(dir) // of a killed cra's run in this worktree
+	cmd := box.command(ctx, dir, command)
 	out := &capped{limit: MaxOutputBytes}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	// Killed children may leave the output pipe open a moment.
-	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
-	err := cmd.Run()
-	res.Duration = time.Since(start)
-	if cmd.Process != nil {
+	err := runOutput(cmd, out, func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // children left behind by a command that exited
-	}
+		KillLeftovers(dir)
+	})
+	res.Duration = time.Since(start)
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
@@ -95,33 +90,68 @@ func RunWith(ctx context.Context, dir, kind, command string, timeout time.Durati
 	return res
 }
 
+// outputGrace is how long the output is read after the command and all
+// it left were killed: a process that escaped the kill (its environment
+// cleared, unconfined) may hold the pipe open.
+const outputGrace = 5 * time.Second
+
+// runOutput runs cmd with its stdout and stderr into out through a pipe of
+// its own, calls cleanup as soon as the command exits (before the pipe's
+// end, which a child left behind would hold open), then reads what is
+// left of the output.
+func runOutput(cmd *exec.Cmd, out io.Writer, cleanup func()) error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, r)
+	}()
+	err = cmd.Start()
+	w.Close()
+	if err == nil {
+		err = cmd.Wait()
+		cleanup()
+	}
+	select {
+	case <-copied:
+	case <-time.After(outputGrace):
+		r.Close()
+		<-copied
+	}
+	r.Close()
+	return err
+}
+
 // Report is a validation: the test command's result, which decides, and
 // the lint and type-check results when those are configured.
 type Report struct {
 	Test            Result
 	Lint, TypeCheck *Result
+	Warning         string // why the commands ran unconfined (Box.Warning), said once in the run's problems
 }
 
 // Passed is the test command's verdict alone.
 func (r Report) Passed() bool { return r.Test.Passed }
 
 // Validate runs the repository's test command, then its lint and type
-// check when configured, in dir, with the environment t allows (no API
-// key passes). Without a test command it runs nothing
-// and returns ErrNoTestCommand: no code path skips the tests.
-func Validate(ctx context.Context, dir string, t config.Testing) (Report, error) {
+// check when configured, in dir, inside box. Without a test command it
+// runs nothing and returns ErrNoTestCommand: no code path skips the tests.
+func Validate(ctx context.Context, box Box, dir string, t config.Testing) (Report, error) {
 	if strings.TrimSpace(t.TestCommand) == "" {
 		return Report{}, ErrNoTestCommand
 	}
 	timeout := time.Duration(t.TimeoutSeconds) * time.Second
-	env := t.Environ(os.Environ())
-	r := Report{Test: RunWith(ctx, dir, KindTest, t.TestCommand, timeout, env)}
+	r := Report{Test: RunIn(ctx, box, dir, KindTest, t.TestCommand, timeout), Warning: box.Warning}
 	for _, c := range []struct {
 		kind, command string
 		dst           **Result
 	}{{KindLint, t.LintCommand, &r.Lint}, {KindTypeCheck, t.TypeCheckCommand, &r.TypeCheck}} {
 		if strings.TrimSpace(c.command) != "" && ctx.Err() == nil {
-			res := RunWith(ctx, dir, c.kind, c.command, timeout, env)
+			res := RunIn(ctx, box, dir, c.kind, c.command, timeout)
 			*c.dst = &res
 		}
 	}

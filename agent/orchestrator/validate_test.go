@@ -69,7 +69,7 @@ func TestValidateRealGoTest(t *testing.T) {
 		}
 	}
 	cfg := config.Testing{TestCommand: "GOFLAGS=-mod=mod go test ./...", LintCommand: "sh lint.sh", TypeCheckCommand: "sh typecheck.sh", TimeoutSeconds: 120}
-	rep, err := Validate(context.Background(), dir, cfg)
+	rep, err := Validate(context.Background(), testBox(t, cfg), dir, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,10 +83,10 @@ func TestValidateRealGoTest(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "v.go"), []byte("package v\n\nfunc Two() int { return 2 }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err = Validate(context.Background(), dir, cfg); err != nil || !rep.Passed() || rep.Lint.Passed {
+	if rep, err = Validate(context.Background(), testBox(t, cfg), dir, cfg); err != nil || !rep.Passed() || rep.Lint.Passed {
 		t.Errorf("fixed: passed %v, lint %+v, %v", rep.Passed(), rep.Lint, err)
 	}
-	if _, err := Validate(context.Background(), dir, config.Testing{LintCommand: "true", TimeoutSeconds: 10}); !errors.Is(err, ErrNoTestCommand) {
+	if _, err := Validate(context.Background(), Box{}, dir, config.Testing{LintCommand: "true", TimeoutSeconds: 10}); !errors.Is(err, ErrNoTestCommand) {
 		t.Errorf("no test command: %v", err)
 	}
 }
@@ -108,11 +108,13 @@ func TestValidateKeepsKeysFromTheTests(t *testing.T) {
 	t.Setenv("CRA_TEACHER_API_KEY", "sk-teacher-should-not-leak")
 	t.Setenv("DATABASE_URL", "pg://only-when-listed")
 	cmd := `echo "[$OPENAI_API_KEY][$CRA_TEACHER_API_KEY][$DATABASE_URL]"; test -n "$PATH" && test -n "$HOME"`
-	rep, err := Validate(context.Background(), t.TempDir(), config.Testing{TestCommand: cmd, TimeoutSeconds: 10})
+	cfg := config.Testing{TestCommand: cmd, TimeoutSeconds: 10}
+	rep, err := Validate(context.Background(), testBox(t, cfg), t.TempDir(), cfg)
 	if err != nil || !rep.Passed() || !strings.Contains(rep.Test.Output, "[][][]") {
 		t.Errorf("%v %q: want no key and no unlisted variable, PATH and HOME set", err, rep.Test.Output)
 	}
-	rep, _ = Validate(context.Background(), t.TempDir(), config.Testing{TestCommand: cmd, TimeoutSeconds: 10, EnvPassthrough: []string{"DATABASE_URL"}})
+	cfg.EnvPassthrough = []string{"DATABASE_URL"}
+	rep, _ = Validate(context.Background(), testBox(t, cfg), t.TempDir(), cfg)
 	if !strings.Contains(rep.Test.Output, "[][][pg://only-when-listed]") {
 		t.Errorf("env_passthrough DATABASE_URL: %q", rep.Test.Output)
 	}

@@ -68,6 +68,8 @@ type Testing struct {
 	// test time, at least the floor, at most timeout_seconds.
 	EvalTimeoutFactor       float64 `toml:"eval_timeout_factor" doc:"cra eval stops a test run after this many times the commit's own test time (measured once per commit), so one hanging test costs little."`
 	EvalTimeoutFloorSeconds int     `toml:"eval_timeout_floor_seconds" doc:"cra eval's test timeout is never below this (and never above timeout_seconds)."`
+	// Sandbox is how test commands are confined (agent/orchestrator/box.go).
+	Sandbox string `toml:"sandbox" doc:"Where test commands run: \"auto\" (bubblewrap when it works here, else unconfined with a warning), \"bwrap\" (bubblewrap or nothing: cra solve and cra eval stop with exit 2 when it cannot run) or \"none\" (unconfined, with a one-line warning per run). In bubblewrap only the worktree and a private /tmp are writable, the network is cut and no test process outlives its run."`
 	// EnvPassthrough adds to DefaultEnvPassthrough (testenv.go).
 	EnvPassthrough []string `toml:"env_passthrough" doc:"Environment variables test commands get besides PATH, HOME, the locale and the Go, Python, Node, Rust and Java toolchains' own (NAME, or PREFIX* for any suffix). No other variable passes, so no API key reaches a test; a name that looks like a credential (KEY, TOKEN, SECRET, ...) passes only when listed exactly." example:"env_passthrough = [\"DATABASE_URL\", \"MYAPP_*\"]"`
 	// Repos override the commands for one repository each.
@@ -225,7 +227,7 @@ func Default() Config {
 		},
 		Budget:  Budget{ReservedTokens: 8192, SafetyMargin: 0.1},
 		Index:   Index{MaxFileBytes: DefaultMaxFileBytes, CoChangeMaxFiles: DefaultCoChangeMaxFiles},
-		Testing: Testing{TimeoutSeconds: 600, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}},
+		Testing: Testing{Sandbox: SandboxAuto, TimeoutSeconds: 600, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}},
 		Orchestrator: Orchestrator{
 			MaxParts: 10, MaxStepsPerPart: 15, MaxAdjustmentRounds: 3,
 			MaxRetriesPerStep: 1, MaxRefinementLoops: 2,

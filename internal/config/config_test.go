@@ -237,10 +237,10 @@ test_command = "pytest"
 		path string
 		want Testing
 	}{
-		{repo, Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
-		{filepath.Join(repo, "."), Testing{TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
-		{"/elsewhere", Testing{TestCommand: "pytest", LintCommand: "make lint", TimeoutSeconds: 60, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
-		{dir, Testing{TestCommand: "make test", LintCommand: "make lint", TimeoutSeconds: 60, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
+		{repo, Testing{Sandbox: SandboxAuto, TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
+		{filepath.Join(repo, "."), Testing{Sandbox: SandboxAuto, TestCommand: "go test ./...", LintCommand: "make lint", TimeoutSeconds: 30, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
+		{"/elsewhere", Testing{Sandbox: SandboxAuto, TestCommand: "pytest", LintCommand: "make lint", TimeoutSeconds: 60, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
+		{dir, Testing{Sandbox: SandboxAuto, TestCommand: "make test", LintCommand: "make lint", TimeoutSeconds: 60, EvalTimeoutFactor: 5, EvalTimeoutFloorSeconds: 30, EnvPassthrough: []string{}}},
 	} {
 		if got := cfg.Testing.For(tc.path); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("For(%s) = %+v, want %+v", tc.path, got, tc.want)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,6 +109,9 @@ func (c Config) Validate(path string) []error {
 	positive(bad, "testing.eval_timeout_floor_seconds", c.Testing.EvalTimeoutFloorSeconds)
 	if c.Testing.EvalTimeoutFactor < 1 {
 		bad("testing.eval_timeout_factor", fmt.Sprintf("eval_timeout_factor (%g) must be at least 1", c.Testing.EvalTimeoutFactor), "set it to 1 or more (default 5)")
+	}
+	if !slices.Contains(SandboxModes, c.Testing.Sandbox) {
+		bad("testing.sandbox", fmt.Sprintf("%q is not a sandbox mode", c.Testing.Sandbox), "use one of "+strings.Join(SandboxModes, ", "))
 	}
 	for i, r := range c.Testing.Repos {
 		key := fmt.Sprintf("testing.repo[%d]", i+1)

@@ -6,6 +6,16 @@ import (
 	"strings"
 )
 
+// Sandbox modes, [testing] sandbox.
+const (
+	SandboxAuto  = "auto"  // bubblewrap when it works on this machine, else none with a warning
+	SandboxBwrap = "bwrap" // bubblewrap, or no test runs at all
+	SandboxNone  = "none"  // the user's explicit opt-out: tests run unconfined
+)
+
+// SandboxModes are the values [testing] sandbox takes.
+var SandboxModes = []string{SandboxAuto, SandboxBwrap, SandboxNone}
+
 // DefaultEnvPassthrough are the variables a test command gets from cra's
 // environment without being listed in [testing] env_passthrough: what
 // shells, toolchains and package managers need to find themselves
