@@ -9,7 +9,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-eval bench-datasets bench-distill bench-curate-logged e2e demo clean
+.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-box bench-eval bench-datasets bench-distill bench-curate-logged e2e demo clean
 
 # -buildvcs=auto stamps the git revision `cra version` prints, even where
 # GOFLAGS turns it off.
@@ -58,6 +58,11 @@ bench-retrieval:
 # first); the ratio is to the git add + commit a step needs anyway.
 bench-solve:
 	CRA_BENCH_REPO=$(BENCH_REPO) $(GO) test -run '^$$' -bench 'BenchmarkSolveStep' -benchmem -count $(COUNT) -benchtime 3x ./agent/orchestrator/ | tee bench-solve.txt
+
+# bench-box: a test run's cost in bubblewrap against the same run
+# unconfined (box-ms/op: the difference; target under 50 ms).
+bench-box:
+	$(GO) test -run '^$$' -bench 'BenchmarkBoxOverhead' -count $(COUNT) ./agent/orchestrator/ | tee bench-box.txt
 
 # cra eval's own time per task (an instant in-process model answering from
 # ground truth, no test command): a generated repository, or REPO=path

@@ -127,3 +127,41 @@ func between(s, from, to string) string {
 	out, _, _ := strings.Cut(rest, to)
 	return out
 }
+
+// The sandbox's cost per test run: the same `true` test command run
+// unconfined and in bubblewrap, each through RunIn (with its leftover
+// sweeps), in the same process. ns/op of the two and their difference
+// (box-ms/op on the bwrap line, in milliseconds) are the figures; the target is under
+// 50 ms (`make bench-box`).
+func BenchmarkBoxOverhead(b *testing.B) {
+	if _, err := bwrapUsable(); err != nil {
+		b.Skipf("bubblewrap cannot run here: %v", err)
+	}
+	dir := b.TempDir()
+	boxes := map[string]Box{
+		config.SandboxNone:  {Env: os.Environ()},
+		config.SandboxBwrap: {Env: os.Environ(), bwrap: must(bwrapUsable())},
+	}
+	per := map[string]time.Duration{}
+	for _, mode := range []string{config.SandboxNone, config.SandboxBwrap} {
+		b.Run(mode, func(b *testing.B) {
+			start := time.Now()
+			for b.Loop() {
+				if r := RunIn(context.Background(), boxes[mode], dir, KindTest, "true", time.Minute); !r.Passed {
+					b.Fatalf("%s: %s", mode, r.Output)
+				}
+			}
+			per[mode] = time.Since(start) / time.Duration(b.N)
+			if mode == config.SandboxBwrap && per[config.SandboxNone] > 0 {
+				b.ReportMetric(float64(per[mode]-per[config.SandboxNone])/1e6, "box-ms/op")
+			}
+		})
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -505,5 +507,43 @@ func TestSolveMasksTheKeyInEveryRow(t *testing.T) {
 		if out := mustRun(t, home, "sql", "--format", "jsonl", "from raw."+table); strings.Contains(out, key) {
 			t.Errorf("raw.%s holds the key", table)
 		}
+	}
+}
+
+// A model-written test that writes outside the worktree: in the default
+// sandbox (bubblewrap) the write fails, so do the tests, and nothing
+// lands outside; with sandbox = "none" it lands, and the run says once
+// that its tests ran unconfined.
+func TestSolveTestsRunInTheirBox(t *testing.T) {
+	for _, tc := range []struct {
+		sandbox string
+		escapes bool
+	}{{"auto", false}, {"none", true}} {
+		t.Run(tc.sandbox, func(t *testing.T) {
+			if _, err := exec.LookPath("bwrap"); err != nil && !tc.escapes {
+				t.Skip("bubblewrap is not installed (Debian package bubblewrap; CI installs it)")
+			}
+			escaped := filepath.Join(t.TempDir(), "escaped_by_test.txt")
+			writeOutside := "<edit file=\"tests/test_calc.py\">\n<search>\n        self.assertEqual(add(1, 2), 3)\n</search>\n<replacement>\n" +
+				"        open(" + strconv.Quote(escaped) + ", 'w').write('x')\n        self.assertEqual(add(1, 2), 3)\n</replacement>\n</edit>"
+			s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd + "\n" + writeOutside}}
+			srv := s.server(t)
+			r := calcRepo(t)
+			home := solveHome(t, srv, r, "sandbox = \""+tc.sandbox+"\"\n")
+			res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add")
+			_, err := os.Stat(escaped)
+			if landed := err == nil; landed != tc.escapes {
+				t.Fatalf("the write outside the worktree landed: %v, want %v (exit %d)\n%s", landed, tc.escapes, res.code, res.stdout)
+			}
+			warning := `tests run unconfined ([testing] sandbox = "none")`
+			if n := strings.Count(res.stdout, warning); tc.escapes && (res.code != exitOK || n != 1) || !tc.escapes && (res.code == exitOK || n != 0) {
+				t.Errorf("exit %d, the warning said %d times:\n%s\n%s", res.code, n, res.stdout, res.stderr)
+			}
+			if !tc.escapes {
+				if got := sqlRows(t, home, `select count(*) from raw.validation_results where contains(test_output, 'escaped_by_test.txt')`); got == "count_star()\n0\n" {
+					t.Errorf("the failed write is not in the validation output")
+				}
+			}
+		})
 	}
 }
