@@ -547,3 +547,33 @@ func TestSolveTestsRunInTheirBox(t *testing.T) {
 		})
 	}
 }
+
+// sandbox = "bwrap" where bubblewrap cannot run: cra solve stops before
+// its first row, session or worktree (exit 2), naming the setting.
+func TestSolveRefusesWithoutTheSandboxItWasToldToUse(t *testing.T) {
+	s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
+	srv := s.server(t)
+	r := calcRepo(t)
+	home := solveHome(t, srv, r, "sandbox = \"bwrap\"\n")
+	bin := t.TempDir() // git and sh, no bwrap
+	for _, tool := range []string{"git", "sh"} {
+		path, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(path, filepath.Join(bin, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin)
+	res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add")
+	if res.code != exitUsage || !strings.Contains(res.stderr, "testing.sandbox") || !strings.Contains(res.stderr, "install bubblewrap") {
+		t.Errorf("exit %d: %s", res.code, res.stderr)
+	}
+	if got := sqlRows(t, home, "select (select count(*) from raw.task_runs) + (select count(*) from raw.orchestrator_runs)"); !strings.HasSuffix(got, "\n0\n") {
+		t.Errorf("rows written: %q", got)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(home, "worktrees")); len(ents) > 0 {
+		t.Errorf("worktrees left: %v", ents)
+	}
+}
