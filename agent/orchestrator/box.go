@@ -60,7 +60,7 @@ func NewBox(t config.Testing, environ []string) (Box, error) {
 	case t.Sandbox == config.SandboxBwrap:
 		return Box{}, &config.Error{File: "config.toml", Key: "testing.sandbox",
 			Problem: fmt.Sprintf(`sandbox = "bwrap" but bubblewrap cannot run here: %v`, err),
-			Fix: `install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or set [testing] sandbox = "auto" or "none"`}
+			Fix:     `install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or set [testing] sandbox = "auto" or "none"`}
 	default:
 		b.Warning = fmt.Sprintf("tests run unconfined: bubblewrap cannot run here (%v); install bubblewrap, or set [testing] sandbox = \"none\" to say unconfined is meant", err)
 	}
