@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/agent/pathrule"
 	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -57,13 +58,13 @@ func Implement(ctx context.Context, client llm.Client, taskID string, in prompt.
 // FilesToEdit reads the files of paths that exist in the tree at dir, as
 // the implement prompt shows them (whole); paths that do not exist yet are
 // left out (the coder creates them). A path the worktree rule refuses
-// (Root.Path: a link out of the tree, "..", .git) is read the way a write
+// (pathrule.Root.Path: a link out of the tree, "..", .git) is read the way a write
 // would be refused: not at all. It is left out of the prompt — simply
 // absent, as the prompts curate trains on never mention one — and
 // returned in refused for the caller to record; an edit of it is then
 // refused by Apply, whose reason the retry prompt carries.
-func FilesToEdit(dir string, paths []string) (files []prompt.File, refused []*PathError, err error) {
-	root, err := ResolveRoot(dir)
+func FilesToEdit(dir string, paths []string) (files []prompt.File, refused []*pathrule.PathError, err error) {
+	root, err := pathrule.ResolveRoot(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -74,7 +75,7 @@ func FilesToEdit(dir string, paths []string) (files []prompt.File, refused []*Pa
 		}
 		seen[p] = true
 		rel, abs, err := root.Path(p)
-		var pe *PathError
+		var pe *pathrule.PathError
 		switch {
 		case errors.As(err, &pe):
 			refused = append(refused, pe)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/cra-dev/cra/agent/pathrule"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -38,7 +39,7 @@ type fileChange struct {
 
 // Apply applies a coder's edits to the tree at root. Every edit is checked
 // before anything is written: its path passes the worktree rule that
-// reads for prompts follow too (Root.Path: relative, without "..", not in
+// reads for prompts follow too (pathrule.Root.Path: relative, without "..", not in
 // .git, inside root once symbolic links are resolved, not a link); its file
 // exists unless the edit creates it (an empty search); it is not binary;
 // its search text occurs exactly once in the file as the edits before it
@@ -48,7 +49,7 @@ type fileChange struct {
 // old one, its mode kept); if any write fails, every file of the patch is
 // put back as it was. A refused edit is a *schema.EditError.
 func Apply(root string, edits []schema.Edit) (Applied, error) {
-	wt, err := ResolveRoot(root)
+	wt, err := pathrule.ResolveRoot(root)
 	if err != nil {
 		return Applied{}, err
 	}
@@ -56,7 +57,7 @@ func Apply(root string, edits []schema.Edit) (Applied, error) {
 	byFile := map[string][]schema.Edit{}
 	first := map[string]int{}
 	for i, e := range edits {
-		rel, reason := cleanRel(e.File)
+		rel, reason := pathrule.CleanRel(e.File)
 		if reason != "" {
 			return Applied{}, &schema.EditError{Index: i + 1, File: e.File, Reason: reason}
 		}
@@ -76,7 +77,7 @@ func Apply(root string, edits []schema.Edit) (Applied, error) {
 				// Number the edit among all the edits, not the file's.
 				n := 0
 				for i, e := range edits {
-					if p, _ := cleanRel(e.File); p == rel {
+					if p, _ := pathrule.CleanRel(e.File); p == rel {
 						if n++; n == ee.Index {
 							return Applied{}, &schema.EditError{Index: i + 1, File: e.File, Reason: ee.Reason}
 						}
@@ -116,7 +117,7 @@ func Apply(root string, edits []schema.Edit) (Applied, error) {
 }
 
 // plan reads a file, checks it and computes its new content.
-func plan(root Root, rel string, edits []schema.Edit) (*fileChange, error) {
+func plan(root pathrule.Root, rel string, edits []schema.Edit) (*fileChange, error) {
 	c := &fileChange{rel: rel, mode: 0o644}
 	var err error
 	if _, c.abs, err = root.Path(rel); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/execute"
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/agent/pathrule"
 	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/internal/config"
@@ -588,7 +589,7 @@ func (r *runner) attempt(ctx context.Context, p *passRun, part schema.MetaPart, 
 	// as symlink_outside, or it was never a path of the tree), so no
 	// retrieval decision can name it: the refusal is a problem of the run.
 	for _, pe := range refused {
-		r.problem("part %s, step %s: %s not shown to the model (%s): %s", part.ID, step.ID, pe.Path, execute.OutsideWorktree, pe.Reason)
+		r.problem("part %s, step %s: %s not shown to the model (%s): %s", part.ID, step.ID, pe.Path, pathrule.OutsideWorktree, pe.Reason)
 	}
 	in.Files = files
 	render := func(pkg prompt.Package) prompt.Prompt {

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
+	"github.com/cra-dev/cra/agent/pathrule"
 	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/kb"
 )
@@ -77,13 +77,24 @@ func LoadFileFacts(ctx context.Context, k *kb.KnowledgeBase, repo kb.Repo, path 
 	return ff, nil
 }
 
-// readIndexed reads a file as it was indexed: from the working tree or the
-// indexed commit, checked against the indexed content hash.
+// readIndexed reads a file as it was indexed: from the working tree (by
+// the worktree rule, pathrule.Root.Path) or the indexed commit, checked
+// against the indexed content hash.
 func readIndexed(repo kb.Repo, f *kb.File) (string, error) {
 	var b []byte
 	var err error
 	if repo.TreeRev == "" || repo.TreeRev == "worktree" {
-		b, err = os.ReadFile(filepath.Join(repo.Path, filepath.FromSlash(f.Path)))
+		// The rule of every read for a prompt: a path swapped for a link
+		// since it was indexed is not followed out of the repository.
+		root, err := pathrule.ResolveRoot(repo.Path)
+		if err != nil {
+			return "", err
+		}
+		_, abs, err := root.Path(f.Path)
+		if err != nil {
+			return "", err
+		}
+		b, err = os.ReadFile(abs)
 	} else {
 		b, err = exec.Command("git", "-C", repo.Path, "show", repo.TreeRev+":"+f.Path).Output()
 	}

@@ -1,4 +1,8 @@
-package execute
+// Package pathrule is the one rule for the paths of a worktree cra reads
+// for a prompt or writes for a model (agent/execute, agent/retrieval):
+// inside the worktree once links are resolved, never through a link, never
+// in .git.
+package pathrule
 
 import (
 	"errors"
@@ -44,7 +48,7 @@ func ResolveRoot(dir string) (Root, error) {
 // twice under two names). It returns the path cleaned and its absolute
 // path; a refusal is a *PathError. The file need not exist.
 func (r Root) Path(p string) (rel, abs string, err error) {
-	rel, reason := cleanRel(p)
+	rel, reason := CleanRel(p)
 	if reason != "" {
 		return "", "", &PathError{Path: p, Reason: reason}
 	}
@@ -70,9 +74,9 @@ func (r Root) Path(p string) (rel, abs string, err error) {
 	return rel, abs, nil
 }
 
-// cleanRel checks a path's form: relative, slash-separated, no "..", not
+// CleanRel checks a path's form: relative, slash-separated, no "..", not
 // in .git.
-func cleanRel(p string) (string, string) {
+func CleanRel(p string) (string, string) {
 	switch {
 	case p == "":
 		return "", "no file named"
