@@ -136,7 +136,6 @@ func (b Box) command(ctx context.Context, dir, line string) *exec.Cmd {
 // killed: children that left the run's process group (setsid, daemons)
 // or outlived a killed cra. On a system without /proc it does nothing.
 func KillLeftovers(dir string) int {
-	marker := []byte(LeftoverVar + "=" + dir + "\x00")
 	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
 		// bubblewrap runs in the resolved path; either may mark.
 		defer KillLeftovers(real)
@@ -144,7 +143,7 @@ func KillLeftovers(dir string) int {
 	killed := map[int]bool{}
 	// A leftover forking as it is killed can leave a child: a few passes.
 	for range 3 {
-		pids := marked(marker)
+		pids := Leftovers(dir)
 		for _, pid := range pids {
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
 				killed[pid] = true
@@ -157,9 +156,10 @@ func KillLeftovers(dir string) int {
 	return len(killed)
 }
 
-// marked are the pids whose environment holds marker (a whole
-// "NAME=value\x00" entry).
-func marked(marker []byte) []int {
+// Leftovers are the processes whose environment marks them as started by
+// a test run in the worktree dir (a zombie has no environment left).
+func Leftovers(dir string) []int {
+	marker := []byte(LeftoverVar + "=" + dir + "\x00")
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil

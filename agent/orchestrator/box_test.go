@@ -129,8 +129,7 @@ func TestKillOfCraLeavesNoTestProcess(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			marker := []byte(LeftoverVar + "=" + wt + "\x00")
-			for deadline := time.Now().Add(30 * time.Second); len(marked(marker)) < 2; time.Sleep(20 * time.Millisecond) {
+			for deadline := time.Now().Add(30 * time.Second); len(Leftovers(wt)) < 2; time.Sleep(20 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					t.Fatal("the helper's test never started")
@@ -163,10 +162,9 @@ func TestKillOfCraLeavesNoTestProcess(t *testing.T) {
 // waitNoneMarked waits up to d for no process to carry dir's mark, and
 // returns those that still do.
 func waitNoneMarked(dir string, d time.Duration) []int {
-	marker := []byte(LeftoverVar + "=" + dir + "\x00")
 	deadline := time.Now().Add(d)
 	for {
-		left := marked(marker) // a zombie has no environment left to match
+		left := Leftovers(dir)
 		if len(left) == 0 || time.Now().After(deadline) {
 			return left
 		}

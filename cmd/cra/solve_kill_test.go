@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cra-dev/cra/agent/orchestrator"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/storetest"
 )
@@ -172,4 +174,73 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// A cra solve killed -9 while its tests run leaves no test process: in
+// bubblewrap the tree dies with it; unconfined, the processes that
+// outlived it (one in the command's group, one that left it with setsid)
+// are killed when --resume starts, and the resumed run finishes.
+func TestKilledSolveLeavesNoTestProcess(t *testing.T) {
+	for _, sandbox := range []string{"auto", "none"} {
+		t.Run(sandbox, func(t *testing.T) {
+			if _, err := exec.LookPath("bwrap"); err != nil && sandbox == "auto" {
+				t.Skip("bubblewrap is not installed (Debian package bubblewrap; CI installs it)")
+			}
+			s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
+			srv := s.server(t)
+			r := calcRepo(t)
+			once := filepath.Join(t.TempDir(), "slept")
+			home := solveHome(t, srv, r, "sandbox = \""+sandbox+"\"\n")
+			cfgPath := filepath.Join(home, "config.toml")
+			cfg, _ := os.ReadFile(cfgPath)
+			slowOnce := "test -e " + once + " || { touch " + once + "; setsid sleep 901 & sleep 902; }; " + testCalc
+			if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), testCalc, slowOnce, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var wt string
+			running := func() bool { // both sleeps of the test run started
+				ents, _ := os.ReadDir(filepath.Join(home, "worktrees"))
+				for _, e := range ents {
+					if dir := filepath.Join(home, "worktrees", e.Name()); len(orchestrator.Leftovers(dir)) >= 3 {
+						wt = dir
+						return true
+					}
+				}
+				return false
+			}
+			args, _ := json.Marshal([]string{"--home", home, "solve", "--repo", r.Dir, "Fix add"})
+			if !storetest.KillWhen(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, running, 100*time.Millisecond) {
+				t.Fatal("cra solve was not killed while its tests ran")
+			}
+			left := waitLeftovers(wt, 3*time.Second)
+			if sandbox == "auto" {
+				if len(left) > 0 {
+					orchestrator.KillLeftovers(wt)
+					t.Fatalf("test processes %v outlived a kill -9 of cra solve", left)
+				}
+				return
+			}
+			if len(left) < 2 {
+				t.Fatalf("unconfined, the sleeps should outlive the kill (their sh dies with cra): %v", left)
+			}
+			res := cra(t, home, "", "solve", "--resume", filepath.Base(wt))
+			if res.code != exitOK {
+				t.Fatalf("resume: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+			}
+			if left := waitLeftovers(wt, 3*time.Second); len(left) > 0 {
+				orchestrator.KillLeftovers(wt)
+				t.Fatalf("test processes %v of the killed run outlived the --resume", left)
+			}
+		})
+	}
+}
+
+// waitLeftovers waits up to d for dir's test processes to be gone, and
+// returns those left.
+func waitLeftovers(dir string, d time.Duration) []int {
+	for deadline := time.Now().Add(d); ; time.Sleep(50 * time.Millisecond) {
+		if left := orchestrator.Leftovers(dir); len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+	}
 }
