@@ -23,6 +23,7 @@ type solveScript struct {
 	meta, part string
 	implement  []string
 	adjust     []string
+	analysis   []string // task analysis answers; nil: one naming calc.py
 	mu         sync.Mutex
 	calls      map[string]int
 	prompts    map[string][]string
@@ -59,7 +60,7 @@ func (s *solveScript) install(t *testing.T, srv *fakellm.Server) {
 		}
 		switch {
 		case strings.HasPrefix(system, "You read a coding task"):
-			return take("task_analysis", nil, `{"summary": "", "files": ["calc.py"], "symbols": ["add"], "keywords": []}`)
+			return take("task_analysis", s.analysis, `{"summary": "", "files": ["calc.py"], "symbols": ["add"], "keywords": []}`)
 		case strings.HasPrefix(system, "You select the files"):
 			return take("scope", nil, `{"relevant": ["calc.py", "util.py"]}`)
 		case strings.HasPrefix(system, "You decide how much"):
