@@ -30,8 +30,8 @@ func (cfg ModelConfig) answerLimit(req Request) int64 {
 }
 
 // readAnswer reads body up to limit bytes; over is true when there was
-// more (the rest is not read). limit 0 reads it all: a Batch API
-// operation, whose files hold many answers (not bounded yet).
+// more (the rest is not read). limit 0 reads it all (a request through
+// the hooked transport without an exchange limit: none in cra).
 func readAnswer(body io.Reader, limit int64) (raw []byte, over bool, err error) {
 	if limit <= 0 {
 		raw, err = io.ReadAll(body)

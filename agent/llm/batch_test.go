@@ -58,13 +58,9 @@ func TestBatchRoundTrip(t *testing.T) {
 	if err != nil || done.Status != llm.BatchCompleted || done.OutputFileID == "" || done.ErrorFileID == "" {
 		t.Fatalf("released batch: %+v, %v", done, err)
 	}
-	out, err := b.Content(ctx, done.OutputFileID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	results, err := llm.ParseBatchResults(out)
-	if err != nil || len(results) != 2 {
-		t.Fatalf("output: %d results, %v", len(results), err)
+	results, cut, err := b.Results(ctx, done.OutputFileID, 3)
+	if err != nil || cut || len(results) != 2 {
+		t.Fatalf("output: %d results, cut %v, %v", len(results), cut, err)
 	}
 	for _, r := range results {
 		resp, err := r.Answer()
@@ -75,12 +71,8 @@ func TestBatchRoundTrip(t *testing.T) {
 			t.Errorf("%s: %+v", r.CustomID, resp)
 		}
 	}
-	errFile, err := b.Content(ctx, done.ErrorFileID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	failed, _ := llm.ParseBatchResults(errFile)
-	if len(failed) != 1 || failed[0].CustomID != "b" {
+	failed, _, err := b.Results(ctx, done.ErrorFileID, 3)
+	if err != nil || len(failed) != 1 || failed[0].CustomID != "b" {
 		t.Fatalf("error file: %+v", failed)
 	}
 	if _, err := failed[0].Answer(); !errors.Is(err, llm.ErrRejected) {
