@@ -156,3 +156,22 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// A prompt leaves for a remote_api provider with its credentials redacted
+// (live calls and Batch API lines share NewChatBody); a server the user
+// runs gets it as it is.
+func TestChatBodyRedactsRemotePrompts(t *testing.T) {
+	const key = `AWS = "AKIAIOSFODNN7EXAMPLE"`
+	req := llm.Request{System: "sys " + key, Prompt: "fix " + key}
+	for _, tc := range []struct {
+		provider string
+		redacted bool
+	}{{llm.ProviderRemoteAPI, true}, {llm.ProviderOpenAICompat, false}} {
+		body := llm.NewChatBody(llm.ModelConfig{Provider: tc.provider, Model: "m"}, req)
+		for _, m := range body.Messages {
+			if got := !strings.Contains(m.Content, "AKIA"); got != tc.redacted || tc.redacted && !strings.Contains(m.Content, `AWS = "[REDACTED]"`) {
+				t.Errorf("%s: %s message %q, want redacted %v", tc.provider, m.Role, m.Content, tc.redacted)
+			}
+		}
+	}
+}
