@@ -19,6 +19,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -123,7 +124,7 @@ func Curate(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	if err := checkSelection(&opts); err != nil {
 		return nil, err
 	}
-	if opts.Curate.Secrets != "redact" && opts.Curate.Secrets != "drop" {
+	if opts.Curate.Secrets != secrets.ModeRedact && opts.Curate.Secrets != secrets.ModeDrop {
 		return nil, usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
 	}
 	if opts.Jobs <= 0 {
@@ -382,7 +383,7 @@ func scanTask(t *task, opts Options, mh *minHasher, holdout map[string]bool) []r
 			r.promptTokens = opts.Budget.Estimate(ex.system) + opts.Budget.Estimate(ex.user)
 			r.completionTokens = opts.Budget.Estimate(ex.assistant)
 			r.drop = emptiness(t, stage)
-			if r.drop == "" && opts.Curate.Secrets == "drop" && hasSecret(ex.system, ex.user, ex.assistant) {
+			if r.drop == "" && opts.Curate.Secrets == secrets.ModeDrop && secrets.Has(ex.system, ex.user, ex.assistant) {
 				r.drop = DropSecret
 			}
 			r.hash = normalHash(ex.system, ex.user, ex.assistant)

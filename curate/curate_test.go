@@ -13,6 +13,7 @@ import (
 	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/datasets"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -218,7 +219,7 @@ func TestCurateSecrets(t *testing.T) {
 			}
 			switch mode {
 			case "redact":
-				if len(rows) != 2 || sum.Redacted != 1 || !strings.Contains(strings.Join(rows, ""), redaction) {
+				if len(rows) != 2 || sum.Redacted != 1 || !strings.Contains(strings.Join(rows, ""), secrets.Redaction) {
 					t.Errorf("redact: %d rows, %d redacted", len(rows), sum.Redacted)
 				}
 				// Nor does it reach an exported file, in either format.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -140,7 +141,7 @@ func (opts DistillOptions) normalize() (DistillOptions, error) {
 			return opts, usagef("stage %q: distill knows %s", s, strings.Join(schema.SyntheticStages, ", "))
 		}
 	}
-	if opts.Curate.Secrets != "redact" && opts.Curate.Secrets != "drop" {
+	if opts.Curate.Secrets != secrets.ModeRedact && opts.Curate.Secrets != secrets.ModeDrop {
 		return opts, usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
 	}
 	if opts.Teacher.Model == "" {

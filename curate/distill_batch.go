@@ -295,24 +295,24 @@ func (d *distiller) advance(ctx context.Context, dir string, api *llm.Batches, c
 // reservations settled (a request without an answer costs nothing), the
 // batch marked downloaded.
 func (d *distiller) download(ctx context.Context, dir string, api *llm.Batches, client *llm.Logged, b *kb.DistillBatch, remote llm.Batch) error {
+	jobs, err := batchJobs(b)
+	if err != nil {
+		return err
+	}
 	var results []llm.BatchResult
 	for _, f := range []string{remote.OutputFileID, remote.ErrorFileID} {
 		if f == "" {
 			continue
 		}
-		data, err := api.Content(ctx, f)
+		rs, cut, err := api.Results(ctx, f, len(jobs))
 		if err != nil {
 			return fmt.Errorf("download the results of batch %s: %w", remote.ID, err)
 		}
-		rs, err := llm.ParseBatchResults(data)
-		if err != nil {
-			return fmt.Errorf("batch %s: %w", remote.ID, err)
+		if cut {
+			d.opts.Log.Warn("a batch results file is larger than its requests' answers may be: the lines over the bound are not read, and their requests go in the next run's batch",
+				"batch", remote.ID, "file", f)
 		}
 		results = append(results, rs...)
-	}
-	jobs, err := batchJobs(b)
-	if err != nil {
-		return err
 	}
 	now := time.Now().UTC()
 	var rows []kb.LLMCall

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -308,7 +309,7 @@ func (d *distiller) eachWindow(ctx context.Context, sel *selection, count bool, 
 func withoutSecrets(items []*item, mode string, skipped map[string]int) []*item {
 	out := items[:0]
 	for _, it := range items {
-		if _, keep := applySecrets(mode, &it.system, &it.user); !keep {
+		if _, keep := secrets.Apply(mode, &it.system, &it.user); !keep {
 			skipped[DropSecret]++
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -27,7 +28,7 @@ func (d *distiller) judge(j *job, e kb.DistillCacheEntry, fromCache bool) []kb.D
 		}
 		if v.ok {
 			msgs := []kb.Message{{Role: "system", Content: it.system}, {Role: "user", Content: it.user}, {Role: "assistant", Content: v.answer}}
-			if _, keep := applySecrets(d.opts.Curate.Secrets, &msgs[0].Content, &msgs[1].Content, &msgs[2].Content); !keep {
+			if _, keep := secrets.Apply(d.opts.Curate.Secrets, &msgs[0].Content, &msgs[1].Content, &msgs[2].Content); !keep {
 				msgs = nil
 				o.Reason += "; no example: it holds a credential ([curate] secrets = drop)"
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -135,7 +136,7 @@ func (s *loggedSource) record(e example, holdout map[string]bool) record {
 		r.drop = DropEmpty
 	case e.kind == kb.KindPreference && normalise(e.chosen) == normalise(e.rejected):
 		r.drop = DropSameAnswer
-	case s.opts.Curate.Secrets == "drop" && hasSecret(e.system, e.user, e.completion, e.chosen, e.rejected):
+	case s.opts.Curate.Secrets == secrets.ModeDrop && secrets.Has(e.system, e.user, e.completion, e.chosen, e.rejected):
 		r.drop = DropSecret
 	}
 	r.hash = normalHash(e.kind, e.system, e.user, e.completion, e.chosen, e.rejected)
@@ -192,7 +193,7 @@ func (s *loggedSource) write(ctx context.Context, w *datasetWriter, kept map[[32
 // row is the stored example, credentials redacted in every field (pass 1
 // left out what drop mode drops).
 func (e example) row(r *record, w *datasetWriter, now time.Time) (kb.TrainingExample, bool, error) {
-	red, _ := applySecrets("redact", &e.system, &e.user, &e.completion, &e.chosen, &e.rejected)
+	red, _ := secrets.Apply(secrets.ModeRedact, &e.system, &e.user, &e.completion, &e.chosen, &e.rejected)
 	msg := func(role, content string) kb.Message { return kb.Message{Role: role, Content: content} }
 	var msgs []kb.Message
 	if e.system != "" {
@@ -211,7 +212,7 @@ func (e example) row(r *record, w *datasetWriter, now time.Time) (kb.TrainingExa
 	}
 	ev, err := json.Marshal(e.evidence)
 	ex.Evidence = string(ev)
-	if found, _ := applySecrets("redact", &ex.Evidence); found { // a test's or a file's name, however unlikely
+	if found, _ := secrets.Apply(secrets.ModeRedact, &ex.Evidence); found { // a test's or a file's name, however unlikely
 		red = true
 	}
 	return ex, red, err

@@ -3,32 +3,9 @@ package curate
 import (
 	"strings"
 	"testing"
-)
 
-func TestSecrets(t *testing.T) {
-	for text, want := range map[string]bool{
-		`key = "AKIAIOSFODNN7EXAMPLE"`:                                            true,
-		"token: ghp_abcdefghijklmnopqrstuvwxyz0123456789AB":                       true,
-		"xoxb-123456789012-abcdefghij":                                            true,
-		"AIzaSyA-abcdefghijklmnopqrstuvwxyz01234":                                 true,
-		"OPENAI = 'sk-proj-abcdefghijklmnopqrstuvwx'":                             true,
-		"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----":    true,
-		`API_KEY = "f3a9c2e8b1d4f6a7c9e2b4d6"`:                                    true,
-		`"password": "correct-horse-battery-staple"`:                              true,
-		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N": true,
-		`api_key = os.environ["API_KEY"]`:                                         false,
-		`password = ""`:                                                           false,
-		"the key of the map is the token count":                                   false,
-		"AKIA is how AWS keys start":                                              false,
-	} {
-		if got := hasSecret(text); got != want {
-			t.Errorf("hasSecret(%q) = %v, want %v", text, got, want)
-		}
-		if want && redact(text) == text {
-			t.Errorf("redact(%q) left it as it was", text)
-		}
-	}
-}
+	"github.com/cra-dev/cra/internal/secrets"
+)
 
 // Distill applies [curate] secrets to the prompts before any becomes a
 // request: redacted in redact mode, the item left out (and counted) in
@@ -41,7 +18,7 @@ func TestWithoutSecrets(t *testing.T) {
 		wantMsg map[string]string // item id -> user prompt after
 		dropped int
 	}{
-		{"redact", []string{"clean", "secret"}, map[string]string{"clean": "fix it", "secret": "ACCESS_KEY_ID = " + `"` + redaction + `"`}, 0},
+		{"redact", []string{"clean", "secret"}, map[string]string{"clean": "fix it", "secret": "ACCESS_KEY_ID = " + `"` + secrets.Redaction + `"`}, 0},
 		{"drop", []string{"clean"}, map[string]string{"clean": "fix it"}, 1},
 	} {
 		items := []*item{{id: "clean", system: "sys", user: "fix it"}, {id: "secret", system: "sys", user: key}}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
 )
@@ -61,7 +62,7 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 			}
 			msgs := []kb.Message{{Role: "system", Content: ex.system}, {Role: "user", Content: ex.user}, {Role: "assistant", Content: ex.assistant}}
 			// Pass 1 left out what drop mode drops; what is kept is redacted.
-			if found, _ := applySecrets("redact", &msgs[0].Content, &msgs[1].Content, &msgs[2].Content); found {
+			if found, _ := secrets.Apply(secrets.ModeRedact, &msgs[0].Content, &msgs[1].Content, &msgs[2].Content); found {
 				redacted++
 			}
 			if err := batch.add(ctx, kb.TrainingExample{

@@ -99,7 +99,8 @@ func (s *Session) Archive(ctx context.Context, w Writer) error {
 // caller's transaction (a pass's rows and its session's archive commit
 // together); Remove deletes the file once that transaction committed.
 // mask (nil: none) is applied to the archived text, so a secret a model
-// answer repeated is stored as the logged calls have it.
+// answer repeated is stored as the logged calls have it; the masked text
+// is then bounded to MaxArchiveBytes (boundArchive).
 func (s *Session) ArchiveRow(ctx context.Context, q Execer, mask func(string) string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -112,7 +113,7 @@ func (s *Session) ArchiveRow(ctx context.Context, q Execer, mask func(string) st
 	}
 	if err == nil {
 		_, err = q.ExecContext(ctx, `INSERT INTO session_archives (task_id, session_blob, archived_at) VALUES (?, ?, ?)`,
-			s.taskID, b, time.Now().UTC())
+			s.taskID, boundArchive(b), time.Now().UTC())
 	}
 	if err != nil {
 		return fmt.Errorf("archive session %s: %w", s.taskID, err)

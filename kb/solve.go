@@ -33,13 +33,14 @@ type QueryExecer interface {
 	Execer
 }
 
-// RecordAttempt appends an attempt and, when the commands ran, its
-// validation; it returns the attempt's id.
+// RecordAttempt appends an attempt, its raw answer bounded to
+// MaxAttemptBytes, and, when the commands ran, its validation; it returns
+// the attempt's id.
 func RecordAttempt(ctx context.Context, q QueryExecer, a RunAttempt, v *Validation) (int64, error) {
 	var id int64
 	if err := q.QueryRowContext(ctx, `INSERT INTO run_attempts (task_run_id, attempt, prompt_tokens, completion_tokens,
 		latency_ms, raw_response, patch_applied, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		a.TaskRunID, a.Attempt, a.PromptTokens, a.CompletionTokens, a.Latency.Milliseconds(), a.RawResponse, a.PatchApplied, a.At).Scan(&id); err != nil {
+		a.TaskRunID, a.Attempt, a.PromptTokens, a.CompletionTokens, a.Latency.Milliseconds(), Bound(a.RawResponse, MaxAttemptBytes), a.PatchApplied, a.At).Scan(&id); err != nil {
 		return 0, fmt.Errorf("record attempt %d of task run %d: %w", a.Attempt, a.TaskRunID, err)
 	}
 	if v == nil {

@@ -52,7 +52,8 @@ type TaskRunEnd struct {
 	PlanArtifact string // the plan file an implement run followed
 }
 
-// FinishTaskRun records how run taskID ended.
+// FinishTaskRun records how run taskID ended, its final diff bounded to
+// MaxDiffBytes.
 func FinishTaskRun(ctx context.Context, q Execer, taskID string, end TaskRunEnd) error {
 	var plan, diff, artifact any
 	if end.FinalPlan != nil {
@@ -63,7 +64,7 @@ func FinishTaskRun(ctx context.Context, q Execer, taskID string, end TaskRunEnd)
 		plan = string(js)
 	}
 	if end.FinalDiff != "" {
-		diff = end.FinalDiff
+		diff = Bound(end.FinalDiff, MaxDiffBytes)
 	}
 	if end.PlanArtifact != "" {
 		artifact = end.PlanArtifact

@@ -1,13 +1,13 @@
 package llm
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -146,9 +146,26 @@ func (b *Batches) FindByInput(ctx context.Context, inputFileID string) (Batch, b
 	}
 }
 
-// Content downloads a file (a batch's output or error file).
-func (b *Batches) Content(ctx context.Context, fileID string) ([]byte, error) {
-	return do(ctx, b, func(ctx context.Context) ([]byte, error) {
+// batchLineOverhead is what a results line holds around its answer's
+// body: the ids, the status, the usage.
+const batchLineOverhead = 16 << 10
+
+// lineLimit is the most bytes a results line may have: an answer's limit
+// (the model's max_tokens, within MaxAnswerBytes) and the line around it.
+func (b *Batches) lineLimit() int64 { return b.c.cfg.answerLimit(Request{}) + batchLineOverhead }
+
+// Results downloads and parses a batch's output or error file, of a batch
+// of requests lines: the file is read up to requests lines of lineLimit
+// (a hostile or broken server cannot take the machine's memory with it),
+// and a line over lineLimit is a result refused for its size, not parsed.
+// cut reports that lines were left unread, or unnamed for their size:
+// their requests stay unanswered.
+func (b *Batches) Results(ctx context.Context, fileID string, requests int) (rs []BatchResult, cut bool, err error) {
+	limit := int64(max(requests, 1)) * b.lineLimit()
+	var over bool
+	data, err := do(ctx, b, func(ctx context.Context) ([]byte, error) {
+		x := ctx.Value(exchangeKey{}).(*exchange)
+		x.limit, x.cutOK = limit, true
 		raw, err := b.p.api.GetFileContent(ctx, fileID)
 		if err != nil {
 			return nil, err
@@ -156,17 +173,37 @@ func (b *Batches) Content(ctx context.Context, fileID string) ([]byte, error) {
 		defer raw.Close()
 		var buf bytes.Buffer
 		_, err = buf.ReadFrom(raw)
+		over = x.over
 		return buf.Bytes(), err
 	})
+	if err != nil {
+		return nil, false, err
+	}
+	if over { // the last line read is cut: leave it out
+		data = data[:bytes.LastIndexByte(data, '\n')+1]
+	}
+	rs, unnamed, err := parseResults(data, b.lineLimit())
+	return rs, over || unnamed, err
 }
 
+// batchReplyBytes bounds the answer of a Batch API operation other than a
+// results download (a file or batch object, a page of batches): some KB
+// each; more is a broken or hostile server.
+const batchReplyBytes = 1 << 20
+
 // do runs one Batch API operation under the client's retry policy,
-// classifying go-openai's errors as chat calls do.
+// classifying go-openai's errors as chat calls do. Its answer may have
+// batchReplyBytes unless op sets its exchange's own limit and reads a cut
+// answer itself (cutOK).
 func do[T any](ctx context.Context, b *Batches, op func(ctx context.Context) (T, error)) (T, error) {
 	v, _, err := retrying(ctx, b.c, true, func(actx context.Context) (T, error) {
-		x := &exchange{}
+		x := &exchange{limit: batchReplyBytes}
 		v, err := op(withExchange(actx, x))
-		if err != nil {
+		switch {
+		case x.over && !x.cutOK:
+			return v, &failure{status: x.status, err: &kindError{kind: ErrMalformedResponse,
+				msg: fmt.Sprintf("Batch API answer from %s refused: over %d bytes", b.c.cfg.BaseURL, x.limit)}}
+		case err != nil:
 			return v, b.p.classify(err, x)
 		}
 		return v, nil
@@ -198,31 +235,68 @@ type BatchResult struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
+	// size is the bytes of a line refused unread for being over limit.
+	size  int
+	limit int64
 }
 
-// ParseBatchResults reads an output or error file.
-func ParseBatchResults(data []byte) ([]BatchResult, error) {
-	var out []BatchResult
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
+// parseResults reads an output or error file. A line over lineLimit
+// bytes is not parsed: its result names its request (when its start does)
+// and carries its size, to be refused as unusable; unnamed reports a line
+// too large whose request could not be named.
+func parseResults(data []byte, lineLimit int64) (out []BatchResult, unnamed bool, err error) {
+	for n := 1; len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		line = bytes.TrimSpace(line)
+		switch {
+		case len(line) == 0:
+			continue
+		case int64(len(line)) > lineLimit:
+			id, ok := customIDOf(line[:min(len(line), 4<<10)])
+			if !ok {
+				unnamed = true
+				continue
+			}
+			out = append(out, BatchResult{CustomID: id, size: len(line), limit: lineLimit})
 			continue
 		}
 		var r BatchResult
 		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, fmt.Errorf("batch results line %d: %w", n, err)
+			return nil, false, fmt.Errorf("batch results line %d: %w", n, err)
 		}
 		out = append(out, r)
 	}
-	return out, sc.Err()
+	return out, unnamed, nil
+}
+
+// customIDPattern finds a results line's custom_id in its start.
+var customIDPattern = regexp.MustCompile(`"custom_id"\s*:\s*("(?:[^"\\]|\\.)*")`)
+
+// customIDOf is the custom_id a results line's start names.
+func customIDOf(start []byte) (string, bool) {
+	m := customIDPattern.FindSubmatch(start)
+	if m == nil {
+		return "", false
+	}
+	var id string
+	if err := json.Unmarshal(m[1], &id); err != nil || id == "" {
+		return "", false
+	}
+	return id, true
 }
 
 // Answer is the result's chat completion as a Response (text, thinking
 // apart, usage), or why there is none.
 func (r BatchResult) Answer() (Response, error) {
 	switch {
+	case r.size > 0:
+		return Response{}, fmt.Errorf("%w: batch request %s: answer refused: its results line has %d bytes, over %d, the most an answer of the model's max_tokens may take",
+			ErrMalformedResponse, r.CustomID, r.size, r.limit)
 	case r.Error != nil:
 		return Response{}, fmt.Errorf("%w: batch request %s: %s: %s", ErrRejected, r.CustomID, r.Error.Code, r.Error.Message)
 	case r.Response == nil:

@@ -58,13 +58,9 @@ func TestBatchRoundTrip(t *testing.T) {
 	if err != nil || done.Status != llm.BatchCompleted || done.OutputFileID == "" || done.ErrorFileID == "" {
 		t.Fatalf("released batch: %+v, %v", done, err)
 	}
-	out, err := b.Content(ctx, done.OutputFileID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	results, err := llm.ParseBatchResults(out)
-	if err != nil || len(results) != 2 {
-		t.Fatalf("output: %d results, %v", len(results), err)
+	results, cut, err := b.Results(ctx, done.OutputFileID, 3)
+	if err != nil || cut || len(results) != 2 {
+		t.Fatalf("output: %d results, cut %v, %v", len(results), cut, err)
 	}
 	for _, r := range results {
 		resp, err := r.Answer()
@@ -75,12 +71,8 @@ func TestBatchRoundTrip(t *testing.T) {
 			t.Errorf("%s: %+v", r.CustomID, resp)
 		}
 	}
-	errFile, err := b.Content(ctx, done.ErrorFileID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	failed, _ := llm.ParseBatchResults(errFile)
-	if len(failed) != 1 || failed[0].CustomID != "b" {
+	failed, _, err := b.Results(ctx, done.ErrorFileID, 3)
+	if err != nil || len(failed) != 1 || failed[0].CustomID != "b" {
 		t.Fatalf("error file: %+v", failed)
 	}
 	if _, err := failed[0].Answer(); !errors.Is(err, llm.ErrRejected) {
@@ -163,4 +155,23 @@ func TestChatBody(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// A prompt leaves for a remote_api provider with its credentials redacted
+// (live calls and Batch API lines share NewChatBody); a server the user
+// runs gets it as it is.
+func TestChatBodyRedactsRemotePrompts(t *testing.T) {
+	const key = `AWS = "AKIAIOSFODNN7EXAMPLE"`
+	req := llm.Request{System: "sys " + key, Prompt: "fix " + key}
+	for _, tc := range []struct {
+		provider string
+		redacted bool
+	}{{llm.ProviderRemoteAPI, true}, {llm.ProviderOpenAICompat, false}} {
+		body := llm.NewChatBody(llm.ModelConfig{Provider: tc.provider, Model: "m"}, req)
+		for _, m := range body.Messages {
+			if got := !strings.Contains(m.Content, "AKIA"); got != tc.redacted || tc.redacted && !strings.Contains(m.Content, `AWS = "[REDACTED]"`) {
+				t.Errorf("%s: %s message %q, want redacted %v", tc.provider, m.Role, m.Content, tc.redacted)
+			}
+		}
+	}
 }

@@ -31,8 +31,9 @@ type ResponseFormat struct {
 }
 
 // NewChatBody shapes req for the model of cfg (its defaults applied where
-// req leaves them).
+// req leaves them), its prompts as they may leave the machine (outbound).
 func NewChatBody(cfg ModelConfig, req Request) ChatBody {
+	req.System, req.Prompt = cfg.outbound(req.System), cfg.outbound(req.Prompt)
 	body := ChatBody{Model: cfg.Model, Messages: messages(req)}
 	if ReasoningModel(cfg.Model) {
 		// Reasoning models refuse max_tokens and any temperature but their own.

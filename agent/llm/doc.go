@@ -23,6 +23,11 @@
 //     of raw.retrieval_llm_calls, written in batches through a CallLog the
 //     caller supplies (it never opens a store itself).
 //
+// A prompt leaving for a remote_api provider has its credentials redacted
+// (internal/secrets, the [curate] secrets patterns) in what is sent and
+// what is logged; answers are bounded in size before they are parsed
+// (answersize.go), Batch API downloads too.
+//
 // It must not: load config files (callers pass config.Config sections), hold
 // prompt text or parse answers (agent/prompt does), or let an API key reach
 // an error, a response, a log line or a stored row. The key is read from the

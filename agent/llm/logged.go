@@ -93,7 +93,7 @@ func (l *Logged) Record(req Request, resp Response, err error, start time.Time, 
 	row := kb.LLMCall{
 		TaskID: req.TaskID, CallType: req.CallType, StageName: req.StageName,
 		Model: l.cfg.Model, Provider: l.cfg.Provider,
-		SystemPrompt: l.mask(req.System), Prompt: l.mask(req.Prompt),
+		SystemPrompt: l.mask(l.cfg.outbound(req.System)), Prompt: l.mask(l.cfg.outbound(req.Prompt)),
 		Latency: latency, At: start.UTC(),
 	}
 	if row.Provider == "" {

@@ -3,6 +3,8 @@ package llm
 import (
 	"errors"
 	"strings"
+
+	"github.com/cra-dev/cra/internal/secrets"
 )
 
 // redacted replaces the API key wherever it shows up.
@@ -51,4 +53,17 @@ func chainContains(err error, s string) bool {
 		}
 	}
 	return false
+}
+
+// outbound is a prompt text as it may leave the machine for cfg's
+// provider: to a remote_api provider (a third party) with every credential
+// the [curate] secrets patterns know redacted, whatever stage sends it
+// (solve, plan, eval, distill) and whatever file it quotes; to ollama and
+// openai_compat servers, which the user runs, as it is. The logged row of
+// a call holds the prompt as it was sent.
+func (cfg ModelConfig) outbound(text string) string {
+	if cfg.Provider != ProviderRemoteAPI {
+		return text
+	}
+	return secrets.Redact(text)
 }

@@ -30,6 +30,7 @@ type exchangeKey struct{}
 type exchange struct {
 	extra map[string]any // set in the request body as sent
 	limit int64          // the most bytes the answer may have (answerLimit)
+	cutOK bool           // the caller reads an answer cut at limit itself
 
 	status int // filled in by the transport
 	header http.Header

@@ -23,6 +23,7 @@ import (
 // are taken in turn (the last one repeats); nil kinds get defaults.
 type solveScript struct {
 	meta, part string
+	analysis   []string // task analysis answers; nil: one naming calc.py
 	implement  []string
 	adjust     []string
 	mu         sync.Mutex
@@ -61,7 +62,7 @@ func (s *solveScript) install(t *testing.T, srv *fakellm.Server) {
 		}
 		switch {
 		case strings.HasPrefix(system, "You read a coding task"):
-			return take("task_analysis", nil, `{"summary": "", "files": ["calc.py"], "symbols": ["add"], "keywords": []}`)
+			return take("task_analysis", s.analysis, `{"summary": "", "files": ["calc.py"], "symbols": ["add"], "keywords": []}`)
 		case strings.HasPrefix(system, "You select the files"):
 			return take("scope", nil, `{"relevant": ["calc.py", "util.py"]}`)
 		case strings.HasPrefix(system, "You decide how much"):
@@ -575,5 +576,55 @@ func TestSolveRefusesWithoutTheSandboxItWasToldToUse(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(home, "worktrees")); len(ents) > 0 {
 		t.Errorf("worktrees left: %v", ents)
+	}
+}
+
+// Credentials a repository holds never reach a remote_api provider: the
+// implement prompt quotes a file with an AWS key id and a GitHub token,
+// and the request bodies the server receives, and the logged calls, have
+// them redacted ([curate] secrets' patterns).
+func TestSolveRedactsCredentialsSentToARemoteAPI(t *testing.T) {
+	const keyEnv = "CRA_TEST_REMOTE_KEY"
+	t.Setenv(keyEnv, "sk-remote-test-key-0123456789")
+	planted := []string{"AKIAIOSFODNN7EXAMPLE", "ghp_" + strings.Repeat("a1B2c3", 6)}
+	s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
+	srv := s.server(t)
+	r := calcRepo(t)
+	r.Write("calc.py", calcSrc+"\n\nAWS_ACCESS_KEY_ID = \""+planted[0]+"\"\nGITHUB_TOKEN = \""+planted[1]+"\"\n")
+	r.Commit("keys in calc")
+	home := solveHome(t, srv, r, "")
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg, _ := os.ReadFile(cfgPath)
+	remote := strings.Replace(string(cfg), `provider = "ollama"`, `provider = "remote_api"`, 1)
+	remote = strings.Replace(remote, `base_url = "`+srv.OllamaURL()+`"`, `base_url = "`+srv.OpenAIURL()+`"`+"\napi_key_env = \""+keyEnv+"\"", 1)
+	if err := os.WriteFile(cfgPath, []byte(remote), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add: it must return the sum"); res.code != exitOK {
+		t.Fatalf("solve: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	var implement int
+	for _, req := range srv.Requests() {
+		body := string(req.Body)
+		for _, p := range planted {
+			if strings.Contains(body, p) {
+				t.Errorf("a request to %s carried %s", req.Path, p)
+			}
+		}
+		if strings.Contains(body, "You implement a code change") {
+			implement++
+			if !strings.Contains(body, "AWS_ACCESS_KEY_ID = \\\"[REDACTED]\\\"") {
+				t.Errorf("the implement request does not quote calc.py redacted: the test proves nothing\n%.2000s", body)
+			}
+		}
+	}
+	if implement == 0 {
+		t.Fatal("no implement request reached the server")
+	}
+	calls := mustRun(t, home, "sql", "--format", "jsonl", "from raw.retrieval_llm_calls")
+	for _, p := range planted {
+		if strings.Contains(calls, p) {
+			t.Errorf("raw.retrieval_llm_calls holds %s", p)
+		}
 	}
 }

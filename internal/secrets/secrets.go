@@ -1,4 +1,8 @@
-package curate
+// Package secrets finds and redacts credentials in text: the one rule of
+// [curate] secrets, shared by what cra stores for training (curate) and
+// what it sends to a remote model (agent/llm). It must not import any
+// other cra package: both of those import it.
+package secrets
 
 import (
 	"regexp"
@@ -32,8 +36,14 @@ var secretPatterns = []secretPattern{
 		needs: []string{"key", "token", "secret", "passw"}, fold: true},
 }
 
-// redaction replaces a secret in redact mode.
-const redaction = "[REDACTED]"
+// Redaction replaces a secret in redact mode.
+const Redaction = "[REDACTED]"
+
+// The [curate] secrets modes.
+const (
+	ModeRedact = "redact" // a credential is replaced by Redaction
+	ModeDrop   = "drop"   // what holds a credential is left out whole
+)
 
 func (p secretPattern) mayMatch(text, lower string) bool {
 	if p.fold {
@@ -47,8 +57,8 @@ func (p secretPattern) mayMatch(text, lower string) bool {
 	return false
 }
 
-// hasSecret reports whether any text holds a credential.
-func hasSecret(texts ...string) bool {
+// Has reports whether any text holds a credential.
+func Has(texts ...string) bool {
 	for _, t := range texts {
 		lower := strings.ToLower(t)
 		for _, p := range secretPatterns {
@@ -60,26 +70,26 @@ func hasSecret(texts ...string) bool {
 	return false
 }
 
-// redact replaces every credential in t.
-func redact(t string) string {
+// Redact replaces every credential in t.
+func Redact(t string) string {
 	for _, p := range secretPatterns {
 		if p.mayMatch(t, strings.ToLower(t)) {
-			t = p.re.ReplaceAllString(t, redaction)
+			t = p.re.ReplaceAllString(t, Redaction)
 		}
 	}
 	return t
 }
 
-// applySecrets applies [curate] secrets (mode "redact" or "drop") to the
+// Apply applies [curate] secrets (mode ModeRedact or ModeDrop) to the
 // texts of one example or one request, the single rule curate-data and
 // distill share: when none holds a credential it does nothing; in drop
 // mode it reports keep false and leaves them as they are (the caller
 // leaves the whole thing out: nothing of it is stored or sent); otherwise
 // it redacts every credential in place. found reports whether any text
 // held one.
-func applySecrets(mode string, texts ...*string) (found, keep bool) {
+func Apply(mode string, texts ...*string) (found, keep bool) {
 	for _, t := range texts {
-		if hasSecret(*t) {
+		if Has(*t) {
 			found = true
 			break
 		}
@@ -87,11 +97,11 @@ func applySecrets(mode string, texts ...*string) (found, keep bool) {
 	switch {
 	case !found:
 		return false, true
-	case mode == "drop":
+	case mode == ModeDrop:
 		return true, false
 	}
 	for _, t := range texts {
-		*t = redact(*t)
+		*t = Redact(*t)
 	}
 	return true, true
 }
