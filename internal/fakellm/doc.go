@@ -4,7 +4,8 @@
 // model layer talks — Ollama's native API (POST /api/chat, GET /api/tags) and
 // the OpenAI API (POST /v1/chat/completions, GET /v1/models) — answers chat
 // requests from a script of replies (text, status code, Retry-After, delay,
-// malformed body, missing token counts, dropped connection), and records every
+// malformed body, missing token counts or counts past max_tokens, dropped
+// connection), and records every
 // request it receives so tests can assert on what was sent. It can also play
 // a paid API (billing.go: prices, a tokenizer, a prompt cache, what each
 // request was charged, 429s every n requests, requests held until released)
