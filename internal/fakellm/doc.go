@@ -5,8 +5,8 @@
 // the OpenAI API (POST /v1/chat/completions, GET /v1/models) — answers chat
 // requests from a script of replies (text, status code, Retry-After, delay,
 // malformed body, missing token counts or counts past max_tokens, dropped
-// connection), and records every
-// request it receives so tests can assert on what was sent. It can also play
+// connection), and records every request it receives so tests can assert on
+// what was sent. It can also play
 // a paid API (billing.go: prices, a tokenizer, a prompt cache, what each
 // request was charged, 429s every n requests, requests held until released)
 // and the OpenAI Batch API (batch.go: files, batches, results by custom_id).
