@@ -333,7 +333,7 @@ func (e *ProviderFaultError) Error() string {
 
 // overReported is the fault of resp, an answer to j, when it reports more
 // completion tokens than j allowed; nil otherwise.
-func (d *distiller) overReported(j *job, resp llm.Response) error {
+func (d *distiller) overReported(j *job, resp llm.Response) *ProviderFaultError {
 	allowed := boundCompletion(j.body)
 	if resp.CompletionTokens == nil || int64(*resp.CompletionTokens) <= allowed {
 		return nil

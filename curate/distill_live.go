@@ -174,10 +174,11 @@ func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job, turn i
 // row, and its reported cost as spent (the provider may bill it), but not
 // the answer — it is not cached, judged or made an example — and stops
 // the run for fault.
-func (d *distiller) refuse(ctx context.Context, j *job, bound int64, entry kb.DistillCacheEntry, fault error) error {
+func (d *distiller) refuse(ctx context.Context, j *job, bound int64, entry kb.DistillCacheEntry, fault *ProviderFaultError) error {
 	d.failWith(fault)
 	d.count(j.stage, func(s *StageSummary) { s.Failed += len(j.items) })
-	d.opts.Log.Warn("teacher answer refused: its usage passed max_tokens", "stage", j.stage, "request", j.key[:12], "err", fault)
+	d.opts.Log.Warn("teacher answer refused: more completion tokens than max_tokens", "stage", j.stage, "request", j.key[:12],
+		"completion_tokens", fault.Reported, "max_tokens", fault.Allowed)
 	err := d.tx(ctx, func(ctx context.Context) error {
 		if err := d.appendCalls(); err != nil {
 			return err
