@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -33,6 +34,9 @@ const DefaultDistillName = "distilled"
 const (
 	StopBudget   = "budget"    // the next call could take spending past --budget-usd
 	StopMaxCalls = "max_calls" // --max-calls requests were sent
+	// StopProviderFault: an answer reported more completion tokens than
+	// its request allowed (ProviderFaultError).
+	StopProviderFault = "provider_fault"
 )
 
 // DistillOptions configure one cra distill run.
@@ -188,9 +192,10 @@ type distiller struct {
 	price pricing
 	spend *ledger
 
-	smu  sync.Mutex // guards sum and stop
-	sum  *DistillSummary
-	stop string
+	smu   sync.Mutex // guards sum, stop and fault
+	sum   *DistillSummary
+	stop  string
+	fault error // the first ProviderFaultError: the run ends with it
 
 	cmu   sync.Mutex // guards calls
 	calls []kb.LLMCall
@@ -275,6 +280,28 @@ func (d *distiller) stopWith(reason string) {
 	}
 }
 
+// failWith stops the run for a fault of the provider's: no call starts
+// after it, the calls in flight settle, and the run ends with err (the
+// first fault stays).
+func (d *distiller) failWith(err error) {
+	d.smu.Lock()
+	if d.fault == nil {
+		d.fault = err
+	}
+	if d.stop == "" {
+		d.stop = StopProviderFault
+	}
+	d.smu.Unlock()
+	d.spend.halt()
+}
+
+// faulted is the fault the run stopped for, or nil.
+func (d *distiller) faulted() error {
+	d.smu.Lock()
+	defer d.smu.Unlock()
+	return d.fault
+}
+
 func (d *distiller) stopped() bool {
 	d.smu.Lock()
 	defer d.smu.Unlock()
@@ -287,6 +314,34 @@ func (d *distiller) stopped() bool {
 func fatal(err error) bool {
 	return errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrInvalidConfig) ||
 		errors.Is(err, llm.ErrClosed)
+}
+
+// ProviderFaultError is an answer whose reported usage its request did
+// not allow: more completion tokens than max_tokens. What the provider
+// reports (and may bill) is then no longer bounded by what cra reserved,
+// so the run stops rather than trust the budget to it.
+type ProviderFaultError struct {
+	Provider, BaseURL, Model string
+	Reported, Allowed        int64 // completion tokens: reported, max_tokens
+}
+
+func (e *ProviderFaultError) Error() string {
+	return fmt.Sprintf("teacher %s (%s at %s) reported %d completion tokens for a request that allowed %d (max_tokens): "+
+		"a provider fault, so its usage cannot bound what --budget-usd reserves; the run stopped, the call is logged, "+
+		"its answer is not kept and its reported cost counts as spent: check the provider's usage and billing, "+
+		"or use another teacher, before running again", e.Model, e.Provider, e.BaseURL, e.Reported, e.Allowed)
+}
+
+// overReported is the fault of resp, an answer to j, when it reports more
+// completion tokens than j allowed; nil otherwise.
+func (d *distiller) overReported(j *job, resp llm.Response) *ProviderFaultError {
+	allowed := boundCompletion(j.body)
+	if resp.CompletionTokens == nil || int64(*resp.CompletionTokens) <= allowed {
+		return nil
+	}
+	t := d.opts.Teacher
+	return &ProviderFaultError{Provider: t.Provider, BaseURL: t.BaseURL, Model: t.Model,
+		Reported: int64(*resp.CompletionTokens), Allowed: allowed}
 }
 
 // newTeacher builds the logged teacher client. Its call rows are kept

@@ -220,6 +220,9 @@ func (d *distiller) drive(ctx context.Context, dir string, api *llm.Batches, cli
 				}
 				return err
 			}
+			if err := d.faulted(); err != nil {
+				return err // the batches still open are driven by the next run
+			}
 			if b.Status == kb.DistillBatchDownloaded {
 				d.opts.Progress.Add(1)
 			} else {
@@ -293,7 +296,9 @@ func (d *distiller) advance(ctx context.Context, dir string, api *llm.Batches, c
 // download stores the results of an ended batch in one transaction: a
 // log row per request (answered or not), the answers in the cache, the
 // reservations settled (a request without an answer costs nothing), the
-// batch marked downloaded.
+// batch marked downloaded. An answer reporting more completion tokens than
+// max_tokens is settled at its reported cost and not cached, and stops the
+// run (ProviderFaultError).
 func (d *distiller) download(ctx context.Context, dir string, api *llm.Batches, client *llm.Logged, b *kb.DistillBatch, remote llm.Batch) error {
 	jobs, err := batchJobs(b)
 	if err != nil {
@@ -331,8 +336,14 @@ func (d *distiller) download(ctx context.Context, dir string, api *llm.Batches, 
 			continue
 		}
 		e := d.entry(client, j, resp, remote.ID)
-		entries = append(entries, e)
 		costs[j.key] = e.CostUSD
+		if fault := d.overReported(j, resp); fault != nil {
+			// Logged and counted, never cached: the run stops once the
+			// batch is stored.
+			d.failWith(fault)
+			continue
+		}
+		entries = append(entries, e)
 	}
 	for k, j := range jobs {
 		if !answered[k] {

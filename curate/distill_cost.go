@@ -95,6 +95,13 @@ func (p pricing) upper(body llm.ChatBody) int64 {
 // nothing in flight, whatever the scheduling: a later, smaller call never
 // slips in before it, and a re-run with the same budget stops at the same
 // call.
+//
+// A reservation is only a bound if the provider keeps to it. Once a call
+// settles for more than it reserved, the books are wrong by an unknown
+// amount for every call still in flight, so no reservation is taken until
+// they have all settled and the spending they really took is compared to
+// the cap: spending passes the cap by at most what the calls in flight at
+// that moment (--jobs at most) cost beyond their reservations.
 type ledger struct {
 	mu       sync.Mutex
 	changed  *sync.Cond
@@ -103,7 +110,8 @@ type ledger struct {
 	reserved int64
 	inFlight int
 	turn     int64 // the turn whose reservation comes next
-	closed   bool  // a reservation did not fit: none comes after it
+	closed   bool  // a reservation did not fit, or the run stopped: none comes after it
+	overrun  bool  // a call settled over its reservation: none is taken while calls are in flight
 }
 
 func newLedger(spent int64, budgetUSD *float64) *ledger {
@@ -118,13 +126,14 @@ func newLedger(spent int64, budgetUSD *float64) *ledger {
 // reserve takes x nano-dollars from what is left at turn (0, 1, 2, ...:
 // every turn is taken once, by reserve or pass), after the turns before
 // it, waiting while calls in flight may settle for less than they
-// reserved; false when x cannot fit even with nothing in flight, or an
-// earlier turn could not.
+// reserved, and while any is in flight after one settled for more; false
+// when x cannot fit even with nothing in flight, or an earlier turn could
+// not, or the run stopped.
 func (l *ledger) reserve(turn, x int64) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	defer l.changed.Broadcast()
-	for !l.closed && (l.turn != turn || l.over(x) && l.inFlight > 0) {
+	for !l.closed && (l.turn != turn || (l.over(x) || l.overrun) && l.inFlight > 0) {
 		l.changed.Wait()
 	}
 	if l.closed {
@@ -174,6 +183,21 @@ func (l *ledger) settle(x, cost int64) {
 	l.reserved -= x
 	l.spent += cost
 	l.inFlight--
+	if cost > x {
+		l.overrun = true
+	}
+	if l.inFlight == 0 {
+		l.overrun = false // settled: what is spent is known again
+	}
+	l.changed.Broadcast()
+}
+
+// halt refuses every reservation from now on (the run stops); calls in
+// flight still settle.
+func (l *ledger) halt() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
 	l.changed.Broadcast()
 }
 

@@ -71,6 +71,9 @@ type teacherServer struct {
 	wrong map[string]string // user prompt → a wrong answer
 	mu    sync.Mutex
 	delay time.Duration // how long each answer takes
+	// overReport, when > 0, is the completion tokens every answer reports
+	// (and is charged), past max_tokens if it is more: a faulty provider.
+	overReport int
 }
 
 // slow makes each answer take d.
@@ -78,6 +81,19 @@ func (ts *teacherServer) slow(d time.Duration) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.delay = d
+}
+
+// overReports makes every answer report n completion tokens, whatever its
+// max_tokens.
+func (ts *teacherServer) overReports(n int) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.overReport = n
+}
+
+// reply is an answer of text, as slow and overReports say (ts.mu held).
+func (ts *teacherServer) reply(text string) fakellm.Reply {
+	return fakellm.Reply{Text: text, Delay: ts.delay, CompletionTokens: ts.overReport, PastMaxTokens: ts.overReport > 0}
 }
 
 var testPrices = config.TeacherPrices{InputPerMillion: 2.5, CachedInputPerMillion: 1.25, OutputPerMillion: 10, BatchDiscount: 0.5}
@@ -99,12 +115,12 @@ func newTeacher(t testing.TB, home string, right func(prompt string) bool) *teac
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
 		if ans, ok := ts.truth[key]; ok && right(user) {
-			return fakellm.Reply{Text: ans, Delay: ts.delay}
+			return ts.reply(ans)
 		}
 		if ans, ok := ts.wrong[key]; ok {
-			return fakellm.Reply{Text: ans, Delay: ts.delay}
+			return ts.reply(ans)
 		}
-		return fakellm.Reply{Text: "I cannot help with that.", Delay: ts.delay}
+		return ts.reply("I cannot help with that.")
 	})
 	ts.SetBilling(billing(testPrices))
 	return ts

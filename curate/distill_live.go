@@ -86,6 +86,9 @@ func (d *distiller) live(ctx context.Context, client *llm.Logged, jobs []*job) e
 	if err := g.Wait(); err != nil {
 		return err
 	}
+	if err := d.faulted(); err != nil {
+		return err
+	}
 	return ctx.Err()
 }
 
@@ -147,6 +150,9 @@ func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job, turn i
 		return nil
 	}
 	entry := d.entry(client, j, resp, "")
+	if fault := d.overReported(j, resp); fault != nil {
+		return d.refuse(ctx, j, bound, entry, fault)
+	}
 	outcomes := d.judge(j, entry, false)
 	err = d.tx(ctx, func(ctx context.Context) error {
 		if err := d.appendCalls(); err != nil {
@@ -159,6 +165,25 @@ func (d *distiller) call(ctx context.Context, client *llm.Logged, j *job, turn i
 			return err
 		}
 		return kb.AppendDistillOutcomes(ctx, d.w, outcomes)
+	})
+	d.spend.settle(bound, toNanos(entry.CostUSD))
+	return err
+}
+
+// refuse stores what an answer the provider misreported leaves: its call
+// row, and its reported cost as spent (the provider may bill it), but not
+// the answer — it is not cached, judged or made an example — and stops
+// the run for fault.
+func (d *distiller) refuse(ctx context.Context, j *job, bound int64, entry kb.DistillCacheEntry, fault *ProviderFaultError) error {
+	d.failWith(fault)
+	d.count(j.stage, func(s *StageSummary) { s.Failed += len(j.items) })
+	d.opts.Log.Warn("teacher answer refused: more completion tokens than max_tokens", "stage", j.stage, "request", j.key[:12],
+		"completion_tokens", fault.Reported, "max_tokens", fault.Allowed)
+	err := d.tx(ctx, func(ctx context.Context) error {
+		if err := d.appendCalls(); err != nil {
+			return err
+		}
+		return kb.SettleDistillSpend(ctx, d.w.Conn, d.runID, j.key, entry.CostUSD)
 	})
 	d.spend.settle(bound, toNanos(entry.CostUSD))
 	return err

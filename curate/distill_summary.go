@@ -46,7 +46,7 @@ type StageSummary struct {
 	Items       int `json:"items"`        // selected and not done before
 	Verified    int `json:"verified"`     // answers judged right: the dataset's examples
 	Rejected    int `json:"rejected"`     // answers judged wrong
-	Failed      int `json:"failed"`       // items whose request got no answer; asked again by the next run
+	Failed      int `json:"failed"`       // items whose request got no usable answer; asked again by the next run
 	Left        int `json:"left"`         // not done: budget, --max-calls, interruption
 	FromCache   int `json:"from_cache"`   // judged answers from the cache, nothing paid
 	FromTeacher int `json:"from_teacher"` // judged answers the teacher gave this run (live or in a batch)

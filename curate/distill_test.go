@@ -3,6 +3,8 @@ package curate
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -196,6 +198,80 @@ func TestDistillBudgetIsAHardCap(t *testing.T) {
 	}
 	if got := rawValue[float64](t, home, `SELECT sum(coalesce(settled_usd, reserved_usd)) FROM distill_spend`); !approx(got, ts.Spent()) {
 		t.Errorf("stored spending %s, charged %s", money(got), money(ts.Spent()))
+	}
+}
+
+// A teacher reporting more completion tokens than max_tokens allowed is a
+// provider fault: the run stops at the first such answer and ends with
+// the error (exit 1), no call starts after it, the calls already in
+// flight settle at what they report, every call is logged, no such answer
+// is cached, judged or made an example, and spending passes the cap by at
+// most what the calls in flight (at most --jobs live; a batch's every
+// request) cost beyond their reservations.
+func TestDistillStopsOnAnOverReportingTeacher(t *testing.T) {
+	t.Setenv(teacherKeyEnv, teacherKey)
+	for _, tt := range []struct {
+		name     string
+		batch    bool
+		reported int // completion tokens reported; distillOptions' max_tokens is 2048
+		budget   float64
+	}{
+		// About 3x each reservation, well within the cap: without the
+		// fault, calls would go on until the cap.
+		{"live, 4x max_tokens", false, 4 * 2048, 1},
+		// $1 each: the calls in flight take spending past the cap.
+		{"live, 100000 tokens", false, 100000, 0.5},
+		{"batch, 100000 tokens", true, 100000, 0.5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			home := minedHome(t, gittest.PythonHistory(t))
+			ts := newTeacher(t, home, always)
+			ts.slow(50 * time.Millisecond) // calls overlap
+			ts.overReports(tt.reported)
+			opts := distillOptions(ts.Server)
+			opts.Batch, opts.BudgetUSD = tt.batch, &tt.budget
+			sum, err := Distill(context.Background(), home, opts)
+			var fault *ProviderFaultError
+			if !errors.As(err, &fault) || fault.Reported != int64(tt.reported) || fault.Allowed != int64(opts.Teacher.MaxTokens) ||
+				fault.Model != "teacher-1" || !strings.Contains(err.Error(), fmt.Sprintf("teacher-1 (remote_api at %s) reported %d completion tokens for a request that allowed %d",
+				opts.Teacher.BaseURL, tt.reported, opts.Teacher.MaxTokens)) {
+				t.Fatalf("err %v: want a provider fault naming teacher-1, %d tokens reported, %d allowed", err, tt.reported, opts.Teacher.MaxTokens)
+			}
+			if sum == nil || sum.Stopped != StopProviderFault {
+				t.Fatalf("summary %+v: want stopped %q", sum, StopProviderFault)
+			}
+			if got := rawRows(t, home, `SELECT status || ' ' || stopped FROM distill_runs`); strings.Join(got, ",") != "failed provider_fault" {
+				t.Errorf("distill_runs %v", got)
+			}
+			requests := rawValue[int](t, home, `SELECT count(*) FROM distill_spend`)
+			if !tt.batch && (ts.Calls() > opts.Jobs || ts.Calls() == 0) {
+				t.Errorf("%d calls sent: none starts after the first fault, so at most --jobs %d", ts.Calls(), opts.Jobs)
+			}
+			if n := rawValue[int](t, home, `SELECT count(*) FROM retrieval_llm_calls WHERE call_type = 'distill' AND response IS NOT NULL`); n != requests || n == 0 {
+				t.Errorf("%d calls logged with their answer, %d requests reserved: want each logged", n, requests)
+			}
+			if n := rawValue[int](t, home, `SELECT (SELECT count(*) FROM distill_cache) + (SELECT count(*) FROM distill_outcomes) +
+				(SELECT count(*) FROM training_examples)`); n != 0 {
+				t.Errorf("%d cache rows, outcomes or examples from answers past max_tokens", n)
+			}
+			spent := rawValue[float64](t, home, `SELECT sum(coalesce(settled_usd, reserved_usd)) FROM distill_spend`)
+			if !approx(spent, ts.Spent()) || !approx(sum.SpentUSD, spent) {
+				t.Errorf("stored spending %s, summary %s, the teacher charged %s", money(spent), money(sum.SpentUSD), money(ts.Spent()))
+			}
+			// The bound: the cap, plus what the requests in flight cost
+			// beyond their reservations.
+			inFlight := opts.Jobs
+			if tt.batch {
+				inFlight = requests
+			}
+			excess := rawValue[float64](t, home, `SELECT max(settled_usd - reserved_usd) FROM distill_spend`)
+			bound := tt.budget + float64(inFlight)*excess
+			t.Logf("%d requests, spent %s against a cap of %s; bound %s (%d in flight, %s over a reservation at most)",
+				requests, money(spent), money(tt.budget), money(bound), inFlight, money(excess))
+			if spent > bound {
+				t.Errorf("spent %s: over the cap %s plus %d calls in flight at %s over their reservation", money(spent), money(tt.budget), inFlight, money(excess))
+			}
+		})
 	}
 }
 

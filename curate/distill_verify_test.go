@@ -169,3 +169,72 @@ func TestLedgerNeverPassesTheCap(t *testing.T) {
 		t.Error("a reservation after a refusal was taken")
 	}
 }
+
+// A call that settles for more than it reserved holds back the next
+// reservation, even one that would fit, until every call in flight has
+// settled; then the real spending decides. One that settles within its
+// reservation holds back nothing.
+func TestLedgerWaitsForSettlementAfterAnOverrun(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		firstCost  float64 // what the first of two calls in flight (0.1 reserved each) settles for
+		secondCost float64
+		waits      bool // the third reservation waits for the second call
+		fits       bool // and then fits the cap of 1
+	}{
+		{"within its reservation", 0.1, 0.1, false, true},
+		{"just within", 0.1 - 1e-9, 0.1, false, true},
+		{"just over", 0.1 + 1e-9, 0.1, true, true},
+		{"over, the rest fits", 0.3, 0.1, true, true},
+		{"over, the rest does not fit", 0.3, 0.65, true, false},
+		{"over, exactly the cap left", 0.3, 0.6, true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			budget := 1.0
+			l := newLedger(0, &budget)
+			x := toNanos(0.1)
+			if !l.reserve(0, x) || !l.reserve(1, x) {
+				t.Fatal("two reservations of 0.1 did not fit a cap of 1")
+			}
+			l.settle(x, toNanos(tt.firstCost))
+			got := make(chan bool)
+			go func() { got <- l.reserve(2, x) }()
+			select {
+			case ok := <-got:
+				if tt.waits {
+					t.Fatalf("the third reservation was answered (%v) with the second call in flight after an overrun", ok)
+				}
+				if ok != tt.fits {
+					t.Fatalf("the third reservation: %v, want %v", ok, tt.fits)
+				}
+				l.settle(x, toNanos(tt.secondCost))
+				return
+			case <-time.After(100 * time.Millisecond):
+				if !tt.waits {
+					t.Fatal("the third reservation waited though no call overran its reservation")
+				}
+			}
+			l.settle(x, toNanos(tt.secondCost))
+			if ok := <-got; ok != tt.fits {
+				t.Errorf("after settlement (spent %s): the third reservation %v, want %v", money(fromNanos(l.total())), ok, tt.fits)
+			}
+		})
+	}
+}
+
+// A halted ledger takes no reservation, and calls in flight still settle.
+func TestLedgerHalt(t *testing.T) {
+	budget := 1.0
+	l := newLedger(0, &budget)
+	if !l.reserve(0, toNanos(0.1)) {
+		t.Fatal("a reservation of 0.1 did not fit a cap of 1")
+	}
+	l.halt()
+	if l.reserve(1, toNanos(0.1)) {
+		t.Error("a halted ledger took a reservation")
+	}
+	l.settle(toNanos(0.1), toNanos(0.05))
+	if got := l.total(); got != toNanos(0.05) {
+		t.Errorf("total %s after settling, want $0.05", money(fromNanos(got)))
+	}
+}

@@ -235,11 +235,13 @@ func (a *app) printDistillSummary(s *curate.DistillSummary) error {
 		fmt.Fprintf(a.stdout, "stopped: the next call could cost more than the budget left; %d items left: pass a larger --budget-usd to go on\n", s.Totals.Left)
 	case curate.StopMaxCalls:
 		fmt.Fprintf(a.stdout, "stopped: --max-calls reached; %d items left: run again to go on\n", s.Totals.Left)
+	case curate.StopProviderFault:
+		fmt.Fprintf(a.stdout, "stopped: the teacher reported more completion tokens than max_tokens allows (see the error); %d items left\n", s.Totals.Left)
 	case "interrupted":
 		fmt.Fprintf(a.stdout, "interrupted: what was answered is saved; %d items left: run the same command again to go on\n", s.Totals.Left)
 	}
 	if s.Totals.Failed > 0 {
-		fmt.Fprintf(a.stdout, "%d items failed: their requests got no answer; the next run asks them again\n", s.Totals.Failed)
+		fmt.Fprintf(a.stdout, "%d items failed: their requests got no usable answer; the next run asks them again\n", s.Totals.Failed)
 	}
 	if s.Dataset != "" {
 		fmt.Fprintf(a.stdout, "dataset %s: export it with `cra datasets export %s`\n", s.Dataset, s.Dataset)

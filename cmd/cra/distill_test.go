@@ -235,6 +235,56 @@ func TestDistillCommandOutput(t *testing.T) {
 	}
 }
 
+// A teacher reporting 100,000 completion tokens against max_tokens 512
+// (issue 25, finding 8): the run stops at the first such answer with exit
+// 1, naming the teacher and the tokens reported and allowed; no call
+// starts after it; the calls are logged but no answer of theirs is kept;
+// and what the store counts as spent passes --budget-usd by at most
+// --jobs calls beyond their reservations.
+func TestDistillStopsOnAnOverReportingTeacher(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		rep := teacherAnswers(req)
+		rep.CompletionTokens, rep.PastMaxTokens = 100000, true
+		rep.Delay = 50 * time.Millisecond // calls overlap
+		return rep
+	})
+	home := distillHome(t, srv, "")
+	const jobs, budget = 2, 0.5
+	res := cra(t, home, "", "distill", "--budget-usd", strconv.FormatFloat(budget, 'f', -1, 64), "--jobs", strconv.Itoa(jobs))
+	want := "cra: teacher teacher-1 (remote_api at " + srv.OpenAIURL() + ") reported 100000 completion tokens for a request that allowed 512 (max_tokens): a provider fault"
+	if res.code != exitFailures || !strings.Contains(res.stderr, want) ||
+		!strings.Contains(res.stdout, "stopped: the teacher reported more completion tokens than max_tokens allows") {
+		t.Fatalf("exit %d; want 1 and %q\nstdout: %s\nstderr: %s", res.code, want, res.stdout, res.stderr)
+	}
+	if srv.Calls() == 0 || srv.Calls() > jobs {
+		t.Errorf("%d calls sent; want no call started after the first fault: at most --jobs %d", srv.Calls(), jobs)
+	}
+	value := func(query string) float64 {
+		t.Helper()
+		rows := strings.Split(strings.TrimSpace(sqlRows(t, home, query)), "\n")
+		v, err := strconv.ParseFloat(rows[len(rows)-1], 64)
+		if err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		return v
+	}
+	if n := value("select count(*) from raw.retrieval_llm_calls where call_type = 'distill' and response is not null"); int(n) != srv.Calls() {
+		t.Errorf("%g calls logged with their answer, %d sent", n, srv.Calls())
+	}
+	if n := value("select (select count(*) from raw.distill_cache) + (select count(*) from raw.training_examples)"); n != 0 {
+		t.Errorf("%g cache rows or examples from answers past max_tokens", n)
+	}
+	spent := value("select sum(coalesce(settled_usd, reserved_usd)) from raw.distill_spend")
+	excess := value("select max(settled_usd - reserved_usd) from raw.distill_spend")
+	t.Logf("spent $%.4f against a cap of $%.2f; the bound: $%.4f (%d calls in flight at $%.4f over a reservation at most)",
+		spent, budget, budget+jobs*excess, jobs, excess)
+	if spent > budget+jobs*excess || spent < srv.Spent()-1e-9 {
+		t.Errorf("spent $%.4f (the teacher charged $%.4f): want at least the charge, at most $%.2f + %d × $%.4f",
+			spent, srv.Spent(), budget, jobs, excess)
+	}
+}
+
 // The API key reaches the server (the Authorization header) and nothing
 // else: not a row of either store (live and batch runs, a server that
 // echoes the key in an error and in answers), not a log line at debug

@@ -161,7 +161,8 @@ func (s *Server) WaitUntil(t testing.TB, what string, cond func() bool, timeout 
 
 // usage is what an answer to req reports and is charged: the scripted
 // counts, else the tokenizer's (words by default) over the messages and
-// the answer; cached is the part of prompt served from the prompt cache.
+// the answer, at most the request's max_tokens unless the reply says
+// PastMaxTokens; cached is the part of prompt served from the prompt cache.
 func (s *Server) usage(req Request, rep Reply) (prompt, cached, completion int) {
 	s.mu.Lock()
 	b := s.billing
@@ -179,7 +180,7 @@ func (s *Server) usage(req Request, rep Reply) (prompt, cached, completion int) 
 	if completion == 0 {
 		completion = count(rep.Text)
 	}
-	if req.MaxTokens != nil && *req.MaxTokens > 0 {
+	if req.MaxTokens != nil && *req.MaxTokens > 0 && !rep.PastMaxTokens {
 		completion = min(completion, *req.MaxTokens) // where a real API stops
 	}
 	if b.CacheSystem && len(req.Messages) > 0 && req.Messages[0].Role == "system" {

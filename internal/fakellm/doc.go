@@ -4,11 +4,12 @@
 // model layer talks — Ollama's native API (POST /api/chat, GET /api/tags) and
 // the OpenAI API (POST /v1/chat/completions, GET /v1/models) — answers chat
 // requests from a script of replies (text, status code, Retry-After, delay,
-// malformed body, missing token counts, dropped connection), and records every
-// request it receives so tests can assert on what was sent. It can also play
-// a paid API (billing.go: prices, a tokenizer, a prompt cache, what each
-// request was charged, 429s every n requests, requests held until released)
-// and the OpenAI Batch API (batch.go: files, batches, results by custom_id).
+// malformed body, missing token counts or counts past max_tokens, dropped
+// connection), and records every request it receives so tests can assert on
+// what was sent. It can also play a paid API (billing.go: prices, a
+// tokenizer, a prompt cache, what each request was charged, 429s every n
+// requests, requests held until released) and the OpenAI Batch API
+// (batch.go: files, batches, results by custom_id).
 //
 // It is meant for tests (and the standalone oracle of `make e2e`, which
 // starts one with Start): it imports package testing, never talks to

@@ -30,6 +30,10 @@ type Reply struct {
 	// charged); 0 means a count of the request's messages and of Text, in
 	// words or by Billing.Tokens.
 	PromptTokens, CompletionTokens int
+	// PastMaxTokens reports (and charges) CompletionTokens even above the
+	// request's max_tokens, where a real API stops: a provider whose usage
+	// is wrong, or that bills more than it was allowed to generate.
+	PastMaxTokens bool
 	// Drop closes the connection without writing a response.
 	Drop bool
 	// Thinking is sent apart from Text, as thinking servers do: Ollama's

@@ -354,6 +354,33 @@ func TestBillingChargesAnswersOnly(t *testing.T) {
 	}
 }
 
+// A scripted completion count stops at the request's max_tokens, as a
+// real API does, unless the reply is PastMaxTokens: then it is reported
+// and charged whole, as a faulty provider would.
+func TestPastMaxTokensReportsMoreThanAllowed(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		rep  fakellm.Reply
+		want float64
+	}{
+		{"capped", fakellm.Reply{Text: "ok", CompletionTokens: 100000}, 64},
+		{"past max_tokens", fakellm.Reply{Text: "ok", CompletionTokens: 100000, PastMaxTokens: true}, 100000},
+		{"under max_tokens", fakellm.Reply{Text: "ok", CompletionTokens: 10, PastMaxTokens: true}, 10},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakellm.New(t, tt.rep)
+			srv.SetBilling(fakellm.Billing{OutputPerMillion: 1e6})
+			_, out := post(t, srv.OpenAIURL()+"/chat/completions", openAIChat) // max_tokens 64
+			if got := out["usage"].(map[string]any)["completion_tokens"]; got != tt.want {
+				t.Errorf("completion_tokens %v, want %v", got, tt.want)
+			}
+			if got := srv.Spent(); got != tt.want {
+				t.Errorf("charged $%v, want $%v", got, tt.want)
+			}
+		})
+	}
+}
+
 // HoldAfter answers n requests and holds the rest until Release; a held
 // request whose client goes away is never charged.
 func TestHoldAfter(t *testing.T) {
