@@ -127,7 +127,7 @@ func TestRunKeepsTheEndOfAHugeOutput(t *testing.T) {
 		{"FAIL: test_add (tests.test_calc.TestCalc.test_add)", "tests.test_calc.TestCalc.test_add"},
 		{"--- FAIL: TestAdd (0.00s)", "TestAdd"},
 	} {
-		cmd := "echo start; yes x | head -c 100000000; echo '" + tc.line + "'; exit 1"
+		cmd := "echo start; yes x | head -c 500000000; echo '" + tc.line + "'; exit 1"
 		r := Run(context.Background(), t.TempDir(), KindTest, cmd, time.Minute)
 		if r.Passed || r.ExitCode != 1 {
 			t.Fatalf("%s: exit %d", tc.want, r.ExitCode)
