@@ -132,9 +132,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if err := checkModels(ctx, opts); err != nil {
 			return nil, err
 		}
-		// sandbox = "bwrap" where bubblewrap cannot run: no test may run.
-		if _, err := orchestrator.NewBox(opts.Config.Testing, nil); err != nil {
+		// sandbox = "bwrap" where bubblewrap cannot run: no test may run;
+		// tests that will run unconfined are said once here (and in each
+		// run's notes).
+		box, err := orchestrator.NewBox(opts.Config.Testing, nil)
+		if err != nil {
 			return nil, err
+		}
+		if box.Warning != "" {
+			opts.Log.Warn(box.Warning)
 		}
 	}
 	err = raw.Write(ctx, func(w kb.Writer) error {
