@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -183,8 +182,8 @@ func lineDiff(want, got string) string {
 func TestKilledSolveLeavesNoTestProcess(t *testing.T) {
 	for _, sandbox := range []string{"auto", "none"} {
 		t.Run(sandbox, func(t *testing.T) {
-			if _, err := exec.LookPath("bwrap"); err != nil && sandbox == "auto" {
-				t.Skip("bubblewrap is not installed (Debian package bubblewrap; CI installs it)")
+			if sandbox == "auto" {
+				needBubblewrap(t)
 			}
 			s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
 			srv := s.server(t)

@@ -13,7 +13,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cra-dev/cra/agent/orchestrator"
 	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/kb/schema"
@@ -521,8 +523,8 @@ func TestSolveTestsRunInTheirBox(t *testing.T) {
 		escapes bool
 	}{{"auto", false}, {"none", true}} {
 		t.Run(tc.sandbox, func(t *testing.T) {
-			if _, err := exec.LookPath("bwrap"); err != nil && !tc.escapes {
-				t.Skip("bubblewrap is not installed (Debian package bubblewrap; CI installs it)")
+			if !tc.escapes {
+				needBubblewrap(t)
 			}
 			escaped := filepath.Join(t.TempDir(), "escaped_by_test.txt")
 			writeOutside := "<edit file=\"tests/test_calc.py\">\n<search>\n        self.assertEqual(add(1, 2), 3)\n</search>\n<replacement>\n" +
@@ -626,5 +628,14 @@ func TestSolveRedactsCredentialsSentToARemoteAPI(t *testing.T) {
 		if strings.Contains(calls, p) {
 			t.Errorf("raw.retrieval_llm_calls holds %s", p)
 		}
+	}
+}
+
+// needBubblewrap skips a test of the sandbox where bubblewrap cannot run,
+// saying why.
+func needBubblewrap(t *testing.T) {
+	t.Helper()
+	if _, err := orchestrator.NewBox(config.Testing{Sandbox: config.SandboxBwrap}, nil); err != nil {
+		t.Skipf("%v (CI installs bubblewrap)", err)
 	}
 }
