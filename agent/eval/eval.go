@@ -135,7 +135,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		// sandbox = "bwrap" where bubblewrap cannot run: no test may run;
 		// tests that will run unconfined are said once here (and in each
 		// run's notes).
-		box, err := orchestrator.NewBox(opts.Config.Testing, nil)
+		box, err := orchestrator.NewBox(opts.Config.Testing, nil, "")
 		if err != nil {
 			return nil, err
 		}
@@ -312,7 +312,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 		}
 		so := orchestrator.Options{Home: e.opts.Home, Raw: e.raw, Knowledge: k.store, Repo: t.Repo, Rev: t.Parent, Task: t.Text,
 			Config: e.opts.Config, GraphOptions: e.opts.GraphOptions, Log: e.opts.Log, NewClient: oracleClients(e.opts, t), ModelsChecked: true}
-		so.Judge = stepJudge(j, tc)
+		so.Judge = stepJudge(j, tc, e.opts.Home)
 		if live(e.opts.Home, id) {
 			so.Resume = id
 		} else {
@@ -401,7 +401,7 @@ func (e *evaluator) phases(t Task) func(string) {
 // tests, the edits applied (no test command: reproduction judges the run;
 // undecidable: tests that do not end at the parent would not end in a
 // step either).
-func stepJudge(j judgement, tc config.Testing) func(context.Context, string) (orchestrator.Report, error) {
+func stepJudge(j judgement, tc config.Testing, home string) func(context.Context, string) (orchestrator.Report, error) {
 	switch {
 	case j.Reason == ReasonNoTestCommand:
 		return judgeWithoutTests("no test command for this repository: cra eval judges the run by reproducing its commit")
@@ -410,7 +410,7 @@ func stepJudge(j judgement, tc config.Testing) func(context.Context, string) (or
 	}
 	tc.TimeoutSeconds = int(math.Ceil(j.Timeout.Seconds()))
 	return func(ctx context.Context, dir string) (orchestrator.Report, error) {
-		box, err := orchestrator.NewBox(tc, os.Environ())
+		box, err := orchestrator.NewBox(tc, os.Environ(), home)
 		if err != nil {
 			return orchestrator.Report{}, err
 		}

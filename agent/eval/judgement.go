@@ -177,7 +177,7 @@ func testsIn(ctx context.Context, home string, t Task, rev, kind string, withCom
 			return orchestrator.Result{}, fmt.Errorf("lay the commit's tests over %s: %w", rev, err)
 		}
 	}
-	box, err := orchestrator.NewBox(tc, os.Environ())
+	box, err := orchestrator.NewBox(tc, os.Environ(), home)
 	if err != nil {
 		return orchestrator.Result{}, err
 	}

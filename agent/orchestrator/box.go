@@ -32,6 +32,7 @@ import (
 type Box struct {
 	Env   []string // the command's environment (config.Testing.Environ)
 	bwrap string   // bubblewrap's path; "" runs the command unconfined
+	cache string   // the confined runs' own toolchain caches (BoxCache)
 	// Warning says, once per run, why tests run unconfined ("" in
 	// bubblewrap).
 	Warning string
@@ -46,8 +47,10 @@ func (b Box) Confined() bool { return b.bwrap != "" }
 // NewBox is the box [testing] sandbox asks for, with the environment
 // t allows out of environ. "bwrap" where bubblewrap cannot run is an
 // error (nothing runs unconfined that the user asked to confine); "auto"
-// falls back to running unconfined, with a Warning saying why.
-func NewBox(t config.Testing, environ []string) (Box, error) {
+// falls back to running unconfined, with a Warning saying why. In
+// bubblewrap the toolchains' caches are home's BoxCache (none when home
+// is "").
+func NewBox(t config.Testing, environ []string, home string) (Box, error) {
 	b := Box{Env: t.Environ(environ)}
 	if t.Sandbox == config.SandboxNone {
 		b.Warning = `tests run unconfined ([testing] sandbox = "none"): a test can write anywhere this user can and reach the network`
@@ -57,6 +60,9 @@ func NewBox(t config.Testing, environ []string) (Box, error) {
 	switch {
 	case err == nil:
 		b.bwrap = path
+		if home != "" {
+			b.cache = BoxCache(home)
+		}
 	case t.Sandbox == config.SandboxBwrap:
 		return Box{}, &config.Error{File: "config.toml", Key: "testing.sandbox",
 			Problem: fmt.Sprintf(`sandbox = "bwrap" but bubblewrap cannot run here: %v`, err),
@@ -67,15 +73,27 @@ func NewBox(t config.Testing, environ []string) (Box, error) {
 	return b, nil
 }
 
-// bwrapArgs confine command to dir: everything read-only but dir and a
-// private /tmp (TMPDIR points there), a minimal /dev and the namespace's
-// own /proc, no network, no IPC or hostname shared, a new session (no
-// typing into cra's terminal), and death with cra.
-func bwrapArgs(dir, command string) []string {
-	return []string{"--die-with-parent", "--new-session", "--unshare-all",
+// BoxCache is where confined test runs keep their toolchains' caches
+// (GOCACHE, XDG_CACHE_HOME: pip's, ruff's, ...): writable in the box and
+// shared by confined runs alone. The user's own caches are read-only
+// there, so a test cannot plant a build in them, and a read-only build
+// cache is not enough for go test (it fails "[setup failed]" when it must
+// write one). The first confined run fills it: a one-time warm-up.
+func BoxCache(home string) string { return filepath.Join(home, "sandbox-cache") }
+
+// bwrapArgs confine command to dir: everything read-only but dir, a
+// private /tmp (TMPDIR points there) and cache when given; a minimal /dev
+// and the namespace's own /proc, no network, no IPC or hostname shared, a
+// new session (no typing into cra's terminal), and death with cra.
+func bwrapArgs(dir, cache, command string) []string {
+	args := []string{"--die-with-parent", "--new-session", "--unshare-all",
 		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-		"--bind", dir, dir, "--chdir", dir, "--setenv", "TMPDIR", "/tmp",
-		"--", "sh", "-c", command}
+		"--bind", dir, dir, "--chdir", dir, "--setenv", "TMPDIR", "/tmp"}
+	if cache != "" {
+		args = append(args, "--bind", cache, cache,
+			"--setenv", "GOCACHE", filepath.Join(cache, "go-build"), "--setenv", "XDG_CACHE_HOME", filepath.Join(cache, "xdg"))
+	}
+	return append(args, "--", "sh", "-c", command)
 }
 
 // bwrapUsable is bubblewrap's path when it is installed and can build its
@@ -101,7 +119,7 @@ func probeBwrap(path string) error {
 	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, path, bwrapArgs(dir, "touch ok")...).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, path, bwrapArgs(dir, "", "touch ok")...).CombinedOutput(); err != nil {
 		return fmt.Errorf("%s: %v: %s", path, err, strings.TrimSpace(string(out)))
 	}
 	return nil
@@ -115,7 +133,15 @@ func (b Box) command(ctx context.Context, dir, line string) *exec.Cmd {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			dir = real
 		}
-		cmd = exec.CommandContext(ctx, b.bwrap, bwrapArgs(dir, line)...)
+		cache := b.cache
+		if cache != "" {
+			if err := os.MkdirAll(filepath.Join(cache, "go-build"), 0o755); err != nil {
+				cache = "" // the runs' own cache cannot be made: none, read-only ones
+			} else if err := os.MkdirAll(filepath.Join(cache, "xdg"), 0o755); err != nil {
+				cache = ""
+			}
+		}
+		cmd = exec.CommandContext(ctx, b.bwrap, bwrapArgs(dir, cache, line)...)
 	} else {
 		cmd = exec.CommandContext(ctx, "sh", "-c", line)
 	}

@@ -17,7 +17,7 @@ import (
 // testBox is the box cfg asks for, with this process's environment.
 func testBox(t *testing.T, cfg config.Testing) Box {
 	t.Helper()
-	b, err := NewBox(cfg, os.Environ())
+	b, err := NewBox(cfg, os.Environ(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestNewBoxModes(t *testing.T) {
 		t.Errorf("auto without bwrap: confined %v, warning %q", auto.Confined(), auto.Warning)
 	}
 	var cfgErr *config.Error
-	if _, err := NewBox(config.Testing{Sandbox: config.SandboxBwrap}, nil); !errors.As(err, &cfgErr) || cfgErr.Key != "testing.sandbox" {
+	if _, err := NewBox(config.Testing{Sandbox: config.SandboxBwrap}, nil, ""); !errors.As(err, &cfgErr) || cfgErr.Key != "testing.sandbox" {
 		t.Errorf("bwrap without bwrap: %v, want a config error on testing.sandbox", err)
 	}
 }
@@ -175,5 +175,46 @@ func waitNoneMarked(dir string, d time.Duration) []int {
 func killAll(pids []int) {
 	for _, pid := range pids {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// go test in the box builds into the runs' own cache in the home: the
+// user's build cache is read-only there (here an empty one, on which go
+// test cannot even start: "failed to initialize build cache") and stays
+// as it was.
+func TestBoxGoTestHasItsOwnCache(t *testing.T) {
+	bwrapBox(t)
+	// Not under /tmp, which the box replaces with its own.
+	userCache, err := os.MkdirTemp(".", "testdata-usercache-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(userCache) })
+	if userCache, err = filepath.Abs(userCache); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOCACHE", userCache)
+	home := t.TempDir()
+	box, err := NewBox(config.Testing{Sandbox: config.SandboxBwrap}, os.Environ(), home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":    "module example.com/c\n\ngo 1.22\n",
+		"c_test.go": "package c\n\nimport \"testing\"\n\nfunc TestC(t *testing.T) {}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(wt, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := RunIn(context.Background(), box, wt, KindTest, "go test ./...", 5*time.Minute); !r.Passed {
+		t.Fatalf("go test in the box: %s", r.Output)
+	}
+	if ents, _ := os.ReadDir(userCache); len(ents) > 0 {
+		t.Errorf("the user's build cache was written: %d entries", len(ents))
+	}
+	if ents, _ := os.ReadDir(filepath.Join(BoxCache(home), "go-build")); len(ents) == 0 {
+		t.Error("the box's own build cache is empty")
 	}
 }

@@ -243,7 +243,7 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 	if strings.TrimSpace(r.testing.TestCommand) == "" && opts.Judge == nil {
 		return nil, &retrieval.PreflightError{Problem: "no test command for " + r.repo.Path, Fix: ErrNoTestCommand.Error()}
 	}
-	if r.box, err = NewBox(r.testing, os.Environ()); err != nil {
+	if r.box, err = NewBox(r.testing, os.Environ(), opts.Home); err != nil {
 		return nil, err
 	}
 	if r.budget, err = llm.NewBudget(opts.Config); err != nil {

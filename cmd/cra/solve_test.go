@@ -635,7 +635,7 @@ func TestSolveRedactsCredentialsSentToARemoteAPI(t *testing.T) {
 // saying why.
 func needBubblewrap(t *testing.T) {
 	t.Helper()
-	if _, err := orchestrator.NewBox(config.Testing{Sandbox: config.SandboxBwrap}, nil); err != nil {
+	if _, err := orchestrator.NewBox(config.Testing{Sandbox: config.SandboxBwrap}, nil, ""); err != nil {
 		t.Skipf("%v (CI installs bubblewrap)", err)
 	}
 }
