@@ -18,6 +18,7 @@ import (
 type DamagedError struct {
 	Store  string // file name, e.g. raw.duckdb; "" when DuckDB did not say which
 	Detail string // what DuckDB or the check found, one line
+	Advice string // what to do, when the damage calls for other advice than the store's own
 }
 
 func (e *DamagedError) Error() string {
@@ -33,6 +34,9 @@ func (e *DamagedError) Error() string {
 		advice = "it holds training data that cannot be rebuilt: restore it from a copy (cp while no cra runs); " +
 			"if it still opens, `cra sql \"EXPORT DATABASE ...\"` or `cra compact` may save what is readable; " +
 			"else move it aside and `cra init` makes an empty one"
+	}
+	if e.Advice != "" {
+		advice = e.Advice
 	}
 	return fmt.Sprintf("%s is damaged (%s): nothing was done on it; %s", store, e.Detail, advice)
 }

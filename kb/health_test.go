@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -183,5 +184,47 @@ func TestDefaultMemoryLimit(t *testing.T) {
 		if got := defaultMemoryLimit(total); got != want {
 			t.Errorf("defaultMemoryLimit(%d GiB) = %s, want %s", total>>30, got, want)
 		}
+	}
+}
+
+// A store at version 0 is migratable when it holds nothing but (maybe) an
+// empty schema_migrations — new, or its first migration never committed —
+// and damaged when it holds anything else; a store with a version is
+// never questioned here.
+func TestCheckMigratable(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		setup   string
+		version int
+		damaged bool
+	}{
+		{"new", "", 0, false},
+		{"first migration never committed", createMigrationsTable, 0, false},
+		{"a table and no migrations table", "CREATE TABLE runs (id INTEGER)", 0, true},
+		{"a sequence", "CREATE SEQUENCE runs_id_seq", 0, true},
+		{"a view", "CREATE VIEW v AS SELECT 1 AS one", 0, true},
+		{"a table and an empty migrations table", createMigrationsTable + "; CREATE TABLE runs (id INTEGER)", 0, true},
+		{"migrated", "CREATE TABLE runs (id INTEGER)", 3, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := sql.Open("duckdb", filepath.Join(t.TempDir(), "raw.duckdb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if tc.setup != "" {
+				if _, err := db.Exec(tc.setup); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = checkMigratable(context.Background(), db, "", Raw, tc.version)
+			var d *DamagedError
+			if errors.As(err, &d) != tc.damaged || (!tc.damaged && err != nil) {
+				t.Fatalf("%v, want damaged %v", err, tc.damaged)
+			}
+			if tc.damaged && (d.Store != "raw.duckdb" || !strings.Contains(err.Error(), "schema_migrations")) {
+				t.Errorf("message %q", err)
+			}
+		})
 	}
 }

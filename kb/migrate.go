@@ -121,6 +121,9 @@ func migrate(ctx context.Context, db *sql.DB, kind Kind, store string) error {
 	if current == len(ms) {
 		return nil // up to date: no write at all, so a short write's close has less to checkpoint
 	}
+	if err := checkMigratable(ctx, db, "", kind, current); err != nil {
+		return err
+	}
 	if _, err := db.ExecContext(ctx, createMigrationsTable); err != nil {
 		return fmt.Errorf("migrate %s: %w", store, err)
 	}
@@ -142,4 +145,35 @@ func migrate(ctx context.Context, db *sql.DB, kind Kind, store string) error {
 		}
 	}
 	return nil
+}
+
+// checkMigratable reports a DamagedError when the store in catalog ("" for
+// the open database) is at version 0 — its schema_migrations table
+// dropped or emptied — but holds tables, views or sequences: the
+// migrations would all run again over what they made and fail on the
+// first ("already exists"), so the store can no longer be opened for
+// writing, and cra cannot tell which version it is at.
+func checkMigratable(ctx context.Context, q querier, catalog string, kind Kind, version int) error {
+	if version > 0 {
+		return nil
+	}
+	var objects int
+	err := q.QueryRowContext(ctx, `WITH db AS (SELECT coalesce(nullif(?, ''), current_database()) AS name)
+		SELECT (SELECT count(*) FROM duckdb_tables() t, db WHERE t.database_name = db.name AND t.table_name <> 'schema_migrations')
+			+ (SELECT count(*) FROM duckdb_views() v, db WHERE v.database_name = db.name AND NOT v.internal)
+			+ (SELECT count(*) FROM duckdb_sequences() s, db WHERE s.database_name = db.name)`, catalog).Scan(&objects)
+	if err != nil {
+		return fmt.Errorf("check the schema of %s: %w", kind.File(), err)
+	}
+	if objects == 0 {
+		return nil // new, or a first migration that never committed
+	}
+	e := &DamagedError{Store: kind.File(),
+		Detail: fmt.Sprintf("its schema_migrations table is missing or empty, maybe dropped with `cra sql --write --allow-ddl`, "+
+			"while it holds %d of cra's tables, views and sequences: no migration can run on it", objects)}
+	if kind == Raw {
+		e.Advice = "restore it from a copy (cp while no cra runs); else read what it holds with `cra sql` (it still opens read-only, " +
+			"e.g. `cra sql -o runs.parquet \"select * from raw.task_runs\"`), then move it aside and `cra init` makes an empty one"
+	}
+	return e
 }

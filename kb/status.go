@@ -107,6 +107,9 @@ func ReadStatus(ctx context.Context, dir string, opts Options) (*Status, error) 
 		if ss.Version, err = schemaVersion(ctx, a.Conn, string(k)); err != nil {
 			return nil, err
 		}
+		if err := checkMigratable(ctx, a.Conn, string(k), k, ss.Version); err != nil {
+			return nil, err
+		}
 		tables, err := tableNames(ctx, a.Conn, string(k))
 		if err != nil {
 			return nil, err

@@ -32,14 +32,19 @@ func (a Attempt) PatchApplied() bool { return a.Err == nil && len(a.Edits) > 0 }
 
 // Implement is the implement pass: the coder answers the implement prompt
 // (the prompt curate trains on) with search/replace edits, which are
-// applied to the tree at dir (Apply). An answer that does not parse, has
-// no edit, or whose patch is refused is a failed attempt (Attempt.Err),
+// applied to the tree at dir (Apply). An answer refused unread (over its
+// size limit), one that does not parse, has no edit, or whose patch is
+// refused is a failed attempt (Attempt.Err),
 // not an error: the caller retries with the reason. The error is for a
 // call that could not be made.
 func Implement(ctx context.Context, client llm.Client, taskID string, in prompt.ImplementInput, dir string) (Attempt, error) {
 	a := Attempt{Prompt: prompt.ImplementPrompt(in)}
 	resp, err := client.Complete(ctx, llm.Request{System: a.Prompt.System, Prompt: a.Prompt.User, TaskID: taskID,
 		CallType: schema.StageImplement, StageName: schema.StageImplement})
+	if errors.Is(err, llm.ErrMalformedResponse) {
+		a.Err = err // an answer refused unread (over its size limit) is a failed attempt, as one that does not parse
+		return a, nil
+	}
 	if err != nil {
 		return a, err
 	}

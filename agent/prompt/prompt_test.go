@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cra-dev/cra/internal/golden"
 	"github.com/cra-dev/cra/kb/schema"
@@ -214,5 +215,39 @@ func TestReadingPromptsBack(t *testing.T) {
 	}
 	if got := RemainingSteps(cases[6].p.User); strings.Join(got, ",") != "s3,s4" {
 		t.Errorf("RemainingSteps = %q", got)
+	}
+}
+
+// The prompt that asks again shows the refused answer's start only, and
+// says how much it left out: a huge answer (a JSON bomb) must not make
+// the second ask too large to send.
+func TestAskAgainBoundsTheAnswerShown(t *testing.T) {
+	p := Prompt{System: "s", User: "task"}
+	for _, tc := range []struct {
+		name   string
+		answer string
+		cut    bool
+	}{
+		{"short", "{", false},
+		{"at the bound", strings.Repeat("[", maxAnswerShown), false},
+		{"over it", strings.Repeat("[", maxAnswerShown+1), true},
+		{"a bomb", strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000), true},
+		{"cut inside a rune", strings.Repeat("é", maxAnswerShown), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := AskAgain(p, tc.answer, errors.New(strings.Repeat("bad ", 10_000))).User
+			if len(got) > len(p.User)+maxAnswerShown+maxAnswerShown/4+300 {
+				t.Errorf("%d bytes asked again", len(got))
+			}
+			if cut := strings.Contains(got, "more bytes not shown"); cut != tc.cut {
+				t.Errorf("cut %v, want %v", cut, tc.cut)
+			}
+			if !tc.cut && !strings.Contains(got, tc.answer) {
+				t.Error("a short answer is not shown whole")
+			}
+			if !utf8.ValidString(got) {
+				t.Error("the prompt is not valid UTF-8")
+			}
+		})
 	}
 }

@@ -113,3 +113,31 @@ func TestPrecisionTiersEverySymbol(t *testing.T) {
 		t.Errorf("unusable answers: %+v, %v; want the guess", res, err)
 	}
 }
+
+// An answer the client refuses unread (not the provider's JSON, or over
+// its size limit) is unusable at once: no second ask, which would bring
+// the same; a second answer refused after a parse failure is unusable too.
+func TestScopeRefusedAnswerIsUnusable(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		replies []fakellm.Reply
+		calls   int
+		refused bool
+	}{
+		{"refused first", []fakellm.Reply{{Malformed: true}}, 1, true},
+		{"refused second", []fakellm.Reply{{Text: "no"}, {Malformed: true}}, 2, true},
+		{"parsed twice", []fakellm.Reply{{Text: "no"}, {Text: "still no"}}, 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakellm.New(t, tc.replies...)
+			_, err := retrieval.Scope(context.Background(), scopeClient(t, srv), "run1", "t", scopeCands, scopeIDs)
+			var ue *retrieval.UnusableAnswerError
+			if !errors.As(err, &ue) || ue.Refused != tc.refused || srv.Calls() != tc.calls {
+				t.Fatalf("%v after %d calls; want an UnusableAnswerError (refused %v) after %d", err, srv.Calls(), tc.refused, tc.calls)
+			}
+			if twice := strings.Contains(err.Error(), "twice"); twice == tc.refused {
+				t.Errorf("message %q", err)
+			}
+		})
+	}
+}

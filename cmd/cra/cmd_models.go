@@ -47,7 +47,12 @@ func (a *app) runModelsCheck(ctx context.Context) error {
 			failed++
 		}
 	}
-	return a.batchDone(checks, func() error { return a.printModelChecks(checks) }, nil, failed, len(checks))
+	// An object, not the bare list: a failure adds its error and exit_code
+	// to it (jsonout.go), so success and failure read the same way.
+	sum := struct {
+		Checks []*llm.ModelCheck `json:"checks"`
+	}{checks}
+	return a.batchDone(sum, func() error { return a.printModelChecks(checks) }, nil, failed, len(checks))
 }
 
 func (a *app) printModelChecks(checks []*llm.ModelCheck) error {

@@ -121,9 +121,19 @@ func (a *app) runSolve(ctx context.Context, opts orchestrator.Options) error {
 	case outErr != nil:
 		return outErr
 	case out.Status != orchestrator.StatusComplete:
-		return &partialError{failed: failedSteps(out), total: len(out.Steps)}
+		return &partialError{failed: failedSteps(out), total: len(out.Steps), why: solveProblems(out)}
 	}
 	return nil
+}
+
+// solveProblems says why a run did not complete when no step says it: the
+// passes that failed before there were steps (a meta plan that stayed
+// unusable).
+func solveProblems(out *orchestrator.Outcome) string {
+	if len(out.Steps) > 0 || len(out.Problems) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("solve %s %s: %s", out.TaskID, out.Status, strings.Join(out.Problems, "; "))
 }
 
 // solveStarted says on stderr, as soon as the run can be resumed, which

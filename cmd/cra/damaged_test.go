@@ -41,3 +41,30 @@ func TestDamagedStoreFailsEveryCommandInCrasWords(t *testing.T) {
 		t.Errorf("the damaged store was changed: %d bytes, was %d", st2.Size(), st.Size()/2)
 	}
 }
+
+// A store whose schema_migrations is gone (`cra sql --write --allow-ddl`
+// let the DROP through) cannot be migrated: every migration would run
+// again over the tables it made. status says so — damaged, exit 2, what
+// to do — instead of exit 0, and so does a command that would migrate it,
+// instead of DuckDB's "already exists". Emptying the table is the same.
+func TestStatusReportsAnUnmigratableStore(t *testing.T) {
+	for _, tc := range []struct{ name, sql, store string }{
+		{"raw dropped", "DROP TABLE raw.schema_migrations", "raw.duckdb"},
+		{"curated dropped", "DROP TABLE curated.schema_migrations", "curated.duckdb"},
+		{"raw emptied", "DELETE FROM raw.schema_migrations", "raw.duckdb"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := newHome(t)
+			mustRun(t, home, "sql", "--write", "--allow-ddl", tc.sql)
+			for _, args := range [][]string{{"status"}, {"init"}} {
+				r := cra(t, home, "", args...)
+				if r.code != exitUsage || !strings.Contains(r.stderr, tc.store+" is damaged") ||
+					!strings.Contains(r.stderr, "schema_migrations") || strings.Contains(r.stderr, "already exists") {
+					t.Errorf("cra %s: exit %d, want %d naming the damage\nstdout: %s\nstderr: %s", args[0], r.code, exitUsage, r.stdout, r.stderr)
+				}
+			}
+			// What it holds stays readable, to be saved or repaired.
+			mustRun(t, home, "sql", "select count(*) from raw.task_runs")
+		})
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb"
@@ -24,7 +26,9 @@ const exitCodesHelp = `EXIT CODES:
    2    usage, configuration or store error (bad flag, bad config.toml, store missing,
         damaged, locked by another cra or newer than this cra, SQL error, a model that
         does not answer cra plan's, solve's or eval's preflight): nothing was done
-   130  interrupted (SIGINT/SIGTERM): stores left consistent; run again to finish`
+   130  interrupted (SIGINT/SIGTERM): stores left consistent; run again to finish
+   With --json, stdout holds one JSON document: on a failure, the summary (if any) with
+   "error" and "exit_code" fields, else {"error": "...", "exit_code": N}.`
 
 // usageError is a mistake in how cra was called.
 type usageError struct{ err error }
@@ -34,11 +38,27 @@ func (e *usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
 
-// partialError says a batch finished with some inputs failed.
-type partialError struct{ failed, total int }
+// partialError says a batch finished with some inputs failed, or a run
+// finished without doing what it was asked (why says what stopped it).
+type partialError struct {
+	failed, total int
+	why           string
+}
 
+// Error counts the inputs that failed, and says why when it knows. A
+// count of nothing ("0 of 0 inputs failed") tells a user nothing: a run
+// that failed before it had inputs says what stopped it instead.
 func (e *partialError) Error() string {
-	return fmt.Sprintf("%d of %d inputs failed", e.failed, e.total)
+	count := fmt.Sprintf("%d of %d inputs failed", e.failed, e.total)
+	switch {
+	case e.total == 0 && e.why != "":
+		return e.why
+	case e.total == 0:
+		return "failed before any input was done (see the summary)"
+	case e.why != "":
+		return count + ": " + e.why
+	}
+	return count
 }
 
 // batchDone ends a batch command: the summary on stdout (JSON with --json,
@@ -85,9 +105,12 @@ func exitCode(ctx context.Context, err error) int {
 		damaged    *kb.DamagedError
 		unanswered *llm.UnansweredError
 	)
+	var cliExit cli.ExitCoder // only cli's own help and completion commands make these: an unknown topic or shell
 	switch {
 	case errors.As(err, &partial):
 		return exitFailures
+	case errors.As(err, &cliExit):
+		return exitUsage
 	case errors.As(err, &usage), errors.As(err, &cfgErr), errors.As(err, &homeErr), errors.As(err, &notInit),
 		errors.As(err, &locked), errors.As(err, &other), errors.As(err, &newer), errors.As(err, &sqlErr),
 		errors.As(err, &damaged), errors.As(err, &unanswered):

@@ -18,10 +18,18 @@ func TestModelsCheck(t *testing.T) {
 	if res.code != exitFailures {
 		t.Fatalf("exit %d, want 1 (one model missing)\n%s%s", res.code, res.stdout, res.stderr)
 	}
-	var checks []llm.ModelCheck
-	if err := json.Unmarshal([]byte(res.stdout), &checks); err != nil {
+	var out struct {
+		Checks   []llm.ModelCheck `json:"checks"`
+		Error    string           `json:"error"`
+		ExitCode int              `json:"exit_code"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
 		t.Fatal(err)
 	}
+	if out.Error != "1 of 2 inputs failed" || out.ExitCode != exitFailures {
+		t.Errorf("error %q, exit_code %d", out.Error, out.ExitCode)
+	}
+	checks := out.Checks
 	if len(checks) != 2 || !checks[0].OK || checks[0].Model != "good:1b" || checks[1].OK ||
 		!strings.Contains(checks[1].Error, "ollama pull missing:1b") {
 		t.Errorf("checks %+v: want good:1b answering and missing:1b failing with the pull advice", checks)

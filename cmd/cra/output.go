@@ -74,3 +74,12 @@ func (s *spool) flush(w io.Writer) error {
 	_, err := io.Copy(w, s.f)
 	return err
 }
+
+// discard empties the spool without writing it.
+func (s *spool) discard() {
+	s.buf.Reset()
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+}

@@ -105,3 +105,62 @@ func planFile(t *testing.T) string {
 	}
 	return path
 }
+
+// cra solve with a remote_api provider whose key variable is unset (or
+// empty) stops in preflight: exit 2 naming the variable and what to do,
+// no request sent, and nothing left behind — no task_runs or
+// orchestrator_runs row, no session, no worktree, no branch, no
+// suggestion to --resume.
+func TestSolveWithTheKeyVariableUnsetLeavesNothing(t *testing.T) {
+	const keyVar = "CRA_TEST_SOLVE_KEY"
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	r := calcRepo(t)
+	home := newHome(t)
+	mustRun(t, home, "init", "--provider", "remote_api", "--base-url", srv.OpenAIURL(), "--api-key-env", keyVar,
+		"--coding-model", "c-1b", "--reasoning-model", "r-1b")
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg, _ := os.ReadFile(cfgPath)
+	cfg = []byte(strings.Replace(string(cfg), "[testing]\n", "[testing]\ntest_command = \""+testCalc+"\"\n", 1))
+	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, home, "index", r.Dir)
+	for _, tc := range []struct {
+		name string
+		set  func()
+		what string
+	}{
+		{"unset", func() { t.Setenv(keyVar, "x"); os.Unsetenv(keyVar) }, "environment variable " + keyVar + " is not set"},
+		{"empty", func() { t.Setenv(keyVar, " ") }, "environment variable " + keyVar + " is empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.set()
+			res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
+			if res.code != exitUsage || !strings.Contains(res.stderr, tc.what) || !strings.Contains(res.stderr, "export the API key") ||
+				strings.Contains(res.stderr, "--resume") {
+				t.Errorf("exit %d, want %d naming %s and what to do, without --resume\nstderr: %s", res.code, exitUsage, keyVar, res.stderr)
+			}
+			res = cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
+			if got := oneJSONObject(t, res.stdout); got["exit_code"] != float64(exitUsage) || !strings.Contains(got["error"].(string), tc.what) {
+				t.Errorf("--json: %s", res.stdout)
+			}
+			written := sqlRows(t, home, `select (select count(*) from raw.task_runs) + (select count(*) from raw.orchestrator_runs)
+				+ (select count(*) from raw.retrieval_llm_calls) + (select count(*) from raw.session_archives) as n`)
+			if written != "n\n0\n" {
+				t.Errorf("rows written: %q", written)
+			}
+			for _, dir := range []string{"sessions", "worktrees"} {
+				if entries, _ := os.ReadDir(filepath.Join(home, dir)); len(entries) != 0 {
+					t.Errorf("%s left: %v", dir, entries)
+				}
+			}
+			if b := r.Git("branch", "--list", "cra/*"); b != "" {
+				t.Errorf("branches left in the repository: %s", b)
+			}
+			if got := srv.Requests(); len(got) != 0 {
+				t.Errorf("%d requests sent without a key", len(got))
+			}
+		})
+	}
+}

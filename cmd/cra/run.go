@@ -24,6 +24,8 @@ type app struct {
 	stdoutTTY      bool
 	home           config.Home
 	json           bool
+	flagsRead      bool   // before ran: json holds --json as cli parsed it
+	jsonOut        []byte // with --json, the command's document (jsonout.go)
 	log            *slog.Logger
 	logOut         *logWriter // where log lines go: stderr, or through a progress bar
 }
@@ -51,22 +53,37 @@ func (l *logWriter) set(w io.Writer) {
 // code. Tests call it in-process with buffers.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stdoutTTY: isTerminal(stdout)}
+	var held *spool // with --json, stdout until the command's outcome is known (jsonout.go)
+	if jsonInArgs(args) {
+		held = &spool{}
+		a.stdout = held
+		defer held.discard()
+	}
 	root := a.rootCommand()
 	setUsageErrors(root)
 	err := kb.Explain(root.Run(ctx, append([]string{"cra"}, args...)))
 	code := exitCode(ctx, err)
+	var msg string
 	if err != nil {
-		msg := err.Error()
+		msg = err.Error()
 		if code == exitInterrupted {
 			msg = "interrupted: " + msg
 		}
 		fmt.Fprintf(stderr, "cra: %s\n", msg)
 	}
+	if held == nil {
+		return code
+	}
+	if werr := a.finishJSON(stdout, held, msg, code); werr != nil && code == exitOK {
+		fmt.Fprintf(stderr, "cra: write the output: %v\n", werr)
+		return exitFailures
+	}
 	return code
 }
 
 func (a *app) rootCommand() *cli.Command {
-	return &cli.Command{
+	var root *cli.Command
+	root = &cli.Command{
 		Name:  "cra",
 		Usage: "index code, mine git history and curate fine-tuning datasets for a local code model",
 		Description: "Data lives in the home directory (--home, $CRA_HOME, default ~/.cra): config.toml,\n" +
@@ -77,9 +94,14 @@ func (a *app) rootCommand() *cli.Command {
 		Reader:                a.stdin,
 		EnableShellCompletion: true,
 		// `cra completion bash|zsh|fish` is listed in the help, not hidden.
-		ConfigureShellCompletionCommand: func(c *cli.Command) { c.Hidden = false },
-		Suggest:                         true,
-		Version:                         version.String(),
+		// cli adds it, and its own help command, as it sets up, just
+		// before this call: their usage errors must be cra's too.
+		ConfigureShellCompletionCommand: func(c *cli.Command) {
+			c.Hidden = false
+			setUsageErrors(root)
+		},
+		Suggest: true,
+		Version: version.String(),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "home", Usage: "cra's data directory (default $CRA_HOME, else ~/.cra)"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
@@ -114,25 +136,39 @@ func (a *app) rootCommand() *cli.Command {
 			a.versionCommand(),
 		},
 	}
+	return root
 }
 
 // setUsageErrors makes every command's flag errors usage errors (exit 2)
-// that point at the command's help.
+// that point at the command's help, and a command of commands (datasets,
+// models) refuse a word that names none of them as one. Only the root has
+// a help command (`cra help status`): under the others cli would add one
+// after this ran, beyond its reach (`cra status --help` is the way).
 func setUsageErrors(cmd *cli.Command) {
 	cmd.OnUsageError = func(_ context.Context, c *cli.Command, err error, _ bool) error {
 		return usagef("%v (see `%s --help`)", err, c.FullName())
 	}
+	if cmd.Action == nil && len(cmd.Commands) > 0 {
+		cmd.Action = func(_ context.Context, c *cli.Command) error {
+			if c.Args().Len() > 0 {
+				return usagef("unknown command %q (see `%s --help`)", c.Args().First(), c.FullName())
+			}
+			return cli.ShowSubcommandHelp(c)
+		}
+	}
 	for _, sub := range cmd.Commands {
+		sub.HideHelpCommand = true
 		setUsageErrors(sub)
 	}
 }
 
 func (a *app) before(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+	a.json, a.flagsRead = cmd.Bool("json"), true
 	home, err := config.ResolveHome(cmd.String("home"))
 	if err != nil {
 		return ctx, usagef("--home: %v", err)
 	}
-	a.home, a.json = home, cmd.Bool("json")
+	a.home = home
 	// DuckDB's memory limit applies to every store the command opens; a
 	// config.toml that does not load is reported by the commands that read
 	// it, and the default applies meanwhile.
@@ -164,10 +200,4 @@ func commandName(cmd *cli.Command) string {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// writeJSON prints v as indented JSON on stdout.
-func (a *app) writeJSON(v any) error {
-	enc := jsonEncoder(a.stdout)
-	return enc.Encode(v)
 }

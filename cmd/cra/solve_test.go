@@ -435,7 +435,10 @@ func TestSolveSaysItsTaskFirst(t *testing.T) {
 	if want := "cra solve: task " + id + " (resume with: cra solve --resume " + id + ")\n"; id == "" || !strings.HasPrefix(atFirstCall, want) {
 		t.Fatalf("stderr at the first model call %q, want %q first (exit %d, stderr %s)", atFirstCall, want, code, stderr.String())
 	}
-	if code != exitInterrupted || strings.Contains(stdout.String(), "resume with") {
+	// stdout is the outcome with the interruption (whose message says how
+	// to resume), never the task line.
+	if code != exitInterrupted || strings.Contains(stdout.String(), "cra solve: task") ||
+		oneJSONObject(t, stdout.String())["exit_code"] != float64(exitInterrupted) {
 		t.Errorf("exit %d, stdout %q: want an interrupted run, no task line on stdout", code, stdout.String())
 	}
 	s.install(t, srv)

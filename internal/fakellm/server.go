@@ -129,6 +129,14 @@ func (s *Server) SetDefault(fn func(Request) Reply) {
 	s.def = fn
 }
 
+// Default is the reply function in force, for a test that wraps it (to
+// answer one kind of call differently and the rest as before).
+func (s *Server) Default() func(Request) Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.def
+}
+
 // SetModels sets the names listed by /api/tags and /v1/models.
 func (s *Server) SetModels(names ...string) {
 	s.mu.Lock()
