@@ -84,17 +84,7 @@ func readIndexed(repo kb.Repo, f *kb.File) (string, error) {
 	var b []byte
 	var err error
 	if repo.TreeRev == "" || repo.TreeRev == "worktree" {
-		// The rule of every read for a prompt: a path swapped for a link
-		// since it was indexed is not followed out of the repository.
-		root, err := pathrule.ResolveRoot(repo.Path)
-		if err != nil {
-			return "", err
-		}
-		_, abs, err := root.Path(f.Path)
-		if err != nil {
-			return "", err
-		}
-		b, err = os.ReadFile(abs)
+		b, err = readInside(repo.Path, f.Path)
 	} else {
 		b, err = exec.Command("git", "-C", repo.Path, "show", repo.TreeRev+":"+f.Path).Output()
 	}
@@ -105,4 +95,19 @@ func readIndexed(repo kb.Repo, f *kb.File) (string, error) {
 		return "", fmt.Errorf("%s changed since it was indexed", f.Path)
 	}
 	return string(b), nil
+}
+
+// readInside reads path of the repository at dir by the rule of every read
+// for a prompt: a path swapped for a link since it was indexed is not
+// followed out of the repository.
+func readInside(dir, path string) ([]byte, error) {
+	root, err := pathrule.ResolveRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	_, abs, err := root.Path(path)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(abs)
 }
