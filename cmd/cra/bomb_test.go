@@ -49,24 +49,10 @@ func TestJSONBombAnswerIsUnusable(t *testing.T) {
 			checkBombExit(t, cra(t, home, "", "--json", "plan", "--repo", r.Dir, "Make helper add two"))
 		})
 		t.Run("solve/"+name, func(t *testing.T) {
-			s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
-			srv := s.server(t)
-			srv.AllowUnused()
-			next := srv.Default()
-			r := calcRepo(t)
-			home := solveHome(t, srv, r, "")
-			bombAt(t, srv, "You split a large task", bomb, next)
-			checkBombExit(t, cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum"))
+			checkBombExit(t, bombedSolve(t, "You split a large task", bomb))
 		})
 		t.Run("solve implement/"+name, func(t *testing.T) {
-			s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
-			srv := s.server(t)
-			srv.AllowUnused()
-			next := srv.Default()
-			r := calcRepo(t)
-			home := solveHome(t, srv, r, "")
-			bombAt(t, srv, "You implement a code change", bomb, next)
-			res := cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
+			res := bombedSolve(t, "You implement a code change", bomb)
 			var out struct {
 				Status string `json:"status"`
 				Steps  []struct {
@@ -86,6 +72,20 @@ func TestJSONBombAnswerIsUnusable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bombedSolve runs cra solve --json with bomb for the answer to the calls
+// whose system prompt starts with stage.
+func bombedSolve(t *testing.T, stage, bomb string) result {
+	t.Helper()
+	s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
+	srv := s.server(t)
+	srv.AllowUnused()
+	next := srv.Default()
+	r := calcRepo(t)
+	home := solveHome(t, srv, r, "")
+	bombAt(t, srv, stage, bomb, next)
+	return cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
 }
 
 func checkBombExit(t *testing.T, res result) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/gittest"
 )
 
 // With the model server down, cra eval, plan and solve stop before any
@@ -59,20 +60,7 @@ func TestModelServerDownStopsBeforeAnyTask(t *testing.T) {
 			}
 		})
 	}
-	written := sqlRows(t, home, `select (select count(*) from raw.eval_runs) + (select count(*) from raw.eval_tasks)
-		+ (select count(*) from raw.task_runs) + (select count(*) from raw.orchestrator_runs)
-		+ (select count(*) from raw.retrieval_llm_calls) + (select count(*) from raw.session_archives) as n`)
-	if written != "n\n0\n" {
-		t.Errorf("rows written: %q", written)
-	}
-	for _, dir := range []string{"sessions", "worktrees"} {
-		if entries, _ := os.ReadDir(filepath.Join(home, dir)); len(entries) != 0 {
-			t.Errorf("%s left: %v", dir, entries)
-		}
-	}
-	if b := repo.Git("branch", "--list", "cra/*"); b != "" {
-		t.Errorf("branches left in the repository: %s", b)
-	}
+	checkNothingLeft(t, home, repo, "eval_runs", "eval_tasks")
 
 	setModelURL(t, home, down.OllamaURL(), srv.OllamaURL())
 	oracleFor(t, srv, home, nil)
@@ -145,22 +133,32 @@ func TestSolveWithTheKeyVariableUnsetLeavesNothing(t *testing.T) {
 			if got := oneJSONObject(t, res.stdout); got["exit_code"] != float64(exitUsage) || !strings.Contains(got["error"].(string), tc.what) {
 				t.Errorf("--json: %s", res.stdout)
 			}
-			written := sqlRows(t, home, `select (select count(*) from raw.task_runs) + (select count(*) from raw.orchestrator_runs)
-				+ (select count(*) from raw.retrieval_llm_calls) + (select count(*) from raw.session_archives) as n`)
-			if written != "n\n0\n" {
-				t.Errorf("rows written: %q", written)
-			}
-			for _, dir := range []string{"sessions", "worktrees"} {
-				if entries, _ := os.ReadDir(filepath.Join(home, dir)); len(entries) != 0 {
-					t.Errorf("%s left: %v", dir, entries)
-				}
-			}
-			if b := r.Git("branch", "--list", "cra/*"); b != "" {
-				t.Errorf("branches left in the repository: %s", b)
-			}
+			checkNothingLeft(t, home, r)
 			if got := srv.Requests(); len(got) != 0 {
 				t.Errorf("%d requests sent without a key", len(got))
 			}
 		})
+	}
+}
+
+// checkNothingLeft checks that a run stopped before its start left nothing:
+// no row in the run tables (and the raw tables named), no session or
+// worktree in home, no cra/* branch in r.
+func checkNothingLeft(t *testing.T, home string, r *gittest.Repo, tables ...string) {
+	t.Helper()
+	var counts []string
+	for _, table := range append([]string{"task_runs", "orchestrator_runs", "retrieval_llm_calls", "session_archives"}, tables...) {
+		counts = append(counts, "(select count(*) from raw."+table+")")
+	}
+	if written := sqlRows(t, home, "select "+strings.Join(counts, " + ")+" as n"); written != "n\n0\n" {
+		t.Errorf("rows written: %q", written)
+	}
+	for _, dir := range []string{"sessions", "worktrees"} {
+		if entries, _ := os.ReadDir(filepath.Join(home, dir)); len(entries) != 0 {
+			t.Errorf("%s left: %v", dir, entries)
+		}
+	}
+	if b := r.Git("branch", "--list", "cra/*"); b != "" {
+		t.Errorf("branches left in the repository: %s", b)
 	}
 }

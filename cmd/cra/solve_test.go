@@ -577,12 +577,7 @@ func TestSolveRefusesWithoutTheSandboxItWasToldToUse(t *testing.T) {
 	if res.code != exitUsage || !strings.Contains(res.stderr, "testing.sandbox") || !strings.Contains(res.stderr, "install bubblewrap") {
 		t.Errorf("exit %d: %s", res.code, res.stderr)
 	}
-	if got := sqlRows(t, home, "select (select count(*) from raw.task_runs) + (select count(*) from raw.orchestrator_runs)"); !strings.HasSuffix(got, "\n0\n") {
-		t.Errorf("rows written: %q", got)
-	}
-	if ents, _ := os.ReadDir(filepath.Join(home, "worktrees")); len(ents) > 0 {
-		t.Errorf("worktrees left: %v", ents)
-	}
+	checkNothingLeft(t, home, r)
 }
 
 // Credentials a repository holds never reach a remote_api provider: the
