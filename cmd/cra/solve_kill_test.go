@@ -190,12 +190,7 @@ func TestKilledSolveLeavesNoTestProcess(t *testing.T) {
 			r := calcRepo(t)
 			once := filepath.Join(t.TempDir(), "slept")
 			home := solveHome(t, srv, r, "sandbox = \""+sandbox+"\"\n")
-			cfgPath := filepath.Join(home, "config.toml")
-			cfg, _ := os.ReadFile(cfgPath)
-			slowOnce := "test -e " + once + " || { touch " + once + "; setsid sleep 901 & sleep 902; }; " + testCalc
-			if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), testCalc, slowOnce, 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			setCfg(t, home, testCalc, "test -e "+once+" || { touch "+once+"; setsid sleep 901 & sleep 902; }; "+testCalc)
 			var wt string
 			running := func() bool { // both sleeps of the test run started
 				ents, _ := os.ReadDir(filepath.Join(home, "worktrees"))
