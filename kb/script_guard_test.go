@@ -11,15 +11,7 @@ import (
 // user's own tables and other statements alone.
 func TestScriptOwnTarget(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	if err := Init(ctx, dir, "test"); err != nil {
-		t.Fatal(err)
-	}
-	a, err := Attach(ctx, dir, true, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := writableHome(t)
 	for _, q := range []string{"create table raw.mine (x int)", "create table curated.mine2 (x int)", "create view raw.myview as select 1"} {
 		if _, err := a.Conn.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
@@ -95,17 +87,9 @@ func TestScriptOwnTarget(t *testing.T) {
 // AllowDDL, and runs a script dropping the user's own table.
 func TestScriptRefusesOwnTableDDL(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	if err := Init(ctx, dir, "test"); err != nil {
-		t.Fatal(err)
-	}
-	a, err := Attach(ctx, dir, true, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := writableHome(t)
 	noQuery := func(int, string) error { return nil }
-	err = RunScript(ctx, a.Conn, "query", SplitStatements("create table raw.mine (x int); drop table raw.mine"), ScriptOptions{Write: true}, noQuery)
+	err := RunScript(ctx, a.Conn, "query", SplitStatements("create table raw.mine (x int); drop table raw.mine"), ScriptOptions{Write: true}, noQuery)
 	if err != nil {
 		t.Fatalf("the user's own table: %v", err)
 	}
@@ -125,4 +109,20 @@ func TestScriptRefusesOwnTableDDL(t *testing.T) {
 	if v, err := schemaVersion(ctx, a.Conn, string(Raw)); err != nil || v != 0 {
 		t.Fatalf("after an allowed truncate: version %d, %v", v, err)
 	}
+}
+
+// writableHome is a new home's two stores, attached for writing.
+func writableHome(t *testing.T) *Attached {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := Init(ctx, dir, "test"); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Attach(ctx, dir, true, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
 }
