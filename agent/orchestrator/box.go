@@ -41,9 +41,6 @@ type Box struct {
 // LeftoverVar marks every process of a test run with its worktree.
 const LeftoverVar = "CRA_TEST_WORKTREE"
 
-// Confined reports whether commands run in bubblewrap.
-func (b Box) Confined() bool { return b.bwrap != "" }
-
 // NewBox is the box [testing] sandbox asks for, with the environment
 // t allows out of environ. "bwrap" where bubblewrap cannot run is an
 // error (nothing runs unconfined that the user asked to confine); "auto"
@@ -60,8 +57,8 @@ func NewBox(t config.Testing, environ []string, home string) (Box, error) {
 	switch {
 	case err == nil:
 		b.bwrap = path
-		if home != "" {
-			b.cache = BoxCache(home)
+		if home != "" && makeCache(BoxCache(home)) == nil {
+			b.cache = BoxCache(home) // else none: the user's caches, read-only
 		}
 	case t.Sandbox == config.SandboxBwrap:
 		return Box{}, &config.Error{File: "config.toml", Key: "testing.sandbox",
@@ -125,23 +122,23 @@ func probeBwrap(path string) error {
 	return nil
 }
 
+// makeCache makes BoxCache's directories.
+func makeCache(cache string) error {
+	for _, sub := range []string{"go-build", "xdg"} {
+		if err := os.MkdirAll(filepath.Join(cache, sub), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // command is the process that runs line in dir inside the box, marked
-// with dir for killLeftovers.
+// with dir for KillLeftovers.
 func (b Box) command(ctx context.Context, dir, line string) *exec.Cmd {
+	dir = resolved(dir)
 	var cmd *exec.Cmd
 	if b.bwrap != "" {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
-		}
-		cache := b.cache
-		if cache != "" {
-			if err := os.MkdirAll(filepath.Join(cache, "go-build"), 0o755); err != nil {
-				cache = "" // the runs' own cache cannot be made: none, read-only ones
-			} else if err := os.MkdirAll(filepath.Join(cache, "xdg"), 0o755); err != nil {
-				cache = ""
-			}
-		}
-		cmd = exec.CommandContext(ctx, b.bwrap, bwrapArgs(dir, cache, line)...)
+		cmd = exec.CommandContext(ctx, b.bwrap, bwrapArgs(dir, b.cache, line)...)
 	} else {
 		cmd = exec.CommandContext(ctx, "sh", "-c", line)
 	}
@@ -157,15 +154,21 @@ func (b Box) command(ctx context.Context, dir, line string) *exec.Cmd {
 	return cmd
 }
 
+// resolved is dir with its symbolic links resolved (bubblewrap binds the
+// real path), or dir as it is once it is gone: the one spelling a run's
+// processes are marked with.
+func resolved(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return dir
+}
+
 // KillLeftovers kills every process of this user whose environment marks
 // it as started by a test run in the worktree dir, and says how many it
 // killed: children that left the run's process group (setsid, daemons)
 // or outlived a killed cra. On a system without /proc it does nothing.
 func KillLeftovers(dir string) int {
-	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
-		// bubblewrap runs in the resolved path; either may mark.
-		defer KillLeftovers(real)
-	}
 	killed := map[int]bool{}
 	// A leftover forking as it is killed can leave a child: a few passes.
 	for range 3 {
@@ -185,7 +188,7 @@ func KillLeftovers(dir string) int {
 // Leftovers are the processes whose environment marks them as started by
 // a test run in the worktree dir (a zombie has no environment left).
 func Leftovers(dir string) []int {
-	marker := []byte(LeftoverVar + "=" + dir + "\x00")
+	marker := []byte(LeftoverVar + "=" + resolved(dir) + "\x00")
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil

@@ -35,13 +35,13 @@ func bwrapBox(t *testing.T) Box {
 
 func TestNewBoxModes(t *testing.T) {
 	none := testBox(t, config.Testing{Sandbox: config.SandboxNone})
-	if none.Confined() || !strings.Contains(none.Warning, `sandbox = "none"`) {
-		t.Errorf("none: confined %v, warning %q", none.Confined(), none.Warning)
+	if none.bwrap != "" || !strings.Contains(none.Warning, `sandbox = "none"`) {
+		t.Errorf("none: bwrap %q, warning %q", none.bwrap, none.Warning)
 	}
 	t.Setenv("PATH", t.TempDir()) // no bwrap on it
 	auto := testBox(t, config.Testing{Sandbox: config.SandboxAuto})
-	if auto.Confined() || !strings.Contains(auto.Warning, "bwrap is not installed") || !strings.Contains(auto.Warning, "install bubblewrap") {
-		t.Errorf("auto without bwrap: confined %v, warning %q", auto.Confined(), auto.Warning)
+	if auto.bwrap != "" || !strings.Contains(auto.Warning, "bwrap is not installed") || !strings.Contains(auto.Warning, "install bubblewrap") {
+		t.Errorf("auto without bwrap: bwrap %q, warning %q", auto.bwrap, auto.Warning)
 	}
 	var cfgErr *config.Error
 	if _, err := NewBox(config.Testing{Sandbox: config.SandboxBwrap}, nil, ""); !errors.As(err, &cfgErr) || cfgErr.Key != "testing.sandbox" {

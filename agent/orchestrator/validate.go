@@ -43,13 +43,6 @@ type Result struct {
 // ErrNoTestCommand: cra solve cannot run without a test command.
 var ErrNoTestCommand = errors.New("cra solve needs a test command: add [testing] test_command to config.toml or a per-repository one ([[testing.repo]])")
 
-// Run runs command with sh -c in dir, unconfined, with cra's whole
-// environment: for cra's own tests of the runner. Test commands run
-// through RunIn and a Box.
-func Run(ctx context.Context, dir, kind, command string, timeout time.Duration) Result {
-	return RunIn(ctx, Box{Env: os.Environ()}, dir, kind, command, timeout)
-}
-
 // RunIn runs command with sh -c in dir inside box, in its own process
 // group: when timeout passes or ctx ends, the whole group (the command
 // and every child it started) is killed, and after the command whatever

@@ -17,16 +17,16 @@ import (
 
 func TestRunCapturesExitAndOutput(t *testing.T) {
 	dir := t.TempDir()
-	r := Run(context.Background(), dir, KindTest, "echo out; echo err >&2; pwd; exit 3", 10*time.Second)
+	r := runUnboxed(context.Background(), dir, KindTest, "echo out; echo err >&2; pwd; exit 3", 10*time.Second)
 	if r.ExitCode != 3 || r.Passed || r.TimedOut || !strings.Contains(r.Output, "out\n") || !strings.Contains(r.Output, "err\n") ||
 		!strings.Contains(r.Output, filepath.Base(dir)) {
 		t.Errorf("%+v", r)
 	}
-	if r := Run(context.Background(), dir, KindTest, "true", 10*time.Second); !r.Passed || r.ExitCode != 0 {
+	if r := runUnboxed(context.Background(), dir, KindTest, "true", 10*time.Second); !r.Passed || r.ExitCode != 0 {
 		t.Errorf("true: %+v", r)
 	}
 	// Large outputs are kept whole.
-	r = Run(context.Background(), dir, KindTest, "head -c 3000000 /dev/zero | tr '\\0' a", 30*time.Second)
+	r = runUnboxed(context.Background(), dir, KindTest, "head -c 3000000 /dev/zero | tr '\\0' a", 30*time.Second)
 	if !r.Passed || len(r.Output) != 3_000_000 {
 		t.Errorf("3 MB of output: kept %d bytes, %+v", len(r.Output), r.ExitCode)
 	}
@@ -36,7 +36,7 @@ func TestRunCapturesExitAndOutput(t *testing.T) {
 func TestRunKillsTheProcessGroupAtTheTimeout(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Now()
-	r := Run(context.Background(), dir, KindTest, "sleep 100 & echo $! > child.pid; sleep 100", time.Second)
+	r := runUnboxed(context.Background(), dir, KindTest, "sleep 100 & echo $! > child.pid; sleep 100", time.Second)
 	if !r.TimedOut || r.Passed || time.Since(start) > 20*time.Second || !strings.Contains(r.Output, "process group was killed") {
 		t.Fatalf("after %s: %+v", time.Since(start), r)
 	}
@@ -128,7 +128,7 @@ func TestRunKeepsTheEndOfAHugeOutput(t *testing.T) {
 		{"--- FAIL: TestAdd (0.00s)", "TestAdd"},
 	} {
 		cmd := "echo start; yes x | head -c 500000000; echo '" + tc.line + "'; exit 1"
-		r := Run(context.Background(), t.TempDir(), KindTest, cmd, time.Minute)
+		r := runUnboxed(context.Background(), t.TempDir(), KindTest, cmd, time.Minute)
 		if r.Passed || r.ExitCode != 1 {
 			t.Fatalf("%s: exit %d", tc.want, r.ExitCode)
 		}
@@ -186,4 +186,10 @@ func TestCappedKeepsHeadAndTail(t *testing.T) {
 			}
 		}
 	}
+}
+
+// runUnboxed runs command with sh -c in dir, unconfined, with this
+// process's whole environment: the runner alone, without a sandbox.
+func runUnboxed(ctx context.Context, dir, kind, command string, timeout time.Duration) Result {
+	return RunIn(ctx, Box{Env: os.Environ()}, dir, kind, command, timeout)
 }
