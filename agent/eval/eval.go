@@ -126,6 +126,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	var box orchestrator.Box // where every test of this eval runs
 	if pending > 0 {
 		// Before the eval's rows: a model that does not answer would fail
 		// every task after its retries.
@@ -135,8 +136,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		// sandbox = "bwrap" where bubblewrap cannot run: no test may run;
 		// tests that will run unconfined are said once here (and in each
 		// run's notes).
-		box, err := orchestrator.NewBox(opts.Config.Testing, nil, "")
-		if err != nil {
+		if box, err = orchestrator.NewBox(opts.Config.Testing, os.Environ(), opts.Home); err != nil {
 			return nil, err
 		}
 		if box.Warning != "" {
@@ -153,7 +153,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	var done map[string]bool
-	e := &evaluator{opts: opts, run: run, raw: raw}
+	e := &evaluator{opts: opts, run: run, raw: raw, box: box}
 	if err := raw.Write(ctx, func(w kb.Writer) error {
 		if done, err = doneTasks(ctx, w.Conn, run.ID); err != nil {
 			return err
@@ -312,7 +312,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 		}
 		so := orchestrator.Options{Home: e.opts.Home, Raw: e.raw, Knowledge: k.store, Repo: t.Repo, Rev: t.Parent, Task: t.Text,
 			Config: e.opts.Config, GraphOptions: e.opts.GraphOptions, Log: e.opts.Log, NewClient: oracleClients(e.opts, t), ModelsChecked: true}
-		so.Judge = stepJudge(j, tc, e.opts.Home)
+		so.Judge = stepJudge(j, tc, e.box)
 		if live(e.opts.Home, id) {
 			so.Resume = id
 		} else {
@@ -326,7 +326,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 	runPassed := false
 	if j.JudgedBy == JudgedByTests {
 		phase("the commit's tests on the run's result")
-		if runPassed, err = runPasses(ctx, e.opts.Home, t, j, tc, orchestrator.BranchFor(id)); err != nil {
+		if runPassed, err = runPasses(ctx, e.opts.Home, t, j, tc, e.box, orchestrator.BranchFor(id)); err != nil {
 			return fail(fmt.Errorf("the run's tests: %w", err))
 		}
 	}
@@ -350,6 +350,7 @@ type evaluator struct {
 	opts Options
 	run  runRow
 	raw  *kb.Lease
+	box  orchestrator.Box // where its tests run
 	// tasks is how many tasks this run has to do, started how many it began.
 	tasks   int
 	started atomic.Int64
@@ -372,7 +373,7 @@ func (e *evaluator) judgement(ctx context.Context, t Task, tc config.Testing, ph
 	if ok {
 		return j, nil
 	}
-	j, err := judgeCommit(ctx, e.opts.Home, e.raw, t, tc, phase)
+	j, err := judgeCommit(ctx, e.opts.Home, e.raw, t, tc, e.box, phase)
 	if err == nil {
 		e.mu.Lock()
 		e.judged[key] = j
@@ -401,7 +402,7 @@ func (e *evaluator) phases(t Task) func(string) {
 // tests, the edits applied (no test command: reproduction judges the run;
 // undecidable: tests that do not end at the parent would not end in a
 // step either).
-func stepJudge(j judgement, tc config.Testing, home string) func(context.Context, string) (orchestrator.Report, error) {
+func stepJudge(j judgement, tc config.Testing, box orchestrator.Box) func(context.Context, string) (orchestrator.Report, error) {
 	switch {
 	case j.Reason == ReasonNoTestCommand:
 		return judgeWithoutTests("no test command for this repository: cra eval judges the run by reproducing its commit")
@@ -410,10 +411,6 @@ func stepJudge(j judgement, tc config.Testing, home string) func(context.Context
 	}
 	tc.TimeoutSeconds = int(math.Ceil(j.Timeout.Seconds()))
 	return func(ctx context.Context, dir string) (orchestrator.Report, error) {
-		box, err := orchestrator.NewBox(tc, os.Environ(), home)
-		if err != nil {
-			return orchestrator.Report{}, err
-		}
 		return orchestrator.Validate(ctx, box, dir, tc)
 	}
 }

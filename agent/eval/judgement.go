@@ -113,9 +113,9 @@ func (j judgement) passes(o orchestrator.Verdicts) bool {
 // and at the parent with the commit's test files laid over it (with the
 // eval's timeout derived from the first), decides, and keeps the
 // judgement in eval_commit_judgements.
-func judgeCommit(ctx context.Context, home string, raw *kb.Lease, t Task, tc config.Testing, phase func(string)) (judgement, error) {
+func judgeCommit(ctx context.Context, home string, raw *kb.Lease, t Task, tc config.Testing, box orchestrator.Box, phase func(string)) (judgement, error) {
 	phase("tests at the commit")
-	atCommit, err := testsIn(ctx, home, t, t.Commit, "evalchild-", false, tc, time.Duration(tc.TimeoutSeconds)*time.Second)
+	atCommit, err := testsIn(ctx, home, t, t.Commit, "evalchild-", false, tc, box, time.Duration(tc.TimeoutSeconds)*time.Second)
 	if err != nil {
 		return judgement{}, err
 	}
@@ -123,7 +123,7 @@ func judgeCommit(ctx context.Context, home string, raw *kb.Lease, t Task, tc con
 	atParent := orchestrator.Result{}
 	if !atCommit.TimedOut {
 		phase("tests at the parent")
-		if atParent, err = testsIn(ctx, home, t, t.Parent, "evalparent-", true, tc, timeout); err != nil {
+		if atParent, err = testsIn(ctx, home, t, t.Parent, "evalparent-", true, tc, box, timeout); err != nil {
 			return judgement{}, err
 		}
 	}
@@ -152,8 +152,8 @@ func judgeCommit(ctx context.Context, home string, raw *kb.Lease, t Task, tc con
 
 // runPasses judges a finished run: the test command on its branch with the
 // commit's test files laid over it, within the eval's timeout.
-func runPasses(ctx context.Context, home string, t Task, j judgement, tc config.Testing, branch string) (bool, error) {
-	res, err := testsIn(ctx, home, t, branch, "evaltests-", true, tc, j.Timeout)
+func runPasses(ctx context.Context, home string, t Task, j judgement, tc config.Testing, box orchestrator.Box, branch string) (bool, error) {
+	res, err := testsIn(ctx, home, t, branch, "evaltests-", true, tc, box, j.Timeout)
 	if err != nil {
 		return false, err
 	}
@@ -163,7 +163,7 @@ func runPasses(ctx context.Context, home string, t Task, j judgement, tc config.
 // testsIn runs the test command in a scratch worktree of rev (this process's own,
 // with the commit's test files laid over it when withCommitTests), the
 // runners asked to name every test (judgeEnv), and removes the worktree.
-func testsIn(ctx context.Context, home string, t Task, rev, kind string, withCommitTests bool, tc config.Testing, timeout time.Duration) (orchestrator.Result, error) {
+func testsIn(ctx context.Context, home string, t Task, rev, kind string, withCommitTests bool, tc config.Testing, box orchestrator.Box, timeout time.Duration) (orchestrator.Result, error) {
 	// The process's own (two evals may judge one commit at once).
 	id := fmt.Sprintf("%s%s%d-%s", orchestrator.ScratchPrefix, kind, os.Getpid(), t.Commit[:16])
 	orchestrator.DiscardWorktree(ctx, home, t.Repo, id)
@@ -177,11 +177,7 @@ func testsIn(ctx context.Context, home string, t Task, rev, kind string, withCom
 			return orchestrator.Result{}, fmt.Errorf("lay the commit's tests over %s: %w", rev, err)
 		}
 	}
-	box, err := orchestrator.NewBox(tc, os.Environ(), home)
-	if err != nil {
-		return orchestrator.Result{}, err
-	}
-	box.Env = judgeEnv(box.Env)
+	box.Env = judgeEnv(box.Env) // this run's copy
 	res := orchestrator.RunIn(ctx, box, wt.Dir, orchestrator.KindTest, tc.TestCommand, timeout)
 	return res, ctx.Err()
 }
