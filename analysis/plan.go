@@ -2,8 +2,10 @@ package analysis
 
 import (
 	_ "embed"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
@@ -33,14 +35,20 @@ type Plan struct {
 	Evidence           *Evidence           `json:"evidence"`
 }
 
-// DataSource says where the examples come from and how many each source
-// holds for the target stage.
+// DataSource says where the examples come from, how many each source
+// holds for the target stage and how many of those the plan's split puts
+// in train.
 type DataSource struct {
 	Source    string         `json:"source"`    // synthetic, logged, distilled or mix
 	Chosen    []string       `json:"chosen"`    // the sources data_criteria names
 	Available map[string]int `json:"available"` // synthetic, logged, logged_positive, distilled
 	Examples  int            `json:"examples"`  // what the chosen sources hold
-	Note      string         `json:"note,omitempty"`
+	// Train is, per source, what the split (data_criteria's
+	// validation_fraction and holdout_repos) leaves in train: synthetic,
+	// logged (positives of runs that succeeded), distilled.
+	Train         map[string]int `json:"train"`
+	TrainExamples int            `json:"train_examples"` // what the chosen sources hold in train
+	Note          string         `json:"note,omitempty"`
 }
 
 // MinSourceExamples is how many examples a source needs to be chosen
@@ -78,48 +86,63 @@ type ImprovementTarget struct {
 const gapClosed = 0.5
 
 // BuildPlan turns a decision to train d.Target into a plan; data is what
-// each source holds per stage, repos the repositories the analysis read.
-func BuildPlan(e *Evidence, d Decision, data map[string]kb.StageData, repos []string) *Plan {
+// each source holds per stage, counted under split, the split its dataset
+// is to be built with; repos the repositories the analysis read.
+func BuildPlan(e *Evidence, d Decision, data map[string]kb.StageData, split PlanSplit, repos []string) *Plan {
 	stage := e.Stage(d.Target)
 	p := &Plan{Kind: PlanKind, Decision: d, Evidence: e}
 	p.SchemaVersion = schema.TrainingPlanSchemaVersion
 	p.TargetStage = d.Target
 	p.BaseModel = string(llm.StageRole(d.Target))
-	p.DataSource = dataSource(d.Target, data[d.Target])
+	p.DataSource = dataSource(d.Target, data[d.Target], split)
 	wrongOutputs := e.WrongOutputs[d.Target]
 	positive := 1.0
 	if wrongOutputs >= MinSourceExamples/2 {
 		positive = 0.5
 	}
 	p.DataCriteria = &schema.DataCriteria{
-		Stages: []string{d.Target}, Sources: p.DataSource.Chosen, Repos: nonNil(repos), HoldoutRepos: nonNil(e.HoldoutRepos),
+		Stages: []string{d.Target}, Sources: p.DataSource.Chosen, Repos: nonNil(repos),
+		HoldoutRepos: nonNil(split.HoldoutRepos), ValidationFraction: split.ValidationFraction, HoldoutNote: split.Note,
 		LoggedOutcome: "success", MinQuality: 1, PositiveFraction: positive,
 		PreferencePairs: wrongOutputs >= MinSourceExamples/2, ExcludeEvalTasks: true,
 	}
-	p.Hyperparameters = hyperparameters(p.DataSource.Examples)
+	p.Hyperparameters = hyperparameters(p.DataSource.TrainExamples)
 	p.ImprovementTargets = targets(e, stage)
 	return p
 }
 
-func dataSource(stage string, d kb.StageData) DataSource {
+// dataSource chooses the sources by what they hold in train: every source
+// with MinSourceExamples there, else every source with some, else (the
+// split leaves nothing to train on) every source with any example, and the
+// note says so.
+func dataSource(stage string, d kb.StageData, split PlanSplit) DataSource {
 	avail := map[string]int{schema.SourceSynthetic: d.Synthetic, schema.SourceLogged: d.Logged,
 		"logged_positive": d.LoggedPositive, schema.SourceDistilled: d.Distilled}
 	usable := map[string]int{schema.SourceSynthetic: d.Synthetic, schema.SourceLogged: d.LoggedPositive, schema.SourceDistilled: d.Distilled}
+	train := map[string]int{schema.SourceSynthetic: d.SyntheticTrain, schema.SourceLogged: d.LoggedPositiveTrain, schema.SourceDistilled: d.DistilledTrain}
 	order := []string{schema.SourceSynthetic, schema.SourceLogged, schema.SourceDistilled}
-	var chosen []string
-	for _, s := range order {
-		if usable[s] >= MinSourceExamples {
-			chosen = append(chosen, s)
-		}
-	}
-	if len(chosen) == 0 {
+	pick := func(counts map[string]int, least int) []string {
+		var chosen []string
 		for _, s := range order {
-			if usable[s] > 0 {
+			if counts[s] >= least {
 				chosen = append(chosen, s)
 			}
 		}
+		return chosen
 	}
-	out := DataSource{Available: avail}
+	chosen := pick(train, MinSourceExamples)
+	if len(chosen) == 0 {
+		chosen = pick(train, 1)
+	}
+	out := DataSource{Available: avail, Train: train}
+	if len(chosen) == 0 {
+		chosen = pick(usable, 1)
+		if len(chosen) > 0 {
+			out.Note = fmt.Sprintf("the split puts every example of this stage in validation (validation_fraction %g, holdout_repos [%s]): "+
+				"curate-data would refuse the dataset; hold fewer repositories out ([curate] holdout_repos) or mine more history with `cra bootstrap`",
+				split.ValidationFraction, strings.Join(split.HoldoutRepos, ", "))
+		}
+	}
 	if len(chosen) == 0 {
 		chosen = []string{schema.SourceLogged}
 		out.Note = "no examples for this stage yet: run `cra solve` on real tasks to log some (and `cra distill` for teacher answers)"
@@ -135,17 +158,20 @@ func dataSource(stage string, d kb.StageData) DataSource {
 	}
 	for _, s := range chosen {
 		out.Examples += usable[s]
+		out.TrainExamples += train[s]
 	}
 	return out
 }
 
-// hyperparameters scale LoRA's capacity with the data: fewer trainable
-// parameters and more passes over a small set, more capacity and fewer
-// passes over a large one.
+// hyperparameters scale LoRA's capacity with the train examples: fewer
+// trainable parameters and more passes over a small set, more capacity and
+// fewer passes over a large one. Validation rows are never trained on, so
+// they size nothing.
 func hyperparameters(n int) Hyperparameters {
 	h := Hyperparameters{Method: "lora", Examples: n, BatchSize: 16, WarmupRatio: 0.03,
-		Basis: "scaled by the examples available (< 1,000: rank 8, 3 epochs; < 10,000: rank 16, 2 epochs; more: rank 32, 1 epoch; " +
-			"alpha twice the rank): common LoRA settings for 1-4B models, not tuned on this data"}
+		Basis: "scaled by the train examples the data criteria select (data_source.train_examples, before curate-data's filters; " +
+			"validation rows size nothing): < 1,000: rank 8, 3 epochs; < 10,000: rank 16, 2 epochs; more: rank 32, 1 epoch; " +
+			"alpha twice the rank; steps are the batches of one epoch times the epochs. Common LoRA settings for 1-4B models, not tuned on this data"}
 	switch {
 	case n < 1000:
 		h.LoRARank, h.LearningRate, h.Epochs, h.LoRADropout = 8, 1e-4, 3, 0.1

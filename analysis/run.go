@@ -83,7 +83,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Version == "" {
 		opts.Version = version.String()
 	}
-	in, data, err := read(ctx, opts)
+	in, data, split, err := read(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		res.TaskID = newTaskID(now)
 	}
 	if d.Status == StatusPlan {
-		res.Plan = BuildPlan(e, d, data, opts.Filter.Repos)
+		res.Plan = BuildPlan(e, d, data, split, opts.Filter.Repos)
 		res.Plan.TaskID, res.Plan.CreatedAt, res.Plan.CraVersion = res.TaskID, now, opts.Version
 	}
 	rep := &Report{TaskID: res.TaskID, CreatedAt: now, Version: opts.Version, Filter: opts.Filter,
@@ -122,31 +122,40 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // read takes what the analysis needs from the stores, checking the
-// filter's names against what exists.
-func read(ctx context.Context, opts Options) (Input, map[string]kb.StageData, error) {
-	var in Input
+// filter's names against what exists; data is counted under the split a
+// plan would hold out (planSplit).
+func read(ctx context.Context, opts Options) (in Input, data map[string]kb.StageData, split PlanSplit, err error) {
 	a, err := kb.AttachWith(ctx, opts.Dir, kb.Options{Command: "cra train-plan", Wait: kb.BatchWait})
 	if err != nil {
-		return in, nil, err
+		return in, nil, split, err
 	}
 	defer a.Close()
 	la := kb.NewLogAnalysis(a.Conn)
 	if err := checkFilter(ctx, la, opts.Filter); err != nil {
-		return in, nil, err
+		return in, nil, split, err
 	}
 	if in.Runs, err = la.EvalRuns(ctx, opts.Filter); err != nil {
-		return in, nil, err
+		return in, nil, split, err
 	}
 	if in.Outcomes, err = la.EvalOutcomes(ctx, opts.Filter); err != nil {
-		return in, nil, err
+		return in, nil, split, err
 	}
 	if len(opts.Filter.Evals) == 0 { // solve runs have no eval name
 		if in.Solve, err = la.SolveRuns(ctx, opts.Filter); err != nil {
-			return in, nil, err
+			return in, nil, split, err
 		}
 	}
-	data, err := la.DataAvailable(ctx, opts.Filter)
-	return in, data, err
+	evaluated, err := la.EvaluatedTasks(ctx)
+	if err != nil {
+		return in, nil, split, err
+	}
+	var holdout []string
+	for _, r := range opts.Config.Curate.HoldoutRepos {
+		holdout = append(holdout, kb.CanonicalPath(r))
+	}
+	split = planSplit(opts.Config.Curate.ValidationFraction, holdout, evaluated)
+	data, err = la.DataAvailable(ctx, opts.Filter, split.ValidationFraction, split.Holdout())
+	return in, data, split, err
 }
 
 func checkFilter(ctx context.Context, la *kb.LogAnalysis, f kb.LogFilter) error {

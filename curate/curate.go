@@ -70,6 +70,11 @@ type Options struct {
 	// Progress counts tasks and logged runs read, then examples written;
 	// nil for none.
 	Progress Progress
+	// ValidationOnly builds a dataset with no train split on purpose (an
+	// evaluation set): checkTrainSplit neither refuses nor warns.
+	ValidationOnly bool
+	// stagesNamed: Stages came from the caller or the plan, not the default.
+	stagesNamed bool
 }
 
 // DefaultMemoryLimit is the Go heap curate-data keeps to: with DuckDB's
@@ -92,6 +97,7 @@ type Summary struct {
 	Dropped    map[string]int `json:"dropped"`  // reason → count
 	Redacted   int            `json:"redacted"` // examples whose credentials were redacted
 	Trimmed    int            `json:"trimmed"`  // examples that lost low-priority context to fit
+	Warnings   []string       `json:"warnings"` // stages with little in train (checkTrainSplit)
 }
 
 // record is what pass 1 keeps of one candidate example: enough to decide
@@ -221,6 +227,9 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 		return nil, usagef("the selection gave no example (%d tasks, %d logged runs, dropped %v): no dataset written", sum.Tasks, sum.Runs, sum.Dropped)
 	}
 	if err := checkHeldOut(ctx, conn, recs); err != nil {
+		return nil, err
+	}
+	if err := checkTrainSplit(recs, sum, opts, plan); err != nil {
 		return nil, err
 	}
 	dw := &datasetWriter{Writer: w, name: opts.Name, planID: planID}

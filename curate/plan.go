@@ -12,7 +12,10 @@ import (
 
 // readPlan reads opts.TrainingPlan, a JSON object. A plan with
 // data_criteria (what `cra train-plan` writes) selects what the options
-// leave open: its sources, stages, repositories and held-out repositories;
+// leave open: its sources, stages and repositories; it can only widen the
+// split, never narrow it: its held-out repositories join the options' own
+// and its validation fraction counts when larger (the plan holds out what
+// its evals ran on, which a configuration changed since may not);
 // its kinds (SFT, and preference pairs when it asks for them, unless it
 // names kinds); its positive fraction for KTO rows; its logged outcome
 // (success: logged runs that succeeded only). Its min_quality is met by
@@ -35,6 +38,9 @@ func readPlan(opts *Options) (*schema.TrainingPlan, error) {
 		if !slices.Contains(Sources, s) {
 			return nil, usagef("--training-plan: source %q: curate-data reads %s", s, strings.Join(Sources, ", "))
 		}
+	}
+	if c.ValidationFraction < 0 || c.ValidationFraction > 1 {
+		return nil, usagef("--training-plan: validation_fraction %g: give a share between 0 and 1", c.ValidationFraction)
 	}
 	if len(opts.Sources) == 0 {
 		opts.Sources = c.Sources
@@ -60,9 +66,12 @@ func readPlan(opts *Options) (*schema.TrainingPlan, error) {
 	if len(opts.Repos) == 0 {
 		opts.Repos = c.Repos
 	}
-	if len(opts.HoldoutRepos) == 0 {
-		opts.HoldoutRepos = c.HoldoutRepos
+	for _, r := range c.HoldoutRepos {
+		if !slices.Contains(opts.HoldoutRepos, r) {
+			opts.HoldoutRepos = append(opts.HoldoutRepos, r)
+		}
 	}
+	opts.Curate.ValidationFraction = max(opts.Curate.ValidationFraction, c.ValidationFraction)
 	return &plan, nil
 }
 

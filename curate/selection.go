@@ -47,6 +47,7 @@ func checkSelection(opts *Options) error {
 			}
 		}
 	}
+	opts.stagesNamed = len(opts.Stages) > 0
 	if len(opts.Stages) == 0 {
 		opts.Stages = known
 	}

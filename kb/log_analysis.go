@@ -241,49 +241,108 @@ func (l *LogAnalysis) SolveRuns(ctx context.Context, f LogFilter) ([]SolveRun, e
 	return out, nil
 }
 
-// StageData counts the training examples each source could give a stage.
+// StageData counts the training examples each source could give a stage,
+// and the part of each that the split rule puts in train.
 type StageData struct {
 	Synthetic      int // synthetic_targets of the stage
 	Logged         int // answered model calls of the stage, outside evaluations
 	LoggedPositive int // ... of runs that succeeded
 	Distilled      int // distinct distilled targets in training_examples
+	// The same counts in the train split: synthetic by repository and
+	// commit, logged by repository and run (SplitOf), distilled by the
+	// split stored with it; a held-out repository has none.
+	SyntheticTrain      int
+	LoggedTrain         int
+	LoggedPositiveTrain int
+	DistilledTrain      int
 }
 
 // DataAvailable counts, per stage, the examples each source holds for the
-// filter's repositories.
-func (l *LogAnalysis) DataAvailable(ctx context.Context, f LogFilter) (map[string]StageData, error) {
+// filter's repositories, and how many of them the split rule — SplitOf
+// with validation and holdout, as curate-data would apply it — puts in
+// train.
+func (l *LogAnalysis) DataAvailable(ctx context.Context, f LogFilter, validation float64, holdout map[string]bool) (map[string]StageData, error) {
 	out := map[string]StageData{}
-	add := func(q string, set func(d *StageData, n, m int)) error {
+	// Each query gives stage, repository, split unit (commit, run) and two
+	// counts; train says whether the unit trains.
+	add := func(q string, train func(repo, unit string) bool, set func(d *StageData, n, m int, train bool)) error {
 		return l.each(ctx, q, []any{f.repos(), f.repos()}, func(rows *sql.Rows) error {
-			var stage string
+			var stage, repo, unit string
 			var n, m int
-			if err := rows.Scan(&stage, &n, &m); err != nil {
+			if err := rows.Scan(&stage, &repo, &unit, &n, &m); err != nil {
 				return err
 			}
 			d := out[stage]
-			set(&d, n, m)
+			set(&d, n, m, train(repo, unit))
 			out[stage] = d
 			return nil
 		})
 	}
+	byHash := func(repo, unit string) bool { return SplitOf(repo, unit, validation, holdout) == SplitTrain }
 	const repoIn = `(len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], repo_path))`
-	if err := add(`SELECT stage, count(*), 0 FROM synthetic_targets WHERE `+repoIn+` GROUP BY 1`,
-		func(d *StageData, n, _ int) { d.Synthetic = n }); err != nil {
+	if err := add(`SELECT stage, repo_path, commit, count(*), 0 FROM synthetic_targets WHERE `+repoIn+` GROUP BY ALL`, byHash,
+		func(d *StageData, n, _ int, train bool) {
+			d.Synthetic += n
+			if train {
+				d.SyntheticTrain += n
+			}
+		}); err != nil {
 		return nil, fmt.Errorf("count synthetic targets: %w", err)
 	}
 	// A call belongs to the run named by its task id's first segment;
 	// calls of evaluated runs are held out, never training data.
-	if err := add(`SELECT c.call_type, count(*), count(*) FILTER (WHERE t.success) FROM retrieval_llm_calls c
+	if err := add(`SELECT c.call_type, t.repo_path, t.task_id, count(*), count(*) FILTER (WHERE t.success) FROM retrieval_llm_calls c
 			JOIN (SELECT id, task_id, success, repo_path, mode FROM task_runs) t ON t.task_id = split_part(c.task_id, ':', 1)
 			WHERE c.error IS NULL AND c.response IS NOT NULL AND t.mode NOT IN ('eval', '`+ModeTrainPlan+`')
 				AND t.id NOT IN (SELECT task_run_id FROM eval_tasks WHERE task_run_id IS NOT NULL) AND `+repoIn+`
-			GROUP BY 1`,
-		func(d *StageData, n, m int) { d.Logged, d.LoggedPositive = n, m }); err != nil {
+			GROUP BY ALL`, byHash,
+		func(d *StageData, n, m int, train bool) {
+			d.Logged, d.LoggedPositive = d.Logged+n, d.LoggedPositive+m
+			if train {
+				d.LoggedTrain, d.LoggedPositiveTrain = d.LoggedTrain+n, d.LoggedPositiveTrain+m
+			}
+		}); err != nil {
 		return nil, fmt.Errorf("count logged calls: %w", err)
 	}
-	if err := add(`SELECT stage, count(DISTINCT target_id), 0 FROM training_examples WHERE source = 'distilled' AND `+repoIn+` GROUP BY 1`,
-		func(d *StageData, n, _ int) { d.Distilled = n }); err != nil {
+	// Distilled examples keep the split they were stored with; the unit
+	// column carries it.
+	stored := func(repo, split string) bool { return split == SplitTrain && !holdout[repo] }
+	if err := add(`SELECT stage, repo_path, split, count(DISTINCT target_id), 0 FROM training_examples
+			WHERE source = 'distilled' AND `+repoIn+` GROUP BY ALL`, stored,
+		func(d *StageData, n, _ int, train bool) {
+			d.Distilled += n
+			if train {
+				d.DistilledTrain += n
+			}
+		}); err != nil {
 		return nil, fmt.Errorf("count distilled examples: %w", err)
+	}
+	return out, nil
+}
+
+// EvaluatedTask is a synthetic task an eval ran, with the --split of that
+// eval: what a training plan must keep out of train.
+type EvaluatedTask struct {
+	Repo, Commit, Split string
+}
+
+// EvaluatedTasks lists every synthetic task any eval ran (scored or not,
+// whatever the filter: curate-data refuses a train split holding any of
+// them), once per eval split.
+func (l *LogAnalysis) EvaluatedTasks(ctx context.Context) ([]EvaluatedTask, error) {
+	var out []EvaluatedTask
+	err := l.each(ctx, `SELECT DISTINCT k.repo_path, k.commit, r.split FROM eval_tasks e
+			JOIN synthetic_tasks k ON k.id = e.task_id JOIN eval_runs r ON r.id = e.eval_run_id ORDER BY ALL`, nil,
+		func(rows *sql.Rows) error {
+			var t EvaluatedTask
+			if err := rows.Scan(&t.Repo, &t.Commit, &t.Split); err != nil {
+				return err
+			}
+			out = append(out, t)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("read the evaluated tasks: %w", err)
 	}
 	return out, nil
 }

@@ -69,6 +69,8 @@ func logHome(t *testing.T) string {
 			('plan-1', 'scope', 'scope', 'm', 'p', 'r', NULL, 1, now()),
 			('plan-1', 'plan', 'plan', 'm', 'p', NULL, 'timeout', 1, now()),
 			('eval-run-t1', 'scope', 'scope', 'm', 'p', 'r', NULL, 1, now());
+		INSERT INTO synthetic_tasks (id, run_id, repo_path, commit, parent, author, committed_at, message, task, files_changed, insertions, deletions, created_at) VALUES
+			('t1', 1, '/a', 'c1', 'c0', 'x', now(), 'm', 'm', 1, 1, 1, now()), ('t2', 1, '/b', 'c2', 'c1', 'x', now(), 'm', 'm', 1, 1, 1, now());
 		INSERT INTO synthetic_targets (id, task_id, repo_path, commit, stage, target, created_at) VALUES
 			('s1', 't1', '/a', 'c1', 'scope', '{}', now()), ('s2', 't3', '/b', 'c3', 'scope', '{}', now()), ('s3', 't3', '/b', 'c3', 'plan', '{}', now());
 		INSERT INTO training_examples (id, dataset, stage, source, split, label, repo_path, target_id, messages, prompt_tokens, completion_tokens, created_at, version) VALUES
@@ -148,18 +150,44 @@ func TestLogAnalysisSolveRunsAndData(t *testing.T) {
 		if runs, _ := la.SolveRuns(ctx, kb.LogFilter{Repos: []string{"/b"}}); len(runs) != 1 || runs[0].TaskID != "solve-2" {
 			t.Errorf("solve runs on /b: %+v", runs)
 		}
-		data, err := la.DataAvailable(ctx, kb.LogFilter{})
+		data, err := la.DataAvailable(ctx, kb.LogFilter{}, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Logged: answered calls outside evaluations (the eval run's call and
 		// the failed call do not count); positive: of runs that succeeded.
-		wantData := map[string]kb.StageData{"scope": {Synthetic: 2, Logged: 3, LoggedPositive: 2, Distilled: 1}, "plan": {Synthetic: 1}}
+		// No validation fraction and nothing held out: all of it trains.
+		wantData := map[string]kb.StageData{
+			"scope": {Synthetic: 2, Logged: 3, LoggedPositive: 2, Distilled: 1, SyntheticTrain: 2, LoggedTrain: 3, LoggedPositiveTrain: 2, DistilledTrain: 1},
+			"plan":  {Synthetic: 1, SyntheticTrain: 1}}
 		if !reflect.DeepEqual(data, wantData) {
 			t.Errorf("data %+v, want %+v", data, wantData)
 		}
-		if data, _ := la.DataAvailable(ctx, kb.LogFilter{Repos: []string{"/b"}}); data["scope"] != (kb.StageData{Synthetic: 1, Logged: 1, LoggedPositive: 1}) {
+		if data, _ := la.DataAvailable(ctx, kb.LogFilter{Repos: []string{"/b"}}, 0, nil); data["scope"] != (kb.StageData{Synthetic: 1, Logged: 1, LoggedPositive: 1, SyntheticTrain: 1, LoggedTrain: 1, LoggedPositiveTrain: 1}) {
 			t.Errorf("data on /b %+v", data["scope"])
+		}
+		// /b held out: its target, its solve run (the one positive of
+		// scope's two) and plan's only target go to validation.
+		held, err := la.DataAvailable(ctx, kb.LogFilter{}, 0, map[string]bool{"/b": true})
+		wantHeld := map[string]kb.StageData{
+			"scope": {Synthetic: 2, Logged: 3, LoggedPositive: 2, Distilled: 1, SyntheticTrain: 1, LoggedTrain: 2, LoggedPositiveTrain: 1, DistilledTrain: 1},
+			"plan":  {Synthetic: 1}}
+		if err != nil || !reflect.DeepEqual(held, wantHeld) {
+			t.Errorf("/b held out: data %+v, %v; want %+v", held, err, wantHeld)
+		}
+		// A validation fraction of 1 puts every commit and run in
+		// validation; distilled rows keep their stored split.
+		all, err := la.DataAvailable(ctx, kb.LogFilter{}, 1, nil)
+		wantAll := map[string]kb.StageData{"scope": {Synthetic: 2, Logged: 3, LoggedPositive: 2, Distilled: 1, DistilledTrain: 1}, "plan": {Synthetic: 1}}
+		if err != nil || !reflect.DeepEqual(all, wantAll) {
+			t.Errorf("validation fraction 1: data %+v, %v; want %+v", all, err, wantAll)
+		}
+		// Evaluated tasks: t1 by both evals, t2 by the first (it errored, but
+		// it ran); t3 has no synthetic task row.
+		evaluated, err := la.EvaluatedTasks(ctx)
+		wantEval := []kb.EvaluatedTask{{"/a", "c1", "holdout"}, {"/a", "c1", "validation"}, {"/b", "c2", "validation"}}
+		if err != nil || !reflect.DeepEqual(evaluated, wantEval) {
+			t.Errorf("evaluated tasks %+v, %v; want %+v", evaluated, err, wantEval)
 		}
 	})
 }

@@ -29,7 +29,9 @@ type curateOptions struct {
 	holdoutRepos []string
 	name         string
 	trainingPlan string
-	wait         time.Duration
+	// validationOnly builds an evaluation set: no train split, on purpose.
+	validationOnly bool
+	wait           time.Duration
 }
 
 func (a *app) curateCommand() *cli.Command {
@@ -69,7 +71,12 @@ func (a *app) curateCommand() *cli.Command {
 			"until then): a killed run shows nothing, and running it again builds the same\n" +
 			"version afresh. A --repos or --holdout-repos value that\n" +
 			"names no mined repository, or a selection that gives no example, is an error (exit 2)\n" +
-			"and writes nothing. Export it with `cra datasets export NAME`.",
+			"and writes nothing; so is a dataset with no train example for a stage --stages or the\n" +
+			"training plan names, or for every stage (held-out repositories, the validation fraction\n" +
+			"or the plan's criteria put them all in validation: the error says which and what to\n" +
+			"change; --validation-only builds such a set on purpose). A stage with less than " + fmt.Sprintf("%.0f %%", 100*curate.MinTrainShare) + "\n" +
+			"of its examples in train is a warning, logged and in the summary (--json: warnings).\n" +
+			"Export it with `cra datasets export NAME`.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "source", Usage: "where examples come from: synthetic, logged, distilled or all; comma-separate several (default: the training plan's, else synthetic)"},
 			&cli.StringFlag{Name: "kind", Usage: "what to build: sft, preference, kto or all; comma-separate several (default: the training plan's, else sft)"},
@@ -79,6 +86,7 @@ func (a *app) curateCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "put these repositories in the validation split whole (default: [curate] holdout_repos)"},
 			&cli.StringFlag{Name: "name", Value: "synthetic", Usage: "the dataset's name (a re-run adds a version)"},
 			&cli.StringFlag{Name: "training-plan", Usage: "a training plan `FILE` (plan.json of cra train-plan): its data criteria choose the sources, kinds, stages, repositories, KTO balance and logged outcome the flags leave unset, and the dataset is recorded under it"},
+			&cli.BoolFlag{Name: "validation-only", Usage: "build an evaluation set: a dataset with no train example is not refused"},
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for another run building the same dataset name; by default exit 1 at once, naming it"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -96,7 +104,7 @@ func parseCurate(cmd *cli.Command) (curateOptions, error) {
 		return curateOptions{}, usagef("curate-data takes no arguments (see `cra curate-data --help`)")
 	}
 	opts := curateOptions{name: cmd.String("name"), positive: cmd.Float64("positive-fraction"),
-		trainingPlan: cmd.String("training-plan"), wait: cmd.Duration("wait")}
+		trainingPlan: cmd.String("training-plan"), validationOnly: cmd.Bool("validation-only"), wait: cmd.Duration("wait")}
 	for flag, all := range map[string][]string{"source": curate.Sources, "kind": kb.ExampleKinds} {
 		var list []string
 		for _, v := range splitList(cmd.String(flag)) {
@@ -143,7 +151,7 @@ func (a *app) runCurate(ctx context.Context, opts curateOptions) error {
 		}
 	}
 	copts := curate.Options{MemoryLimit: memoryLimit(), Name: opts.name, Sources: opts.sources, Kinds: opts.kinds, PositiveFraction: opts.positive, Stages: opts.stages, Repos: opts.repos, HoldoutRepos: opts.holdoutRepos,
-		Curate: cfg.Curate, Budget: budget, Log: a.log, Wait: opts.wait}
+		Curate: cfg.Curate, Budget: budget, Log: a.log, Wait: opts.wait, ValidationOnly: opts.validationOnly}
 	if opts.trainingPlan != "" {
 		if copts.TrainingPlan, err = os.ReadFile(opts.trainingPlan); err != nil {
 			return usagef("--training-plan: %v", err)
@@ -212,6 +220,9 @@ func (a *app) printCurateSummary(sum *curate.Summary) error {
 		}
 	}
 	fmt.Fprintf(a.stdout, "\ntrimmed to fit %d, credentials redacted in %d\n", sum.Trimmed, sum.Redacted)
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(a.stdout, "warning: %s\n", w)
+	}
 	return nil
 }
 

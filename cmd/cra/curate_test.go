@@ -42,7 +42,7 @@ func TestCurateDataCommand(t *testing.T) {
 		t.Fatalf("no examples: %+v", sum)
 	}
 
-	out := mustRun(t, home, "curate-data", "--name", "scoped", "--stages", "implement,plan", "--holdout-repos", r.Dir)
+	out := mustRun(t, home, "curate-data", "--name", "scoped", "--stages", "implement,plan", "--holdout-repos", r.Dir, "--validation-only")
 	golden.Assert(t, filepath.Join("testdata", "curate", "summary.golden"), []byte(out))
 	if got := mustRun(t, home, "sql", "--format", "csv",
 		"SELECT DISTINCT split FROM raw.training_examples WHERE dataset = 'scoped'"); got != "split\nvalidation\n" {

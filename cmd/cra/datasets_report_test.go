@@ -16,8 +16,8 @@ func TestDatasetsShowReport(t *testing.T) {
 	home := newHome(t)
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
-	mustRun(t, home, "curate-data", "--name", "ds", "--stages", "implement,plan", "--holdout-repos", r.Dir)
-	mustRun(t, home, "curate-data", "--name", "ds", "--holdout-repos", r.Dir)
+	mustRun(t, home, "curate-data", "--name", "ds", "--stages", "implement,plan", "--holdout-repos", r.Dir, "--validation-only")
+	mustRun(t, home, "curate-data", "--name", "ds", "--holdout-repos", r.Dir, "--validation-only")
 
 	dir := filepath.Join(t.TempDir(), "report-v2")
 	out := mustRun(t, home, "datasets", "show", "ds@2", "--report", dir)

@@ -32,9 +32,20 @@ type DataCriteria struct {
 	Sources []string `json:"sources"` // synthetic, logged, distilled
 	// Repos limits the selection to these repositories (empty: all).
 	Repos []string `json:"repos"`
-	// HoldoutRepos are the repositories evaluations hold out: their
-	// examples must go to validation whole, never to train.
+	// HoldoutRepos are repositories whose examples go to validation
+	// whole, never to train: [curate] holdout_repos when the plan was
+	// made, plus any repository an eval held out under another
+	// configuration (HoldoutNote says which). curate-data holds out these
+	// and its own (--holdout-repos, else [curate] holdout_repos).
 	HoldoutRepos []string `json:"holdout_repos"`
+	// ValidationFraction is the validation fraction the split needs at
+	// least: [curate] validation_fraction when the plan was made, raised
+	// when an eval drew its tasks from a larger one. curate-data uses the
+	// larger of it and its own; 0 (older plans): its own.
+	ValidationFraction float64 `json:"validation_fraction"`
+	// HoldoutNote says why the plan holds out more than the configuration
+	// did; empty when it holds out the same.
+	HoldoutNote string `json:"holdout_note,omitempty"`
 	// LoggedOutcome says which logged calls count as positive examples:
 	// "success" keeps only calls of runs that ended in success.
 	LoggedOutcome string `json:"logged_outcome"`
