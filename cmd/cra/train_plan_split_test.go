@@ -49,11 +49,17 @@ func TestTrainPlanAfterEvalTrainsOnSomething(t *testing.T) {
 	fraction := (hashes[k-1] + hashes[k]) / 2
 	setCfg(t, home, "[curate]\n", "[curate]\nvalidation_fraction = "+strconv.FormatFloat(fraction, 'g', -1, 64)+"\n")
 
+	// Evidence enough for a target (eval run 1, its tasks on other
+	// repositories), then a real eval (run 2).
+	mustRun(t, home, "sql", "--write", evalRowsSQL)
 	oracleFor(t, srv, home, nil)
-	if res := cra(t, home, "", "eval", "--name", "nightly"); res.code != exitOK || !strings.Contains(res.stdout, fmt.Sprintf("%d scored", k)) {
+	if res := cra(t, home, "", "eval", "--name", "real"); res.code != exitOK || !strings.Contains(res.stdout, fmt.Sprintf("%d scored", k)) {
 		t.Fatalf("eval: exit %d, want %d tasks scored: %s\n%s", res.code, k, res.stderr, res.stdout)
 	}
-	mustRun(t, home, "sql", "--write", evalRowsSQL) // evidence enough for a target
+	if got := sqlRows(t, home, "SELECT r.name, r.split, count(*) FROM raw.eval_tasks t JOIN raw.eval_runs r ON r.id = t.eval_run_id GROUP BY ALL ORDER BY 1"); got !=
+		fmt.Sprintf("name,split,count_star()\nnightly,validation,300\nreal,all-held-out,%d\n", k) {
+		t.Fatalf("eval tasks by run:\n%s", got)
+	}
 
 	out := filepath.Join(t.TempDir(), "plan")
 	mustRun(t, home, "train-plan", "--no-llm", "--out", out)
