@@ -29,7 +29,10 @@ func loggedStore(t *testing.T) (home string, srv *fakellm.Server) {
 	srv = fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)
-	home = evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	// No validation fraction: the one solve run trains whatever its id and
+	// the temporary paths hash to (curate-data refuses a named stage with
+	// no train example); the eval's repository is held out whole.
+	home = evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]\nvalidation_fraction = 0.0", repo.Dir))
 	oracleFor(t, srv, home, map[string]float64{"scope": 1})
 	if res := cra(t, home, "", "eval", "--name", "nightly"); res.code != exitOK && res.code != exitFailures {
 		t.Fatalf("eval: exit %d: %s\n%s", res.code, res.stderr, res.stdout)

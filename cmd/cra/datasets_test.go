@@ -20,8 +20,8 @@ func TestDatasetsCommands(t *testing.T) {
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
 	// The repository held out: its one commit is in validation whatever the
-	// temporary path it lives at hashes to.
-	mustRun(t, home, "curate-data", "--name", "ds", "--holdout-repos", r.Dir)
+	// temporary path it lives at hashes to (an evaluation set, on purpose).
+	mustRun(t, home, "curate-data", "--name", "ds", "--holdout-repos", r.Dir, "--validation-only")
 
 	created := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
 	list := created.ReplaceAllString(mustRun(t, home, "datasets", "list"), "CREATED")

@@ -161,7 +161,7 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 	// Decontamination: with the repository held out, curate-data puts the
 	// evaluated tasks in validation; with the configuration changed so
 	// that they would train, it refuses and writes nothing.
-	if res := cra(t, homes[0], "", "curate-data", "--name", "ok"); res.code != exitOK {
+	if res := cra(t, homes[0], "", "curate-data", "--name", "ok", "--validation-only"); res.code != exitOK {
 		t.Errorf("curate-data with the eval's split: exit %d %s", res.code, res.stderr)
 	}
 	cfgPath := filepath.Join(homes[0], "config.toml")
