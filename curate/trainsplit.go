@@ -32,29 +32,24 @@ const (
 // warning, in the log and in sum.Warnings.
 func checkTrainSplit(recs []record, sum *Summary, opts Options, plan *schema.TrainingPlan) error {
 	sum.Warnings = []string{}
+	if opts.ValidationOnly {
+		return nil
+	}
 	causes := validationCauses(recs, toSet(opts.HoldoutRepos))
 	var empty []string
 	anyTrain := false
 	for _, stage := range slices.Sorted(maps.Keys(sum.Examples)) {
 		train, val := sum.Examples[stage][kb.SplitTrain], sum.Examples[stage][kb.SplitValidation]
 		anyTrain = anyTrain || train > 0
-		if opts.ValidationOnly {
-			continue
-		}
 		why := describeCauses(causes[stage], opts)
 		if train == 0 && opts.stagesNamed {
 			empty = append(empty, fmt.Sprintf("%s (0 train, %d validation: %s)", stage, val, why))
 			continue
 		}
 		if share := float64(train) / float64(train+val); share < MinTrainShare {
-			w := fmt.Sprintf("stage %s: %d of %d examples in train (%.0f %%, under the %.0f %% curate-data warns at); in validation %s",
-				stage, train, train+val, 100*share, 100*MinTrainShare, why)
-			opts.Log.Warn(w)
-			sum.Warnings = append(sum.Warnings, w)
+			sum.Warnings = append(sum.Warnings, fmt.Sprintf("stage %s: %d of %d examples in train (%.0f %%, under the %.0f %% curate-data warns at); in validation %s",
+				stage, train, train+val, 100*share, 100*MinTrainShare, why))
 		}
-	}
-	if opts.ValidationOnly {
-		return nil
 	}
 	if !anyTrain && len(empty) == 0 {
 		for _, stage := range slices.Sorted(maps.Keys(sum.Examples)) {
@@ -62,6 +57,9 @@ func checkTrainSplit(recs []record, sum *Summary, opts Options, plan *schema.Tra
 		}
 	}
 	if len(empty) == 0 {
+		for _, w := range sum.Warnings {
+			opts.Log.Warn(w)
+		}
 		return nil
 	}
 	var criteria string

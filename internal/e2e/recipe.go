@@ -102,7 +102,9 @@ func Recipe(home string, o Options) []Step {
 	return append(steps,
 		Step{Name: "eval", Args: eval, Needs: "bootstrap", Partial: true, Model: true},
 		Step{Name: "train-plan", Args: []string{"train-plan"}, Needs: "eval", Model: true},
-		Step{Name: "curate-data logged", Args: []string{"curate-data", "--source", "logged", "--kind", "all", "--name", "logged"}, Needs: "eval"},
+		// Logged rows of eval runs alone are validation data by design: an
+		// evaluation set, which curate-data builds only when asked to.
+		Step{Name: "curate-data logged", Args: []string{"curate-data", "--source", "logged", "--kind", "all", "--name", "logged", "--validation-only"}, Needs: "eval"},
 		Step{Name: "export logged", Args: []string{"datasets", "export", "logged", "--layout", "trl", "--out", logged}, Needs: "curate-data logged", Export: logged},
 		Step{Name: "distill --dry-run", Args: distill("--dry-run"), Needs: "bootstrap"},
 		Step{Name: "distill", Args: distill("--budget-usd", strconv.FormatFloat(o.DistillBudget, 'f', -1, 64)),
