@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/ingest"
 	"github.com/cra-dev/cra/ingest/lang"
@@ -107,15 +108,8 @@ func (stubModel) Complete(_ context.Context, req llm.Request) (llm.Response, err
 		text = fmt.Sprintf("<edit file=\"bench_note_%s.txt\">\n<search>\n</search>\n<replacement>\nnote %s\n</replacement>\n</edit>", id, id)
 	case strings.HasPrefix(req.System, "You revise a plan"):
 		var left []string
-		if _, rest, ok := strings.Cut(req.Prompt, "\nRemaining steps:\n"); ok {
-			for _, line := range strings.Split(rest, "\n") {
-				id, ok := strings.CutPrefix(line, "- s")
-				if !ok {
-					break
-				}
-				n, _, _ := strings.Cut(id, ":")
-				left = append(left, fmt.Sprintf(`{"id": "s%s", "description": "note %s", "target_files": ["bench_note_%s.txt"], "target_symbols": [], "depends_on": []}`, n, n, n))
-			}
+		for _, id := range prompt.RemainingSteps(req.Prompt) {
+			left = append(left, fmt.Sprintf(`{"id": %q, "keep": true}`, id))
 		}
 		text = `{"revised_steps": [` + strings.Join(left, ", ") + `], "rationale": "", "changes_made": []}`
 	}
