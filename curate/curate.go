@@ -229,7 +229,7 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 	if len(synthetic)+len(other) == 0 {
 		return nil, usagef("the selection gave no example (%d tasks, %d logged runs, dropped %v): no dataset written", sum.Tasks, sum.Runs, sum.Dropped)
 	}
-	if err := checkHeldOut(ctx, conn, recs); err != nil {
+	if err := checkHeldOut(ctx, conn, opts.split, recs); err != nil {
 		return nil, err
 	}
 	dw := &datasetWriter{Writer: w, name: opts.Name, planID: planID}
