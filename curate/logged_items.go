@@ -31,13 +31,13 @@ type example struct {
 	target                     string // unique among the dataset's sources: what its id is made from
 	kind, signal, stage, label string
 	source                     string
-	repo, commit, taskID, run  string
-	validation                 bool // an eval task's: never in train
+	repo, commit, taskID       string
+	run                        string // the logged run it came from, split by when there is no commit
+	validation                 bool   // made by a run of cra eval: never in train
 	system, user               string
 	completion                 string // sft, kto
 	chosen, rejected           string // preference
 	evidence                   map[string]any
-	split                      string // set by the source when it has one (distilled)
 }
 
 // items are the examples of one run, of the kinds asked for.
