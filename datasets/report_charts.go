@@ -161,6 +161,9 @@ func (r *versionReport) signalsChart() (*plot.Plot, error) {
 		}
 	}
 	slices.Sort(signals)
+	if len(stages) == 1 { // no legend for one series: the title names its stage
+		p.Title.Text = fmt.Sprintf("Preference pairs per signal, stage %s", stages[0])
+	}
 	var series []charts.Series
 	for _, stage := range stages {
 		s := charts.Series{Name: stage, Values: make([]float64, len(signals))}
