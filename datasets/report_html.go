@@ -26,12 +26,14 @@ func reportHTML(r *versionReport) ([]byte, error) {
 			}
 			b.WriteString("</ul>\n")
 		}
+		// A figure's caption borrows the byline's muted style: the
+		// stylesheet is shared with train-plan's report.
 		for _, id := range s.charts {
 			svg, err := r.chart(id)
 			if err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(&b, "<figure id=\"chart-%s\">\n%s<figcaption>%s</figcaption>\n</figure>\n",
+			fmt.Fprintf(&b, "<figure id=\"chart-%s\">\n%s<figcaption class=\"byline\">%s</figcaption>\n</figure>\n",
 				html.EscapeString(id), svg, charts.Inline(r.chartCaption(id)))
 		}
 		for _, t := range s.tables {

@@ -456,7 +456,7 @@ func TestReportLopsidedVersion(t *testing.T) {
 	if strings.Count(page, "<li>") != len(warnings) || !strings.Contains(page, "<h2>Warnings</h2>") {
 		t.Errorf("report.html: want a Warnings section listing the %d warnings", len(warnings))
 	}
-	if n, want := strings.Count(page, "<figcaption>"), len(r.charts()); n != want {
+	if n, want := strings.Count(page, "<figcaption"), len(r.charts()); n != want {
 		t.Errorf("report.html: %d figure captions for %d figures", n, want)
 	}
 	for _, want := range []string{"Examples per 100-token bin of prompt plus completion tokens", "shortest example (340) to its longest (1,840).",

@@ -58,7 +58,6 @@ th,td{border:1px solid #d0d7de;padding:.3rem .55rem;text-align:left;vertical-ali
 th{background:#f6f8fa}
 tr.target td{background:#fff8c5;font-weight:600}
 figure{margin:1rem 0}
-figcaption{color:#59636e;font-size:.875rem;max-width:48rem;margin-top:.25rem}
 svg{width:100%;height:auto;max-width:48rem;display:block}
 code{font:.85em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f6f8fa;padding:.1em .3em;border-radius:4px}
 pre{background:#f6f8fa;padding:.75rem;overflow-x:auto;border-radius:6px}
