@@ -17,9 +17,14 @@ func card(m *Manifest) string {
 	ext := m.Format
 	var b strings.Builder
 	cfgs := configs(m)
+	def := defaultConfig(cfgs)
 	b.WriteString("---\nconfigs:\n")
 	for _, c := range cfgs {
-		fmt.Fprintf(&b, "- config_name: %s\n  data_files:\n", c.name)
+		fmt.Fprintf(&b, "- config_name: %s\n", c.name)
+		if c.name == def {
+			b.WriteString("  default: true\n")
+		}
+		b.WriteString("  data_files:\n")
 		for _, sp := range c.splits {
 			fmt.Fprintf(&b, "  - split: %s\n    path: %s/%s/%s-*.%s\n", sp, c.stage, c.kind, sp, ext)
 		}
@@ -34,6 +39,16 @@ func card(m *Manifest) string {
 		for _, sp := range c.splits {
 			fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", c.name, c.kind, sp, m.Counts[c.stage][c.kind][sp])
 		}
+	}
+	if def != "" {
+		fmt.Fprintf(&b, "\n`%s`, the one config with train rows, is the default: `load_dataset(\"path/to/this/directory\")` loads it.\n", def)
+	}
+	if names := evalOnlyNames(cfgs); names != "" {
+		fmt.Fprintf(&b, "\n%s %s validation rows only, so %s nothing to train on: rows from eval tasks\n"+
+			"all go to validation, so that no evaluated task is ever trained on. Such a config measures a model\n"+
+			"trained on another config; to train this stage, curate more data outside what is held out\n"+
+			"(`cra curate-data`), or hold out less.\n",
+			names, plural(len(evalOnly(cfgs)), "has", "have"), plural(len(evalOnly(cfgs)), "it has", "they have"))
 	}
 	if len(m.LeftOut) > 0 {
 		var left []string
@@ -150,93 +165,6 @@ func (c config) has(split string) bool {
 		}
 	}
 	return false
-}
-
-// trainers are TRL's trainer and config class for each kind.
-var trainers = map[string][2]string{
-	kb.KindSFT:        {"SFTTrainer", "SFTConfig"},
-	kb.KindPreference: {"DPOTrainer", "DPOConfig"},
-	kb.KindKTO:        {"KTOTrainer", "KTOConfig"},
-}
-
-func trlLoading(b *strings.Builder, cfgs []config) {
-	b.WriteString("Each config loads with Hugging Face `datasets` by its name, and goes to the TRL trainer of its kind as it is:\n")
-	for _, k := range kindsOf(cfgs) {
-		tr := trainers[k]
-		fmt.Fprintf(b, "\n```python\nfrom datasets import load_dataset\nfrom transformers import AutoTokenizer\nfrom trl import %s, %s\n\n", tr[1], tr[0])
-		b.WriteString("model = \"Qwen/Qwen3-1.7B\"\ntokenizer = AutoTokenizer.from_pretrained(model)\n")
-		for _, c := range ofKind(cfgs, k) {
-			fmt.Fprintf(b, "\nds = load_dataset(\"path/to/this/directory\", %q)\n", c.name)
-			fmt.Fprintf(b, "trainer = %s(model=model, processing_class=tokenizer, train_dataset=ds[\"train\"],", tr[0])
-			if c.has(kb.SplitValidation) {
-				b.WriteString(" eval_dataset=ds[\"validation\"],")
-			}
-			fmt.Fprintf(b, "\n    args=%s(output_dir=%q))\n", tr[1], c.name)
-		}
-		b.WriteString("```\n")
-	}
-}
-
-func openAILoading(b *strings.Builder, m *Manifest, cfgs []config) {
-	if m.Format != FormatJSONL {
-		b.WriteString("OpenAI's fine-tuning API uploads JSON Lines: export with `--format jsonl` to upload these rows.\n" +
-			"Hugging Face `datasets` loads each config by its name: `load_dataset(\"path/to/this/directory\", CONFIG)`.\n")
-		return
-	}
-	b.WriteString("A fine-tuning job takes one training file and one validation file, and reads only its format's\n" +
-		"fields: for each config, the commands below join its shards keeping those fields (`jq`), upload them\n" +
-		"and start the job.\n")
-	methods := map[string]string{kb.KindSFT: "supervised", kb.KindPreference: "dpo"}
-	fields := map[string]string{kb.KindSFT: "{messages}", kb.KindPreference: "{input, preferred_output, non_preferred_output}"}
-	for _, k := range kindsOf(cfgs) {
-		for _, c := range ofKind(cfgs, k) {
-			fmt.Fprintf(b, "\n```sh\n# %s\n", c.name)
-			for _, sp := range c.splits {
-				fmt.Fprintf(b, "cat %s/%s/%s-*.jsonl | jq -c '%s' > %s-%s.jsonl\n", c.stage, c.kind, sp, fields[k], c.name, sp)
-			}
-			b.WriteString("```\n\n```python\nfrom openai import OpenAI\n\nclient = OpenAI()\n")
-			for _, sp := range c.splits {
-				fmt.Fprintf(b, "%s = client.files.create(file=open(\"%s-%s.jsonl\", \"rb\"), purpose=\"fine-tune\")\n", sp, c.name, sp)
-			}
-			fmt.Fprintf(b, "client.fine_tuning.jobs.create(model=\"gpt-4.1-mini-2025-04-14\", training_file=train.id,")
-			if c.has(kb.SplitValidation) {
-				b.WriteString(" validation_file=validation.id,")
-			}
-			fmt.Fprintf(b, "\n    method={\"type\": %q})\n```\n", methods[k])
-		}
-	}
-}
-
-func axolotlLoading(b *strings.Builder, cfgs []config) {
-	b.WriteString("axolotl loads each config by its name from this directory (`path` must be its absolute path). The\n" +
-		"`datasets` and `test_datasets` entries for each config, with the `rl` method its kind trains with:\n")
-	for _, c := range cfgs {
-		fmt.Fprintf(b, "\n```yaml\n# %s\n", c.name)
-		switch c.kind {
-		case kb.KindPreference:
-			b.WriteString("rl: dpo\n")
-		case kb.KindKTO:
-			b.WriteString("rl: kto\nremove_unused_columns: false\n")
-		}
-		for _, sp := range []string{kb.SplitTrain, kb.SplitValidation} {
-			if !c.has(sp) {
-				continue
-			}
-			key := map[string]string{kb.SplitTrain: "datasets", kb.SplitValidation: "test_datasets"}[sp]
-			fmt.Fprintf(b, "%s:\n  - path: path/to/this/directory\n    name: %s\n    split: %s\n", key, c.name, sp)
-			b.WriteString(axolotlType[c.kind])
-		}
-		b.WriteString("```\n")
-	}
-}
-
-// axolotlType is each kind's dataset type and fields in an axolotl config.
-var axolotlType = map[string]string{
-	kb.KindSFT: "    type: chat_template\n    field_messages: messages\n" +
-		"    message_property_mappings:\n      role: role\n      content: content\n",
-	kb.KindPreference: "    type: chat_template.default\n    field_messages: messages\n    field_chosen: chosen\n    field_rejected: rejected\n" +
-		"    message_property_mappings:\n      role: role\n      content: content\n",
-	kb.KindKTO: "    type: chatml.ultra  # reads system, prompt, completion and label; llama3.ultra for Llama 3's template\n",
 }
 
 func sortedKeys[V any](m map[string]V) []string {
