@@ -78,7 +78,8 @@ func evalOnlySnippet(b *strings.Builder, cfgs []config) {
 	if len(cfgs) == 0 {
 		return
 	}
-	b.WriteString("\nValidation rows only, nothing to train on: load them to evaluate a model trained on another config.\n\n" +
+	b.WriteString("\nValidation rows only, nothing to train on (TRL's trainers require `train_dataset`): load them to\n" +
+		"evaluate a model trained on another config, for instance as the `eval_dataset` of a trainer of the same kind.\n\n" +
 		"```python\nfrom datasets import load_dataset\n\n")
 	for _, c := range cfgs {
 		fmt.Fprintf(b, "%s = load_dataset(\"path/to/this/directory\", %q, split=%q)\n", strings.ReplaceAll(c.name, "-", "_"), c.name, kb.SplitValidation)
@@ -175,7 +176,9 @@ func axolotlLoading(b *strings.Builder, cfgs []config) {
 		b.WriteString("```\n")
 	}
 	if names := evalOnlyNames(cfgs); names != "" {
-		fmt.Fprintf(b, "\n%s: validation rows only; axolotl needs `datasets` to train, so %s no config of %s own.\n",
+		fmt.Fprintf(b, "\n%s: validation rows only; axolotl needs `datasets` to train, so %s no config of %s own.\n"+
+			"To evaluate on one, add its entry (`name: CONFIG`, `split: validation` and its kind's `type` as above)\n"+
+			"to the `test_datasets` of a config of the same kind.\n",
 			names, plural(len(evalOnly(cfgs)), "it has", "they have"), plural(len(evalOnly(cfgs)), "its", "their"))
 	}
 }

@@ -43,52 +43,19 @@ var (
 // (jq) in the export, the axolotl YAML checked for the keys axolotl
 // requires.
 func TestCardSnippetsRun(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
-	if out, err := exec.Command(python, "-c", "import yaml").CombinedOutput(); err != nil {
-		t.Skipf("python3 has no yaml module: %s", out)
-	}
-	home := storetest.Home(t)
-	storetest.Dataset(t, home, "mix", withEvalOnlyStage(48))
-	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	python := needPython(t)
+	raw := snippetStore(t, withEvalOnlyStage(48))
 	for _, tc := range []struct{ layout, format string }{
 		{LayoutTRL, FormatParquet}, {LayoutTRL, FormatJSONL},
 		{LayoutAxolotl, FormatParquet}, {LayoutAxolotl, FormatJSONL},
 		{LayoutOpenAI, FormatJSONL}, {LayoutOpenAI, FormatParquet},
 	} {
 		t.Run(tc.layout+"-"+tc.format, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "out")
-			m, err := Export(context.Background(), raw.DB, kb.DatasetRef{Name: "mix"},
-				ExportOptions{Layout: tc.layout, Format: tc.format, Kinds: layoutsKinds(tc.layout), Out: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
+			dir, m, readme := exportCard(t, raw, tc.layout, tc.format)
 			if len(evalOnly(configs(m))) == 0 {
 				t.Fatal("the fixture has no validation-only config")
 			}
-			readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ran := map[string]int{}
-			for _, b := range snippetBlock.FindAllStringSubmatch(string(readme), -1) {
-				lang, code := b[1], strings.ReplaceAll(b[2], "path/to/this/directory", dir)
-				ran[lang]++
-				switch lang {
-				case "sh":
-					runSnippet(t, dir, "bash", "-euo", "pipefail", "-c", code)
-				case "python":
-					runSnippet(t, dir, python, "-c", code)
-				case "yaml":
-					checkAxolotl(t, m, code)
-				}
-			}
+			ran := runCardSnippets(t, python, dir, m, readme)
 			want := map[string][]string{LayoutTRL: {"python"}, LayoutAxolotl: {"yaml"}, LayoutOpenAI: {"python", "sh"}}[tc.layout]
 			if tc.layout == LayoutOpenAI && tc.format == FormatParquet {
 				want = nil
@@ -102,16 +69,117 @@ func TestCardSnippetsRun(t *testing.T) {
 	}
 }
 
+// A dataset with one config with train rows (and one with validation rows
+// only) declares that config the default, and the card's
+// load_dataset("path/to/this/directory"), no config named, loads its train
+// split as datasets would.
+func TestCardDefaultConfigLoads(t *testing.T) {
+	python := needPython(t)
+	var rows []kb.TrainingExample
+	for _, e := range withEvalOnlyStage(48) {
+		if e.Kind == kb.KindSFT && e.Stage != "scope" {
+			rows = append(rows, e)
+		}
+	}
+	raw := snippetStore(t, rows)
+	dir, m, readme := exportCard(t, raw, LayoutTRL, FormatJSONL)
+	if got := defaultConfig(configs(m)); got != "implement-sft" {
+		t.Fatalf("default config %q, want implement-sft", got)
+	}
+	if !strings.Contains(readme, "- config_name: implement-sft\n  default: true\n") {
+		t.Errorf("the front matter does not mark implement-sft default:\n%s", readme)
+	}
+	inline := regexp.MustCompile("`(load_dataset\\(\"path/to/this/directory\"\\))`").FindStringSubmatch(readme)
+	if inline == nil {
+		t.Fatalf("the card does not say how to load the default config:\n%s", readme)
+	}
+	runCardSnippets(t, python, dir, m, readme)
+	code := "from datasets import load_dataset\nds = " + strings.ReplaceAll(inline[1], "path/to/this/directory", dir) +
+		"\nassert len(ds[\"train\"]) > 0, ds\n"
+	runSnippet(t, dir, python, "-c", code)
+}
+
+// needPython is python3's path; the test is skipped without it.
+func needPython(t *testing.T) string {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	return python
+}
+
+// snippetStore is a raw store holding rows as dataset "mix".
+func snippetStore(t *testing.T, rows []kb.TrainingExample) *kb.Store {
+	t.Helper()
+	home := storetest.Home(t)
+	storetest.Dataset(t, home, "mix", rows)
+	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return raw
+}
+
+// exportCard exports "mix" in layout and format and reads its card.
+func exportCard(t *testing.T, raw *kb.Store, layout, format string) (string, *Manifest, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "out")
+	m, err := Export(context.Background(), raw.DB, kb.DatasetRef{Name: "mix"},
+		ExportOptions{Layout: layout, Format: format, Kinds: layoutsKinds(layout), Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, m, string(readme)
+}
+
+// runCardSnippets runs every code block of readme in dir, in order, and
+// counts them by language. Without jq a shell block's globs are checked
+// instead, and the Python that uploads its output is not run.
+func runCardSnippets(t *testing.T, python, dir string, m *Manifest, readme string) map[string]int {
+	t.Helper()
+	_, jqErr := exec.LookPath("jq")
+	ran, joined := map[string]int{}, true
+	for _, b := range snippetBlock.FindAllStringSubmatch(readme, -1) {
+		lang, code := b[1], strings.ReplaceAll(b[2], "path/to/this/directory", dir)
+		ran[lang]++
+		switch {
+		case lang == "sh" && jqErr != nil:
+			checkGlobs(t, dir, code)
+			joined = false
+		case lang == "sh":
+			runSnippet(t, dir, "bash", "-euo", "pipefail", "-c", code)
+		case lang == "python" && !joined:
+			t.Logf("no jq: not run:\n%s", code)
+		case lang == "python":
+			runSnippet(t, dir, python, "-c", code)
+		case lang == "yaml":
+			checkAxolotl(t, m, code)
+		}
+	}
+	return ran
+}
+
+// checkGlobs checks that every `cat GLOB` of a shell snippet matches files
+// in dir.
+func checkGlobs(t *testing.T, dir, code string) {
+	t.Helper()
+	for _, g := range regexp.MustCompile(`cat (\S+) \|`).FindAllStringSubmatch(code, -1) {
+		if files, _ := filepath.Glob(filepath.Join(dir, g[1])); len(files) == 0 {
+			t.Errorf("%s matches no file", g[1])
+		}
+	}
+}
+
 // runSnippet runs a card snippet in the export dir with the stand-in
 // modules first on the Python path.
 func runSnippet(t *testing.T, dir string, name string, args ...string) {
 	t.Helper()
-	if name == "bash" {
-		if _, err := exec.LookPath("jq"); err != nil {
-			t.Log("no jq: shell snippet not run")
-			return
-		}
-	}
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+stubs, "PYTHONDONTWRITEBYTECODE=1")
