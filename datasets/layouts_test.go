@@ -124,12 +124,14 @@ const (
 	duckMessage  = "STRUCT(role VARCHAR, content VARCHAR)"
 	arrowMsgs    = "list<element: struct<role: utf8, content: utf8>, nullable>"
 	arrowMsg     = "struct<role: utf8, content: utf8>"
+	duckKwargs   = "STRUCT(enable_thinking BOOLEAN)"
+	arrowKwargs  = "struct<enable_thinking: bool>"
 )
 
 var layoutFields = map[string][][3]string{ // name, DuckDB type, Arrow type
-	"trl/sft":            {{"messages", duckMessages, arrowMsgs}},
-	"trl/preference":     {{"prompt", duckMessages, arrowMsgs}, {"chosen", duckMessages, arrowMsgs}, {"rejected", duckMessages, arrowMsgs}},
-	"trl/kto":            {{"prompt", duckMessages, arrowMsgs}, {"completion", duckMessages, arrowMsgs}, {"label", "BOOLEAN", "bool"}},
+	"trl/sft":            {{"prompt", duckMessages, arrowMsgs}, {"completion", duckMessages, arrowMsgs}, {"chat_template_kwargs", duckKwargs, arrowKwargs}},
+	"trl/preference":     {{"prompt", duckMessages, arrowMsgs}, {"chosen", duckMessages, arrowMsgs}, {"rejected", duckMessages, arrowMsgs}, {"chat_template_kwargs", duckKwargs, arrowKwargs}},
+	"trl/kto":            {{"prompt", duckMessages, arrowMsgs}, {"completion", duckMessages, arrowMsgs}, {"label", "BOOLEAN", "bool"}, {"chat_template_kwargs", duckKwargs, arrowKwargs}},
 	"openai/sft":         {{"messages", duckMessages, arrowMsgs}},
 	"openai/preference":  {{"input", "STRUCT(messages " + duckMessages + ")", "struct<messages: " + arrowMsgs + ">"}, {"preferred_output", duckMessages, arrowMsgs}, {"non_preferred_output", duckMessages, arrowMsgs}},
 	"axolotl/sft":        {{"messages", duckMessages, arrowMsgs}},
@@ -137,25 +139,20 @@ var layoutFields = map[string][][3]string{ // name, DuckDB type, Arrow type
 	"axolotl/kto":        {{"system", "VARCHAR", "utf8"}, {"prompt", "VARCHAR", "utf8"}, {"completion", "VARCHAR", "utf8"}, {"label", "BOOLEAN", "bool"}},
 }
 
-func metadataNames(kind string) []string {
-	names := []string{"id", "dataset", "stage", "source", "split", "repo", "commit", "label", "signal", "evidence",
-		"prompt_tokens", "completion_tokens", "created_at"}
-	if kind == kb.KindKTO {
-		names = slices.DeleteFunc(names, func(n string) bool { return n == "label" })
-	}
-	return names
-}
+// metadataNames are the metadata columns of every layout and kind.
+var metadataNames = []string{"cra_id", "cra_dataset", "cra_stage", "cra_source", "cra_split", "cra_repo", "cra_commit", "cra_label",
+	"cra_signal", "cra_evidence", "cra_prompt_tokens", "cra_completion_tokens", "cra_created_at"}
 
 // canonical is, per layout and kind, SQL over the layout's fields giving a
 // row's messages, chosen, rejected and label as the table holds them.
 var canonical = map[string]string{
-	"trl/sft":            "messages, NULL, NULL, label",
-	"trl/preference":     "prompt, chosen, rejected, label",
+	"trl/sft":            "prompt || completion, NULL, NULL, cra_label",
+	"trl/preference":     "prompt, chosen, rejected, cra_label",
 	"trl/kto":            "prompt || completion, NULL, NULL, CASE WHEN label THEN 'positive' ELSE 'negative' END",
-	"openai/sft":         "messages, NULL, NULL, label",
-	"openai/preference":  "input.messages, preferred_output, non_preferred_output, label",
-	"axolotl/sft":        "messages, NULL, NULL, label",
-	"axolotl/preference": "messages, [chosen], [rejected], label",
+	"openai/sft":         "messages, NULL, NULL, cra_label",
+	"openai/preference":  "input.messages, preferred_output, non_preferred_output, cra_label",
+	"axolotl/sft":        "messages, NULL, NULL, cra_label",
+	"axolotl/preference": "messages, [chosen], [rejected], cra_label",
 	"axolotl/kto": `CASE WHEN system IS NULL THEN [] ELSE [{'role': 'system', 'content': system}] END
 		|| [{'role': 'user', 'content': prompt}, {'role': 'assistant', 'content': completion}], NULL, NULL,
 		CASE WHEN label THEN 'positive' ELSE 'negative' END`,
@@ -196,7 +193,7 @@ func TestExportLayouts(t *testing.T) {
 					key := layout + "/" + kind
 					glob := filepath.Join(dir, "*", kind, "*."+format)
 					files, _ := filepath.Glob(glob)
-					if len(files) < 4 { // two stages, two splits
+					if len(files) < 3 { // implement's train and validation, scope's train
 						t.Fatalf("%s: %d files", key, len(files))
 					}
 					for _, f := range m.Files {
@@ -258,7 +255,7 @@ func duckColumns(t *testing.T, duck *sql.DB, key, from string) {
 			t.Errorf("%s (%s): %s is %s, want %s", key, from, f[0], types[i], f[1])
 		}
 	}
-	wantNames = append(wantNames, metadataNames(strings.Split(key, "/")[1])...)
+	wantNames = append(wantNames, metadataNames...)
 	if !reflect.DeepEqual(names, wantNames) {
 		t.Errorf("%s (%s): columns %v, want %v", key, from, names, wantNames)
 	}
@@ -268,8 +265,8 @@ func duckColumns(t *testing.T, duck *sql.DB, key, from string) {
 // and compares them with the table's.
 func duckRows(t *testing.T, duck *sql.DB, key, from string, want []kb.TrainingExample) {
 	t.Helper()
-	rows, err := duck.Query(fmt.Sprintf(`SELECT id, %s, commit, signal, evidence, prompt_tokens, completion_tokens,
-		epoch_us(created_at) FROM %s ORDER BY id`, canonical[key], from))
+	rows, err := duck.Query(fmt.Sprintf(`SELECT cra_id, %s, cra_commit, cra_signal, cra_evidence, cra_prompt_tokens,
+		cra_completion_tokens, epoch_us(cra_created_at) FROM %s ORDER BY cra_id`, canonical[key], from))
 	if err != nil {
 		t.Fatalf("%s: %v", key, err)
 	}
