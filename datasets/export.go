@@ -191,8 +191,12 @@ func fewRows(m *Manifest) []string {
 	for _, c := range configs(m) {
 		for _, sp := range c.splits {
 			if n := m.Counts[c.stage][c.kind][sp]; n < openAIMinRows {
-				out = append(out, fmt.Sprintf("config %s, split %s: %d rows, and OpenAI's fine-tuning refuses a file of fewer than %d examples: "+
-					"curate more rows of this stage and kind before uploading it", c.name, sp, n, openAIMinRows))
+				rows := "rows"
+				if n == 1 {
+					rows = "row"
+				}
+				out = append(out, fmt.Sprintf("config %s, split %s: %d %s, and OpenAI's fine-tuning refuses a file of fewer than %d examples: "+
+					"curate more rows of this stage and kind before uploading it", c.name, sp, n, rows, openAIMinRows))
 			}
 		}
 	}

@@ -536,3 +536,77 @@ func TestInspectChecksKindColumns(t *testing.T) {
 		t.Errorf("problems:\n%s\nwant %s's columns named", all, sft.Path)
 	}
 }
+
+// The openai layout writes no shard under 10 rows when its split has 10 or
+// more, however small the shard size (a shard is cut after 10 rows, and
+// only when 10 more follow); other layouts cut by size alone. A split of
+// fewer than 10 rows is written with a warning naming its config, split
+// and count, in the manifest and the card.
+func TestOpenAIShardsAndSmallSplits(t *testing.T) {
+	at := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	var examples []kb.TrainingExample
+	for _, g := range []struct {
+		stage, split string
+		n            int
+	}{{"plan", kb.SplitTrain, 25}, {"plan", kb.SplitValidation, 10}, {"scope", kb.SplitTrain, 9}, {"scope", kb.SplitValidation, 1}} {
+		for i := range g.n {
+			examples = append(examples, kb.TrainingExample{ID: fmt.Sprintf("%s-%s-%02d", g.stage, g.split, i), Stage: g.stage,
+				Source: "synthetic", Split: g.split, Kind: kb.KindSFT, Label: kb.LabelPositive, RepoPath: "/r", CreatedAt: at,
+				Messages: []kb.Message{{Role: "user", Content: "Plan."}, {Role: "assistant", Content: fmt.Sprint(i)}}})
+		}
+	}
+	home := storetest.Home(t)
+	storetest.Dataset(t, home, "small", examples)
+	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+
+	for _, tc := range []struct {
+		layout, format string
+		shards         map[string][]int // stage/split → rows per shard
+		warnings       []string
+	}{
+		{LayoutOpenAI, FormatJSONL, map[string][]int{"plan/train": {10, 15}, "plan/validation": {10}, "scope/train": {9}, "scope/validation": {1}},
+			[]string{"config scope-sft, split train: 9 rows", "config scope-sft, split validation: 1 row,"}},
+		{LayoutOpenAI, FormatParquet, map[string][]int{"plan/train": {10, 15}, "plan/validation": {10}, "scope/train": {9}, "scope/validation": {1}},
+			[]string{"config scope-sft, split train: 9 rows", "config scope-sft, split validation: 1 row,"}},
+		{LayoutAxolotl, FormatJSONL, map[string][]int{"plan/train": slices.Repeat([]int{1}, 25), "plan/validation": slices.Repeat([]int{1}, 10),
+			"scope/train": slices.Repeat([]int{1}, 9), "scope/validation": {1}}, nil},
+	} {
+		t.Run(tc.layout+"-"+tc.format, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			m, err := Export(context.Background(), raw.DB, kb.DatasetRef{Name: "small"},
+				ExportOptions{Layout: tc.layout, Format: tc.format, Out: dir, ShardBytes: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]int{}
+			for _, f := range m.Files {
+				got[f.Stage+"/"+f.Split] = append(got[f.Stage+"/"+f.Split], f.Rows)
+			}
+			if !reflect.DeepEqual(got, tc.shards) {
+				t.Errorf("rows per shard %v, want %v", got, tc.shards)
+			}
+			if len(m.Warnings) != len(tc.warnings) {
+				t.Errorf("warnings %q, want %d", m.Warnings, len(tc.warnings))
+			}
+			readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+			for i, w := range tc.warnings {
+				if i < len(m.Warnings) && (!strings.HasPrefix(m.Warnings[i], w) || !strings.Contains(m.Warnings[i], "fewer than 10 examples")) {
+					t.Errorf("warning %q, want it to start %q and name the limit", m.Warnings[i], w)
+				}
+				if !strings.Contains(string(readme), w) {
+					t.Errorf("the card does not warn %q", w)
+				}
+			}
+			if got := readDir(t, dir); len(got) != len(examples) {
+				t.Errorf("read back %d rows, want %d", len(got), len(examples))
+			}
+			if rep, err := Inspect(context.Background(), dir); err != nil || len(rep.Problems) != 0 {
+				t.Errorf("inspect: %v %v", err, rep.Problems)
+			}
+		})
+	}
+}
