@@ -41,7 +41,9 @@ type ExportOptions struct {
 // kind, a manifest.json, a README.md dataset card and the version's
 // report (report.md, report.html; WriteReport). A kind the layout has
 // no format for, unless opts.Kinds leaves it out, or a row the layout
-// cannot carry, is a *LayoutError and nothing is written. Rows stream from
+// cannot carry, is a *LayoutError and nothing is written. An openai split
+// of fewer than 10 rows, which OpenAI's fine-tuning refuses, is written
+// and named in the manifest's Warnings. Rows stream from
 // the store (memory holds one batch and one row group at a time).
 // Everything is written under a temporary directory inside Out and moved
 // into place at the end, the manifest last, so an interrupted export never

@@ -120,7 +120,7 @@ func sameSchema(got, want *arrow.Schema) error {
 var byKeys = func() map[string]*shape {
 	m := map[string]*shape{}
 	for _, s := range shapes {
-		if _, ok := m[s.keys()]; !ok { // SFT: the first layout's, the same columns
+		if _, ok := m[s.keys()]; !ok { // openai's and axolotl's sft: the same columns, the first's
 			m[s.keys()] = s
 		}
 	}
