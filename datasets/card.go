@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +28,7 @@ func card(m *Manifest) string {
 			fmt.Fprintf(&b, "  - split: %s\n    path: %s/%s/%s-*.%s\n", sp, c.stage, c.kind, sp, ext)
 		}
 	}
+	datasetInfo(&b, m, cfgs)
 	b.WriteString("tags:\n- code\n- cra\n---\n\n")
 	fmt.Fprintf(&b, "# %s@%d\n\nVersion %d of dataset %s, exported by cra %s (schema %d) on %s in the **%s** layout: %s.\n\n",
 		m.Dataset, m.Version, m.Version, m.Dataset, m.CraVersion, m.SchemaVersion, m.CreatedAt.Format("2006-01-02"), m.Layout, layoutBlurb[m.Layout])
@@ -57,6 +57,7 @@ func card(m *Manifest) string {
 		}
 		fmt.Fprintf(&b, "\nLeft out of this export (`--kinds`): %s rows.\n", strings.Join(left, ", "))
 	}
+	cardWarnings(&b, m)
 
 	fmt.Fprintf(&b, "\n## Files\n\n`<stage>/<kind>/<split>-NNNNN-of-NNNNN.%s`: one schema per file, the same for every file of a\n"+
 		"kind, so a config's files read as one table. `manifest.json` lists every file with its kind, row count\n"+
@@ -68,18 +69,26 @@ func card(m *Manifest) string {
 	for _, k := range kindsOf(cfgs) {
 		fmt.Fprintf(&b, "- `%s`: %s\n", k, fieldDocs[m.Layout+"/"+k])
 	}
-	label := "`positive` in sft rows, `pair` in preference rows"
-	if slices.Contains(kindsOf(cfgs), kb.KindKTO) {
-		label += "; in kto rows, the boolean above"
+	if m.Layout == LayoutTRL {
+		fmt.Fprintf(&b, "\nTRL rows also carry `chat_template_kwargs`, `{\"enable_thinking\": %v}` in every row: what inference sends\n"+
+			"the models (`models.think` in config.toml), which TRL's trainers pass to the tokenizer's chat template for\n"+
+			"each row, so a prompt is trained on as the model sees it.\n", m.EnableThinking)
 	}
-	fmt.Fprintf(&b, "\nEvery row also says where it came from: `id`, `dataset`, `stage`, `source`, `split`, `repo`,\n"+
-		"`commit` (null when none), `label` (%s), `signal` and `evidence` (why a logged\n"+
-		"row has its label; `evidence` is JSON text; null when none), `prompt_tokens`, `completion_tokens`,\n"+
-		"`created_at`. Trainers ignore the columns they do not read.\n", label)
+	b.WriteString("\nEvery row also says where it came from, in columns named `cra_*` that no trainer reads: `cra_id`,\n" +
+		"`cra_dataset`, `cra_stage`, `cra_source`, `cra_split`, `cra_repo`, `cra_commit` (null when none), `cra_label`\n" +
+		"(`positive` in sft rows, `pair` in preference rows, `positive` or `negative` in kto rows), `cra_signal` and\n" +
+		"`cra_evidence` (why a logged row has its label; `cra_evidence` is JSON text; null when none),\n" +
+		"`cra_prompt_tokens`, `cra_completion_tokens`, `cra_created_at`. Trainers ignore the columns they do not read.\n")
+	if m.Format == FormatJSONL {
+		b.WriteString("The front matter declares each config's features (`dataset_info`), so Hugging Face `datasets` reads\n" +
+			"every file of a config with one schema rather than guessing it from the first file; `cra_created_at` is\n" +
+			"text there (an ISO 8601 UTC time), as in the files.\n")
+	}
 
 	b.WriteString("\n## Loading\n\n")
 	if m.Layout != LayoutTRL && len(ofKind(cfgs, kb.KindSFT)) > 0 {
-		b.WriteString("The sft configs are the same in every layout: TRL's `SFTTrainer` reads them as they are.\n\n")
+		b.WriteString("TRL's `SFTTrainer` reads the sft configs as they are too (loss on the whole conversation; the trl\n" +
+			"layout's prompt/completion rows train on the answer only).\n\n")
 	}
 	switch m.Layout {
 	case LayoutOpenAI:
@@ -101,12 +110,18 @@ var layoutBlurb = map[string]string{
 
 // fieldDocs describes each shape's own fields, by layout/kind.
 var fieldDocs = map[string]string{
-	LayoutTRL + "/" + kb.KindSFT:            "`messages`, the conversation (system, user, assistant): `list<struct<role, content>>`.",
-	LayoutTRL + "/" + kb.KindPreference:     "`prompt` (system, user), `chosen` and `rejected` (the assistant's answers, a list of one message each).",
-	LayoutTRL + "/" + kb.KindKTO:            "`prompt` (system, user), `completion` (a list of one assistant message), `label` (boolean: true when the completion is desirable).",
+	LayoutTRL + "/" + kb.KindSFT: "`prompt` (the conversation before its last assistant turn: system, user, ...), `completion` (the\n" +
+		"  last assistant turn), both `list<struct<role, content>>`, `chat_template_kwargs`. On prompt/completion rows\n" +
+		"  `SFTTrainer` computes the loss on the completion only (`completion_only_loss` left unset). Not `messages` with\n" +
+		"  `assistant_only_loss`: that needs a chat template with generation markers (TRL patches only the templates it\n" +
+		"  knows) and would also train on a row's earlier assistant turns.",
+	LayoutTRL + "/" + kb.KindPreference: "`prompt` (system, user), `chosen` and `rejected` (the assistant's answers, a list of one message each),\n" +
+		"  `chat_template_kwargs`.",
+	LayoutTRL + "/" + kb.KindKTO: "`prompt` (system, user), `completion` (a list of one assistant message), `label` (boolean: true when the\n" +
+		"  completion is desirable), `chat_template_kwargs`.",
 	LayoutOpenAI + "/" + kb.KindSFT:         "`messages`, the conversation (system, user, assistant).",
 	LayoutOpenAI + "/" + kb.KindPreference:  "`input` (`{\"messages\": [system, user]}`), `preferred_output` and `non_preferred_output` (a list of one assistant message each).",
-	LayoutAxolotl + "/" + kb.KindSFT:        "`messages`, the conversation (system, user, assistant).",
+	LayoutAxolotl + "/" + kb.KindSFT:        "`messages`, the conversation (system, user, assistant); axolotl's `chat_template` trains on the assistant turns only by default.",
 	LayoutAxolotl + "/" + kb.KindPreference: "`messages` (the prompt: system, user), `chosen` and `rejected` (one assistant message each, `{role, content}`).",
 	LayoutAxolotl + "/" + kb.KindKTO:        "`system` (null when the prompt has none), `prompt` (the user turn) and `completion` (the assistant's answer) as text, `label` (boolean: true when the completion is desirable).",
 }
