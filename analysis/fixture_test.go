@@ -94,8 +94,9 @@ func (s *store) close() {
 // plantedTask is one task of the planted pattern: scope wrong in 40 % of
 // tasks and failure following it (90 % of those fail, 15 % of the
 // others); precision wrong in a third of every cell of scope × outcome,
-// so it has nothing to do with failure; implement wrong in the failed
-// runs scope and precision got right, and in a tenth of successes.
+// so it has nothing to do with failure; implement wrong exactly in the
+// failed runs, as cra eval scores it (agent/eval/score.go): a definitional
+// association, charged only the failures scope and precision got right.
 type plantedTask struct {
 	id, repo                         string
 	scopeWrong, precWrong, implWrong bool
@@ -109,7 +110,7 @@ func plantedTasks() []plantedTask {
 		for k := range n {
 			t := plantedTask{id: fmt.Sprintf("task-%03d", i), repo: fmt.Sprintf("/repos/r%d", i%8),
 				scopeWrong: scopeWrong, failed: failed, precWrong: k%3 == 0}
-			t.implWrong = (failed && !scopeWrong && !t.precWrong) || (!failed && k%10 == 5)
+			t.implWrong = failed
 			out = append(out, t)
 			i++
 		}
