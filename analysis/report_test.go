@@ -73,6 +73,11 @@ func TestDefinitionalAssociationIsFlaggedNotTested(t *testing.T) {
 	if scope.Association.HolmP != scope.Association.FisherP {
 		t.Errorf("scope Holm p %v, Fisher p %v: want the family to be scope alone", scope.Association.HolmP, scope.Association.FisherP)
 	}
+	// With implement in, its indicator would separate the outcomes and
+	// nothing would be fitted.
+	if !e.Regression.Fitted {
+		t.Errorf("regression not fitted: %s", e.Regression.Reason)
+	}
 	for _, c := range e.Regression.Coefficients {
 		if c.Term == "implement wrong" {
 			t.Errorf("regression has %q: a definitional indicator separates the outcomes", c.Term)
@@ -80,6 +85,16 @@ func TestDefinitionalAssociationIsFlaggedNotTested(t *testing.T) {
 	}
 	if r.Decision.Target == "implement" {
 		t.Errorf("decision %+v: a definitional association chose the target", r.Decision)
+	}
+
+	// Implement the only stage that varies: the regression says why it has
+	// nothing to fit.
+	var outs []kb.EvalOutcome
+	for k := range 40 {
+		outs = append(outs, outcome(1, fmt.Sprint(k), "/r", k%2 == 0, map[string]bool{"scope": true, "implement": k%2 == 0}))
+	}
+	if reason := analysed(outs).Evidence.Regression.Reason; !strings.Contains(reason, "no stage but implement") {
+		t.Errorf("regression reason %q: want it to say implement alone varies, by definition", reason)
 	}
 
 	_, rows := RankedTable(e, r.Decision)
