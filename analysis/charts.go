@@ -204,7 +204,7 @@ func (r *Report) trendChart() (*plot.Plot, error) {
 	for i, t := range runs {
 		names[i] = fmt.Sprintf("#%d", t.EvalRunID)
 	}
-	var legend legendBand
+	var legend charts.Legend
 	stages := scoredStages(r.Evidence)
 	for i, stage := range stages {
 		// Each stage a little aside of the run's tick, so stages with the
@@ -227,7 +227,7 @@ func (r *Report) trendChart() (*plot.Plot, error) {
 		s.Radius = vg.Points(3.5)
 		if len(xys) == 1 {
 			p.Add(s)
-			legend.add(stage, s)
+			legend.Add(stage, s)
 			continue
 		}
 		l, err := plotter.NewLine(xys)
@@ -236,9 +236,9 @@ func (r *Report) trendChart() (*plot.Plot, error) {
 		}
 		l.Color = plotutil.Color(i)
 		p.Add(l, s)
-		legend.add(stage, l, s)
+		legend.Add(stage, l, s)
 	}
-	legend.place(p)
+	legend.Place(p)
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(runs))-0.5
 	p.X.Label.Text = "eval run (oldest first)"

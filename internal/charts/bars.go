@@ -69,13 +69,13 @@ func GroupedBars(p *plot.Plot, names []string, series ...Series) error {
 	if err != nil {
 		return err
 	}
-	var legend legendRow
+	var legend Legend
 	for i, b := range bars {
 		p.Add(b)
-		legend.add(series[i].Name, b)
+		legend.Add(series[i].Name, b)
 	}
 	if len(series) > 1 {
-		legend.place(p)
+		legend.Place(p)
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5

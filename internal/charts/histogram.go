@@ -42,21 +42,21 @@ func Histogram(p *plot.Plot, bins []Bin, c color.Color, limits ...Limit) error {
 		h.Bins = append(h.Bins, plotter.HistogramBin{Min: b.Lo, Max: b.Hi, Weight: b.Count})
 	}
 	p.Add(h)
-	var legend legendRow
+	var legend Legend
 	lo, hi := bins[0].Lo, bins[len(bins)-1].Hi
 	for _, l := range limits {
 		switch {
 		case LimitInReach(lo, hi, l.X):
 			v := &vline{x: l.X, style: draw.LineStyle{Color: l.Color, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 			p.Add(v)
-			legend.add(l.Label, v)
+			legend.Add(l.Label, v)
 		case l.X < lo:
-			legend.add("← "+l.Label+": left of this scale", nil)
+			legend.Add("← "+l.Label+": left of this scale")
 		default:
-			legend.add(l.Label+": right of this scale →", nil)
+			legend.Add(l.Label+": right of this scale →")
 		}
 	}
-	legend.place(p)
+	legend.Place(p)
 	CountAxis(p)
 	p.X.Tick.Marker = roundTicks(NiceWidth(max(p.X.Max-p.X.Min, 1), 5))
 	return nil

@@ -21,31 +21,34 @@ const (
 	legendBottom   = 6
 )
 
-// legendRow is a legend drawn in a band of its own between a plot's title
+// Legend is a legend drawn in a band of its own between a plot's title
 // and its data, its entries side by side and flush right, wrapping onto
-// another row past legendWidth. It never covers a bar or a line (gonum's
-// legend sits inside the data area), so the y axis keeps no room for it
-// and a dashed limit near the right edge is not crossed by its own
-// legend marker.
-type legendRow struct {
+// another row past legendWidth. It never covers a bar, a line or a point
+// (gonum's legend sits inside the data area), so the y axis keeps no room
+// for it and a dashed limit near the right edge is not crossed by its own
+// legend marker. Every report chart with a legend uses it: the dataset
+// report's here, train-plan's in analysis.
+type Legend struct {
 	style   text.Style
 	entries []legendEntry
 	rows    [][]legendEntry // laid out by place
 }
 
 type legendEntry struct {
-	name  string
-	thumb plot.Thumbnailer // nil: a note, its text alone
+	name   string
+	thumbs []plot.Thumbnailer // none: a note, its text alone
 }
 
-func (l *legendRow) add(name string, t plot.Thumbnailer) {
-	l.entries = append(l.entries, legendEntry{name: name, thumb: t})
+// Add appends an entry drawn with thumbs one over the other (a line and
+// its points); with none, the entry is a note, its text alone.
+func (l *Legend) Add(name string, thumbs ...plot.Thumbnailer) {
+	l.entries = append(l.entries, legendEntry{name: name, thumbs: thumbs})
 }
 
-// place lays the entries out in rows, widens the gap under p's title by
+// Place lays the entries out in rows, widens the gap under p's title by
 // their height (so it needs a title, as every report chart has) and adds
 // the legend to p.
-func (l *legendRow) place(p *plot.Plot) {
+func (l *Legend) Place(p *plot.Plot) {
 	if len(l.entries) == 0 {
 		return
 	}
@@ -68,25 +71,25 @@ func (l *legendRow) place(p *plot.Plot) {
 	p.Add(l)
 }
 
-func (l *legendRow) entryWidth(e legendEntry) vg.Length {
+func (l *Legend) entryWidth(e legendEntry) vg.Length {
 	w := l.style.Rectangle(e.name).Max.X
-	if e.thumb != nil {
+	if len(e.thumbs) > 0 {
 		w += legendThumb + legendTextGap
 	}
 	return w
 }
 
-func (l *legendRow) rowHeight() vg.Length { return l.style.FontExtents().Height }
+func (l *Legend) rowHeight() vg.Length { return l.style.FontExtents().Height }
 
 // height is the band the legend takes: its rows and the gap under them.
-func (l *legendRow) height() vg.Length {
+func (l *Legend) height() vg.Length {
 	n := vg.Length(len(l.rows))
 	return n*l.rowHeight() + (n-1)*legendRowGap + legendBottom
 }
 
 // Plot draws the rows above the data area c, the first row on top, each
 // flush with the data area's right edge.
-func (l *legendRow) Plot(c draw.Canvas, _ *plot.Plot) {
+func (l *Legend) Plot(c draw.Canvas, _ *plot.Plot) {
 	h := l.rowHeight()
 	descent := l.style.FontExtents().Descent
 	for r, row := range l.rows {
@@ -96,11 +99,13 @@ func (l *legendRow) Plot(c draw.Canvas, _ *plot.Plot) {
 			e := row[i]
 			x -= l.style.Rectangle(e.name).Max.X
 			c.FillText(l.style, vg.Point{X: x, Y: y + descent}, e.name)
-			if e.thumb != nil {
+			if len(e.thumbs) > 0 {
 				x -= legendTextGap + legendThumb
 				thumb := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
 					Min: vg.Point{X: x, Y: y + descent/2}, Max: vg.Point{X: x + legendThumb, Y: y + h - descent/2}}}
-				e.thumb.Thumbnail(&thumb)
+				for _, t := range e.thumbs {
+					t.Thumbnail(&thumb)
+				}
 			}
 			x -= legendEntryGap
 		}
