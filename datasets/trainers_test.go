@@ -192,32 +192,7 @@ func duckRowsOf(t *testing.T, path string) []map[string]any {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Query(fmt.Sprintf("SELECT * FROM read_parquet('%s')", path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []map[string]any
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		row := map[string]any{}
-		for i, c := range cols {
-			row[c] = vals[i]
-		}
-		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return storetest.MapsOf(t, db, fmt.Sprintf("SELECT * FROM read_parquet('%s')", path))
 }
 
 // batchOf is rows as one batch of columns, as datasets' map(batched=True)

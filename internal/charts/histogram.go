@@ -51,9 +51,9 @@ func Histogram(p *plot.Plot, bins []Bin, c color.Color, limits ...Limit) error {
 			p.Add(v)
 			legend.Add(l.Label, v)
 		case l.X < lo:
-			legend.Add("← "+l.Label+": left of this scale")
+			legend.Add("← " + l.Label + ": left of this scale")
 		default:
-			legend.Add(l.Label+": right of this scale →")
+			legend.Add(l.Label + ": right of this scale →")
 		}
 	}
 	legend.Place(p)
