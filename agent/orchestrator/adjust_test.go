@@ -27,16 +27,10 @@ type keepModel struct {
 func (*keepModel) Close() error { return nil }
 
 func (m *keepModel) Complete(_ context.Context, req llm.Request) (llm.Response, error) {
-	kind, text := "", ""
+	kind := ""
+	text, ok := oneNotesPart(req.System)
 	switch {
-	case strings.HasPrefix(req.System, "You read a coding task"):
-		text = `{"summary": "", "files": [], "symbols": [], "keywords": []}`
-	case strings.HasPrefix(req.System, "You select the files"):
-		text = `{"relevant": []}`
-	case strings.HasPrefix(req.System, "You decide how much"):
-		text = `{"symbols": {}}`
-	case strings.HasPrefix(req.System, "You split a large task"):
-		text = `{"task_summary": "", "parts": [{"id": "p1", "description": "notes", "affected_files": [], "depends_on": []}], "rationale": ""}`
+	case ok:
 	case strings.HasPrefix(req.System, "You plan one part"):
 		text = `{"part_id": "p1", "task_summary": "", "steps": [` +
 			`{"id": "s1", "description": "Write the first note", "target_files": ["one.txt"], "target_symbols": [], "depends_on": []}, ` +

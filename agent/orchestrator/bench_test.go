@@ -87,16 +87,9 @@ type stubModel struct{}
 func (stubModel) Close() error { return nil }
 
 func (stubModel) Complete(_ context.Context, req llm.Request) (llm.Response, error) {
-	var text string
+	text, ok := oneNotesPart(req.System)
 	switch {
-	case strings.HasPrefix(req.System, "You read a coding task"):
-		text = `{"summary": "", "files": [], "symbols": [], "keywords": []}`
-	case strings.HasPrefix(req.System, "You select the files"):
-		text = `{"relevant": []}`
-	case strings.HasPrefix(req.System, "You decide how much"):
-		text = `{"symbols": {}}`
-	case strings.HasPrefix(req.System, "You split a large task"):
-		text = `{"task_summary": "", "parts": [{"id": "p1", "description": "notes", "affected_files": [], "depends_on": []}], "rationale": ""}`
+	case ok:
 	case strings.HasPrefix(req.System, "You plan one part"):
 		var steps []string
 		for i := 1; i <= benchSteps; i++ {
@@ -114,6 +107,22 @@ func (stubModel) Complete(_ context.Context, req llm.Request) (llm.Response, err
 		text = `{"revised_steps": [` + strings.Join(left, ", ") + `], "rationale": "", "changes_made": []}`
 	}
 	return llm.Response{Text: text}, nil
+}
+
+// oneNotesPart answers the passes before a part plan for a stub model:
+// nothing found by retrieval, one part p1; ok is false for other passes.
+func oneNotesPart(system string) (text string, ok bool) {
+	switch {
+	case strings.HasPrefix(system, "You read a coding task"):
+		return `{"summary": "", "files": [], "symbols": [], "keywords": []}`, true
+	case strings.HasPrefix(system, "You select the files"):
+		return `{"relevant": []}`, true
+	case strings.HasPrefix(system, "You decide how much"):
+		return `{"symbols": {}}`, true
+	case strings.HasPrefix(system, "You split a large task"):
+		return `{"task_summary": "", "parts": [{"id": "p1", "description": "notes", "affected_files": [], "depends_on": []}], "rationale": ""}`, true
+	}
+	return "", false
 }
 
 func between(s, from, to string) string {
