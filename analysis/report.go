@@ -487,13 +487,6 @@ func thousands(n int) string {
 	return s
 }
 
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
 func upperFirst(s string) string {
 	if s == "" {
 		return s
