@@ -52,11 +52,7 @@ const reportExamples = `
 // training_datasets row per stage and kind, a dataset_versions row.
 func reportStore(t testing.TB) *kb.Store {
 	t.Helper()
-	raw, err := kb.Open(context.Background(), storetest.Home(t), kb.Raw, kb.Options{Write: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { raw.Close() })
+	raw := writableRaw(t)
 	if _, err := raw.DB.Exec(`
 		INSERT INTO training_examples (id, dataset, version, stage, source, split, kind, label, signal, repo_path, commit,
 			target_id, messages, chosen, rejected, prompt_tokens, completion_tokens, created_at)
@@ -89,11 +85,7 @@ func reportStore(t testing.TB) *kb.Store {
 // beside implement's long ones, three over the 32,768-token window.
 func lopsidedStore(t testing.TB) *kb.Store {
 	t.Helper()
-	raw, err := kb.Open(context.Background(), storetest.Home(t), kb.Raw, kb.Options{Write: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { raw.Close() })
+	raw := writableRaw(t)
 	if _, err := raw.DB.Exec(`
 		CREATE TEMP TABLE lopsided AS
 		SELECT stage || '-' || kind || '-' || i AS id, stage, kind, CASE WHEN i < train THEN 'train' ELSE 'validation' END AS split,
@@ -465,4 +457,16 @@ func TestReportLopsidedVersion(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
+}
+
+// writableRaw is the raw store of a new home, open to write, closed when
+// the test ends.
+func writableRaw(t testing.TB) *kb.Store {
+	t.Helper()
+	raw, err := kb.Open(context.Background(), storetest.Home(t), kb.Raw, kb.Options{Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return raw
 }
