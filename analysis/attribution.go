@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Thresholds of the analysis, stated in the report.
@@ -31,6 +32,18 @@ const (
 	BootstrapReps = 2000
 	BootstrapSeed = 1
 )
+
+// Definitional holds the stages whose being right is defined by the
+// task's end-to-end success, with why: cra eval scores implement right
+// exactly when the task succeeds (agent/eval/score.go), so "implement
+// wrong" and "failed" are one fact and their odds ratio is an identity,
+// however large. Such an association is shown and flagged, never tested:
+// it stays out of the Holm family (where it would only weaken the other
+// stages' tests), out of the regression (where it separates the outcomes)
+// and so out of rule 2.
+var Definitional = map[string]string{
+	schema.StageImplement: "cra eval scores implement right exactly when the task succeeds end to end",
+}
 
 // NoteOneRepository stands where a per-repository figure's interval would,
 // when the evidence comes from one repository.
@@ -176,11 +189,12 @@ func stageEvidence(stage string, obs []kb.EvalOutcome, e *Evidence) *StageEviden
 // holm adjusts the stages' Fisher p-values together and marks the stages
 // whose wrong output goes significantly with failure; then it estimates,
 // per stage, how many tasks would show the association observed.
+// Definitional associations are not tested (Definitional).
 func holm(e *Evidence) {
 	var idx []int
 	var ps []float64
 	for i, s := range e.Stages {
-		if s.Association != nil {
+		if _, def := Definitional[s.Stage]; s.Association != nil && !def {
 			idx = append(idx, i)
 			ps = append(ps, s.Association.FisherP)
 		}
@@ -228,13 +242,23 @@ func attribute(e *Evidence, obs []kb.EvalOutcome) {
 }
 
 // regress fits end-to-end failure on the wrong-output indicators of the
-// stages that vary, when there are enough events for them.
+// stages that vary and are not failure by definition, when there are
+// enough events for them.
 func regress(e *Evidence, obs []kb.EvalOutcome) Regression {
-	var stages []string
+	var stages, definitional []string
 	for _, s := range e.Stages {
-		if s.Association != nil {
+		_, def := Definitional[s.Stage]
+		switch {
+		case s.Association == nil:
+		case def:
+			definitional = append(definitional, s.Stage)
+		default:
 			stages = append(stages, s.Stage)
 		}
+	}
+	if len(stages) == 0 && len(definitional) > 0 {
+		return Regression{Reason: fmt.Sprintf("no stage but %s (wrong exactly when the task failed, by definition) was both right and wrong "+
+			"in scored runs with an outcome", strings.Join(definitional, ", "))}
 	}
 	if len(stages) == 0 {
 		return Regression{Reason: "no stage was both right and wrong in scored runs with an outcome"}
@@ -269,8 +293,8 @@ func regress(e *Evidence, obs []kb.EvalOutcome) Regression {
 	}
 	r := Regression{Observations: len(x)}
 	if events := min(fails, len(x)-fails); events < EventsPerStage*len(stages) {
-		r.Reason = fmt.Sprintf("not fitted: %d failures and %d successes for %d stages; it needs at least %d of each (%d per stage)",
-			fails, len(x)-fails, len(stages), EventsPerStage*len(stages), EventsPerStage)
+		r.Reason = fmt.Sprintf("not fitted: %s and %s for %s; it needs at least %d of each (%d per stage)",
+			plural(fails, "failure"), plural(len(x)-fails, "success"), plural(len(stages), "stage"), EventsPerStage*len(stages), EventsPerStage)
 		return r
 	}
 	fit, err := Logistic(x, y)

@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"fmt"
+	"image/color"
+	"math"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -24,6 +26,10 @@ const (
 
 // Charts lists every chart id; the HTML report holds one SVG per chart.
 var Charts = []string{chartScores, chartBlame, chartLift, chartRepos, chartTrend}
+
+// trendDodge is how far apart, in runs, the trend chart draws the stages'
+// points of one run.
+const trendDodge = 0.05
 
 // maxRepoBars keeps the repository chart readable: the worst ones.
 const maxRepoBars = 20
@@ -70,7 +76,8 @@ func (r *Report) scoresChart() (*plot.Plot, error) {
 }
 
 func (r *Report) blameChart() (*plot.Plot, error) {
-	p := charts.New(fmt.Sprintf("Blame share: earliest wrong stage of %d failed runs", r.Evidence.Failures), "share of failed runs")
+	p := charts.New(fmt.Sprintf("Blame share: earliest wrong stage of %s (95 %% Wilson interval)", plural(r.Evidence.Failures, "failed run")),
+		"share of failed runs")
 	pts, names := &charts.Points{}, []string{}
 	if r.Evidence.Failures > 0 {
 		for _, s := range r.Evidence.Stages {
@@ -86,13 +93,14 @@ func (r *Report) blameChart() (*plot.Plot, error) {
 }
 
 func (r *Report) liftChart() (*plot.Plot, error) {
-	p := charts.New("Oracle lift of end-to-end success (95 % Newcombe interval)", "lift (success with oracle − without)")
+	p := charts.New("Oracle lift of end-to-end success (95 % Newcombe interval)", "lift (percentage points)")
 	pts, names := &charts.Points{}, []string{}
 	for _, l := range r.Evidence.Lifts {
 		pts.Add(l.Lift, l.CI.Lo, l.CI.Hi)
 		names = append(names, joinPlus(l.Oracle))
 	}
 	if pts.Len() == 0 {
+		p.Y.Label.Text = ""
 		charts.EmptyAxes(p)
 		return p, nil
 	}
@@ -110,8 +118,30 @@ func (r *Report) liftChart() (*plot.Plot, error) {
 	p.Add(zero, e, s)
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(pts.Len())-0.5
-	p.Y.Min, p.Y.Max = min(-0.1, minOf(pts.Lo)), max(0.1, maxOf(pts.Hi))
+	lo, hi := min(-0.1, minOf(pts.Lo)), max(0.1, maxOf(pts.Hi))
+	step := charts.NiceWidth(100*(hi-lo), 5) / 100 // whole percentage points
+	// The axis ends on ticks, so no whisker touches the frame.
+	p.Y.Min, p.Y.Max = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
+	p.Y.Tick.Marker = zeroTicks{step}
 	return p, nil
+}
+
+// zeroTicks marks a lift axis every step, always at 0 (the no-lift line
+// every interval is read against), labelled in signed percentage points.
+type zeroTicks struct{ step float64 }
+
+func (z zeroTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := z.step
+	var ticks []plot.Tick
+	for k := math.Ceil(lo / step); k*step <= hi+1e-9; k++ {
+		v := k * step
+		label := fmt.Sprintf("%+.0f", 100*v)
+		if k == 0 {
+			v, label = 0, "0"
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: label})
+	}
+	return ticks
 }
 
 func (r *Report) reposChart() (*plot.Plot, error) {
@@ -119,17 +149,17 @@ func (r *Report) reposChart() (*plot.Plot, error) {
 	title := "End-to-end failure rate by repository (95 % Wilson interval)"
 	if len(fails) > maxRepoBars {
 		fails = fails[:maxRepoBars]
-		title = fmt.Sprintf("End-to-end failure rate, the %d worst repositories", maxRepoBars)
+		title = fmt.Sprintf("End-to-end failure rate, the %d worst repositories (95 %% Wilson interval)", maxRepoBars)
 	}
 	pts, names := &charts.Points{}, []string{}
+	known := true
 	for _, f := range fails {
 		if !f.Failure.CI.Known() {
 			// One repository: its bar alone, without an interval.
 			title = fmt.Sprintf("End-to-end failure rate by repository (interval %s)", f.Note)
-			pts.Add(f.Failure.Value, f.Failure.Value, f.Failure.Value)
-		} else {
-			pts.Add(f.Failure.Value, f.Failure.CI.Lo, f.Failure.CI.Hi)
+			known = false
 		}
+		pts.Add(f.Failure.Value, f.Failure.CI.Lo, f.Failure.CI.Hi)
 		names = append(names, filepath.Base(f.Repo))
 	}
 	p := charts.New(title, "failure rate")
@@ -137,9 +167,28 @@ func (r *Report) reposChart() (*plot.Plot, error) {
 	if len(names) > 6 {
 		charts.TiltLabels(p)
 	}
+	if !known {
+		return p, barsAlone(p, pts, names, charts.WarnColor)
+	}
 	return p, charts.Bars(p, pts, names, charts.WarnColor)
 }
 
+// barsAlone draws bars without intervals, for figures that have none:
+// charts.Bars would draw a whisker of zero length, a bound at the value.
+func barsAlone(p *plot.Plot, pts *charts.Points, names []string, c color.Color) error {
+	b, err := plotter.NewBarChart(pts, vg.Points(24))
+	if err != nil {
+		return err
+	}
+	b.Color, b.LineStyle.Width = c, 0
+	p.Add(b)
+	p.NominalX(names...)
+	return nil
+}
+
+// trendChart draws each stage's share right over the plain runs, a line
+// per stage, with the legend in a band above the data; with one run there
+// is no line to draw, so points alone, and the title says a trend needs two.
 func (r *Report) trendChart() (*plot.Plot, error) {
 	p := charts.New("Share right per stage over eval runs", "share right")
 	charts.UnitAxis(p)
@@ -148,30 +197,48 @@ func (r *Report) trendChart() (*plot.Plot, error) {
 		charts.EmptyAxes(p)
 		return p, nil
 	}
+	if len(runs) == 1 {
+		p.Title.Text = "Share right per stage: one eval run (a trend needs two)"
+	}
 	names := make([]string, len(runs))
 	for i, t := range runs {
 		names[i] = fmt.Sprintf("#%d", t.EvalRunID)
 	}
-	for i, stage := range Stages {
+	var legend charts.Legend
+	stages := scoredStages(r.Evidence)
+	for i, stage := range stages {
+		// Each stage a little aside of the run's tick, so stages with the
+		// same share (two at 100 %) do not hide one another.
+		dodge := (float64(i) - float64(len(stages)-1)/2) * trendDodge
 		var xys plotter.XYs
 		for x, t := range runs {
 			if c, ok := t.Correct[stage]; ok {
-				xys = append(xys, plotter.XY{X: float64(x), Y: c.Value})
+				xys = append(xys, plotter.XY{X: float64(x) + dodge, Y: c.Value})
 			}
 		}
 		if len(xys) == 0 {
 			continue
 		}
-		l, s, err := plotter.NewLinePoints(xys)
+		s, err := plotter.NewScatter(xys)
 		if err != nil {
 			return nil, err
 		}
-		l.Color, s.Color, s.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+		s.Color, s.Shape = plotutil.Color(i), plotutil.Shape(i)
+		s.Radius = vg.Points(3.5)
+		if len(xys) == 1 {
+			p.Add(s)
+			legend.Add(stage, s)
+			continue
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, err
+		}
+		l.Color = plotutil.Color(i)
 		p.Add(l, s)
-		p.Legend.Add(stage, l, s)
+		legend.Add(stage, l, s)
 	}
-	p.Legend.Top, p.Legend.Left = false, true
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	legend.Place(p)
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(runs))-0.5
 	p.X.Label.Text = "eval run (oldest first)"
@@ -203,4 +270,49 @@ func maxOf(xs []float64) float64 {
 		m = max(m, x)
 	}
 	return m
+}
+
+// hasData reports whether chart id has anything to draw: the HTML report
+// leaves out a chart without data (the section's text says why).
+func (r *Report) hasData(id string) bool {
+	e := r.Evidence
+	switch id {
+	case chartScores:
+		return len(e.Stages) > 0 || e.Success.N > 0
+	case chartBlame:
+		return e.Failures > 0
+	case chartLift:
+		return len(e.Lifts) > 0
+	case chartRepos:
+		return len(e.RepoFailures) > 0
+	case chartTrend:
+		return len(e.Trend) > 0
+	}
+	return false
+}
+
+// caption states, under each chart, what it plots and how its intervals
+// were made, so no figure stands without its method.
+func (r *Report) caption(id string) string {
+	switch id {
+	case chartScores:
+		return "Bars: share of outputs right (end-to-end: tasks that succeeded); whiskers: 95 % Wilson score interval."
+	case chartBlame:
+		return "Bars: share of failed runs charged to the stage as their earliest wrong one; whiskers: 95 % Wilson score interval."
+	case chartLift:
+		return "Points: end-to-end success with the oracle stages minus without, on the same tasks; " +
+			"whiskers: 95 % Newcombe square-and-add interval for paired proportions; dashed: no lift."
+	case chartRepos:
+		if len(r.Evidence.RepoFailures) == 1 {
+			return "Bar: the one repository's failure rate, without an interval: with one repository there is nothing to compare it with " +
+				"(the overall rate's Wilson interval is under Per-stage scores)."
+		}
+		return "Bars: share of the repository's tasks that failed; whiskers: 95 % Wilson score interval."
+	case chartTrend:
+		if len(r.Evidence.Trend) == 1 {
+			return "Points: share right per stage in the one plain run, without intervals (the tables above give them); a trend needs two runs."
+		}
+		return "Points joined by lines: share right per stage in each plain run, without intervals (the tables above give them)."
+	}
+	return ""
 }

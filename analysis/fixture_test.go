@@ -94,8 +94,9 @@ func (s *store) close() {
 // plantedTask is one task of the planted pattern: scope wrong in 40 % of
 // tasks and failure following it (90 % of those fail, 15 % of the
 // others); precision wrong in a third of every cell of scope × outcome,
-// so it has nothing to do with failure; implement wrong in the failed
-// runs scope and precision got right, and in a tenth of successes.
+// so it has nothing to do with failure; implement wrong exactly in the
+// failed runs, as cra eval scores it (agent/eval/score.go): a definitional
+// association, charged only the failures scope and precision got right.
 type plantedTask struct {
 	id, repo                         string
 	scopeWrong, precWrong, implWrong bool
@@ -109,7 +110,7 @@ func plantedTasks() []plantedTask {
 		for k := range n {
 			t := plantedTask{id: fmt.Sprintf("task-%03d", i), repo: fmt.Sprintf("/repos/r%d", i%8),
 				scopeWrong: scopeWrong, failed: failed, precWrong: k%3 == 0}
-			t.implWrong = (failed && !scopeWrong && !t.precWrong) || (!failed && k%10 == 5)
+			t.implWrong = failed
 			out = append(out, t)
 			i++
 		}
@@ -210,7 +211,8 @@ func oneRepoStore(t *testing.T) string {
 }
 
 // nullStore has stages wrong and runs failing with no relation at all:
-// every stage is wrong in the same share of failed and succeeded runs.
+// every stage is wrong in the same share of failed and succeeded runs,
+// but implement, wrong exactly when the run failed, as cra eval scores it.
 func nullStore(t *testing.T) string {
 	s := newStore(t)
 	run := s.evalRun("nightly", nil, "validation", 8)
@@ -221,7 +223,7 @@ func nullStore(t *testing.T) string {
 			n = 80
 		}
 		for k := range n {
-			c := map[string]bool{"task_analysis": true, "scope": k%3 != 0, "precision": k%4 != 0, "plan": k%5 != 0, "implement": k%2 != 0}
+			c := map[string]bool{"task_analysis": true, "scope": k%3 != 0, "precision": k%4 != 0, "plan": k%5 != 0, "implement": !failed}
 			s.task(run, fmt.Sprintf("task-%03d", i), fmt.Sprintf("/repos/r%d", i%6), c, !failed, nil)
 			i++
 		}

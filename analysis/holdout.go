@@ -26,27 +26,18 @@ type PlanSplit struct {
 	HoldoutRepos       []string // sorted
 	// Note says what was widened and why; empty when nothing was.
 	Note string
+	// Rule is the configured rule widened so: the split the plan's data
+	// is counted under, as curate-data will apply it.
+	Rule kb.SplitRule
 }
 
-// Holdout is the set form of HoldoutRepos, as kb.SplitOf takes it.
-func (p PlanSplit) Holdout() map[string]bool {
-	set := map[string]bool{}
-	for _, r := range p.HoldoutRepos {
-		set[r] = true
-	}
-	return set
-}
-
-// planSplit widens the configured split (fraction, holdout) until no
+// planSplit widens the configured rule (its groups loaded) until no
 // evaluated task trains.
-func planSplit(fraction float64, holdout []string, evaluated []kb.EvaluatedTask) PlanSplit {
-	p := PlanSplit{ValidationFraction: fraction, HoldoutRepos: nonNil(slices.Clone(holdout))}
-	slices.Sort(p.HoldoutRepos)
-	p.HoldoutRepos = slices.Compact(p.HoldoutRepos)
-	configured := p.Holdout()
+func planSplit(configured kb.SplitRule, evaluated []kb.EvaluatedTask) PlanSplit {
+	p := PlanSplit{ValidationFraction: configured.Validation(), HoldoutRepos: nonNil(configured.HoldoutRepos())}
 	var outside []kb.EvaluatedTask
 	for _, t := range evaluated {
-		if kb.SplitOf(t.Repo, t.Commit, fraction, configured) == kb.SplitTrain {
+		if configured.Split(t.Repo, t.Commit) == kb.SplitTrain {
 			outside = append(outside, t)
 		}
 	}
@@ -58,13 +49,15 @@ func planSplit(fraction float64, holdout []string, evaluated []kb.EvaluatedTask)
 		}
 	}
 	slices.Sort(p.HoldoutRepos)
-	held := p.Holdout()
 	for _, t := range outside {
-		if !held[t.Repo] {
-			// The smallest 4-decimal fraction above the task's hash.
-			p.ValidationFraction = math.Max(p.ValidationFraction, math.Floor(kb.UnitHash(t.Repo, t.Commit)*1e4)/1e4+1e-4)
+		if !slices.Contains(p.HoldoutRepos, t.Repo) {
+			// The smallest 4-decimal fraction above the hash of the task's
+			// group (a merged branch's parts share its merge's).
+			h := kb.UnitHash(t.Repo, configured.Group(t.Repo, t.Commit))
+			p.ValidationFraction = math.Max(p.ValidationFraction, math.Floor(h*1e4)/1e4+1e-4)
 		}
 	}
+	p.Rule = configured.Widened(p.ValidationFraction, p.HoldoutRepos)
 	if len(outside) == 0 {
 		return p
 	}
@@ -72,11 +65,11 @@ func planSplit(fraction float64, holdout []string, evaluated []kb.EvaluatedTask)
 	if len(added) > 0 {
 		did = append(did, fmt.Sprintf("held out %s whole (an eval with --split holdout or all-held-out ran on it)", strings.Join(added, ", ")))
 	}
-	if p.ValidationFraction > fraction {
+	if p.ValidationFraction > configured.Validation() {
 		did = append(did, fmt.Sprintf("raised the validation fraction to %g (an eval with --split validation drew from a larger one)", p.ValidationFraction))
 	}
 	p.Note = fmt.Sprintf("%d evaluated tasks would be in train under [curate] validation_fraction = %g and holdout_repos = [%s], "+
-		"so the evals ran under another configuration: the plan %s", len(outside), fraction, strings.Join(nonNil(holdout), ", "), strings.Join(did, " and "))
+		"so the evals ran under another configuration: the plan %s", len(outside), configured.Validation(), strings.Join(nonNil(configured.HoldoutRepos()), ", "), strings.Join(did, " and "))
 	return p
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -59,7 +60,7 @@ func TestPlanSplit(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			p := planSplit(0.1, tc.holdout, tc.evaluated)
+			p := planSplit(kb.NewSplitRule(config.Curate{ValidationFraction: 0.1, HoldoutRepos: tc.holdout}, nil), tc.evaluated)
 			if !reflect.DeepEqual(p.HoldoutRepos, tc.repos) || (p.Note != "") != tc.note {
 				t.Errorf("holdout %q, note %q; want %q, a note: %v", p.HoldoutRepos, p.Note, tc.repos, tc.note)
 			}
@@ -70,7 +71,7 @@ func TestPlanSplit(t *testing.T) {
 				t.Errorf("fraction %g: want just above the task's hash %g", p.ValidationFraction, kb.UnitHash("/a", inTrain))
 			}
 			for _, e := range tc.evaluated {
-				if kb.SplitOf(e.Repo, e.Commit, p.ValidationFraction, p.Holdout()) != kb.SplitValidation {
+				if p.Rule.Split(e.Repo, e.Commit) != kb.SplitValidation {
 					t.Errorf("evaluated task %+v trains under the plan's split", e)
 				}
 			}

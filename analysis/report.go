@@ -31,6 +31,7 @@ type section struct {
 	title  string
 	level  int // 2 or 3
 	paras  []string
+	list   []string // a bulleted list, after the paragraphs
 	tables []table
 	code   string
 	charts []string
@@ -68,18 +69,31 @@ func boolCmp(a, b bool) int {
 	return -1
 }
 
+// Column heads and notes the reports share.
+const (
+	noteTarget       = "← target"
+	noteDefinitional = "association definitional"
+)
+
 // RankedTable is the ranked stages as a table: the terminal's and the
-// reports' first one.
+// reports' first one. Each interval's head names its method; the last
+// column notes the target and a definitional association.
 func RankedTable(e *Evidence, d Decision) ([]string, [][]string) {
-	head := []string{"rank", "stage", "right (95% CI)", "blame share", "odds ratio of failure when wrong (95% CI)", "Holm p", "oracle lift (95% CI)", ""}
+	head := []string{"rank", "stage", "right (95% Wilson CI)", "blame share", "odds ratio of failure when wrong (95% Woolf CI, unadjusted)",
+		"Holm p", "oracle lift (95% Newcombe CI)", "note"}
 	var rows [][]string
 	for i, s := range Ranked(e, d) {
-		mark := ""
+		var notes []string
 		if s.Stage == d.Target {
-			mark = "← target"
+			notes = append(notes, noteTarget)
 		}
-		rows = append(rows, []string{fmt.Sprint(i + 1), s.Stage, rateCell(s.Correct), blameCell(s.Blame), orCell(s.Association),
-			holmCell(s.Association), liftCell(s.Lift), mark})
+		or, holm := orCell(s.Association), holmCell(s.Association)
+		if _, def := Definitional[s.Stage]; def && s.Association != nil {
+			notes = append(notes, noteDefinitional)
+			or, holm = "definitional, not evidence", "not tested"
+		}
+		rows = append(rows, []string{fmt.Sprint(i + 1), s.Stage, rateCell(s.Correct), blameCell(s.Blame), or, holm, liftCell(s.Lift),
+			strings.Join(notes, "; ")})
 	}
 	return head, rows
 }
@@ -189,9 +203,11 @@ func (r *Report) sections() []section {
 	}
 	decision.paras = append(decision.paras, "The rule: "+TheRule)
 	head, rows := RankedTable(e, d)
-	out := []section{decision, {title: "Stages ranked", level: 2, tables: []table{{head, rows}},
+	out := []section{decision, r.warningsSection(), {title: "Stages ranked", level: 2, tables: []table{{head, rows}},
 		paras: []string{"Right: share of outputs right against ground truth. Blame share: failed runs whose earliest wrong stage it is. " +
-			"Odds ratio: of end-to-end failure, stage wrong against stage right (* 0.5 added to every cell for a zero cell)."}}}
+			"Odds ratio: of end-to-end failure, stage wrong against stage right (* 0.5 added to every cell for a zero cell); " +
+			"its interval is not adjusted for the stages tested, the Holm p is (see the association below). " +
+			"A definitional association (a stage scored wrong exactly when the task fails) is no evidence and is not tested."}}}
 	out = append(out, r.scoreSections()...)
 	out = append(out, r.attributionSections()...)
 	out = append(out, r.solveSection())
@@ -203,11 +219,14 @@ func (r *Report) sections() []section {
 			"Tasks an eval could not run (infrastructure errors) are left out. Intervals are 95 %%: Wilson for rates, Woolf for odds ratios, "+
 			"Newcombe's square-and-add for paired differences, the percentile bootstrap (%d resamples, fixed seed) for means: of whole repositories "+
 			"with %d or more, else of tasks with the repositories pooled (an interval that speaks of these repositories only), "+
-			"Wald from the observed information for regression coefficients; a per-repository figure from one repository has none (n/a). "+
-			"Fisher's exact p-values are Holm-adjusted over the stages tested. "+
+			"Wald from the observed information for regression coefficients; a per-repository figure from one repository has none (n/a), "+
+			"nor has a mean with no spread to resample (a bootstrap over identical values would give a zero-width interval). "+
+			"Fisher's exact p-values are Holm-adjusted over the stages tested; the intervals are not adjusted. "+
+			"A stage whose correctness is defined by the task's success (%s) has a definitional association: shown, not tested, "+
+			"left out of the regression and of rule 2. "+
 			"Train-plan concludes from at least %d scored tasks; a blame share chooses only with %d or more failed runs charged; "+
 			"the regression needs %d failures and %d successes per stage; sample sizes ask for %.0f %% power at %.0f %% over the stages tested.",
-			BootstrapReps, MinClusterRepos, MinObservations, MinCharged, EventsPerStage, EventsPerStage, 100*Power, 100*Alpha),
+			BootstrapReps, MinClusterRepos, definitionalList(), MinObservations, MinCharged, EventsPerStage, EventsPerStage, 100*Power, 100*Alpha),
 	}})
 	return out
 }
@@ -216,24 +235,31 @@ func (r *Report) scoreSections() []section {
 	e := r.Evidence
 	scores := section{title: "Per-stage scores", level: 2, charts: []string{chartScores},
 		paras: []string{fmt.Sprintf("Right against ground truth with Wilson intervals; other metrics as the mean of repository means, each repository counting once, "+
-			"with a bootstrap interval over repositories when there are %d or more, else over tasks (speaking of these repositories only).", MinClusterRepos)}}
-	t := table{head: []string{"stage", "metric", "value", "95% CI", "tasks", "repositories"}}
+			"with a bootstrap interval over repositories when there are %d or more, else over tasks (speaking of these repositories only). "+
+			"Each row names its interval's method.", MinClusterRepos)}}
+	t := table{head: []string{"stage", "metric", "value", "95% CI", "interval method", "tasks", "repositories"}}
 	for _, s := range e.Stages {
 		if s.Correct != nil {
-			t.rows = append(t.rows, []string{s.Stage, "right", pct(s.Correct.Value), ci(s.Correct.CI), fmt.Sprint(s.Correct.N), ""})
+			t.rows = append(t.rows, []string{s.Stage, "right", pct(s.Correct.Value), ci(s.Correct.CI), methodWilson, fmt.Sprint(s.Correct.N), "—"})
 		}
 		for _, m := range s.Metrics {
-			t.rows = append(t.rows, []string{s.Stage, m.Metric, num(m.Value), fmt.Sprintf("%s–%s", num(m.CI.Lo), num(m.CI.Hi)), fmt.Sprint(m.Tasks), fmt.Sprint(m.Repos)})
+			t.rows = append(t.rows, []string{s.Stage, m.Metric, num(m.Value), meanCICell(m), meanMethodCell(m), fmt.Sprint(m.Tasks), fmt.Sprint(m.Repos)})
 		}
 	}
-	t.rows = append(t.rows, []string{EndToEnd, "success", pct(e.Success.Value), ci(e.Success.CI), fmt.Sprint(e.Success.N), fmt.Sprint(e.Repos)})
+	t.rows = append(t.rows, []string{EndToEnd, "success", pct(e.Success.Value), ci(e.Success.CI), methodWilson, fmt.Sprint(e.Success.N), fmt.Sprint(e.Repos)})
 	scores.tables = []table{t}
 
 	tested := 0
-	assoc := table{head: []string{"stage", "failed when wrong", "failed when right", "odds ratio (95% CI)", "Fisher p", "Holm p", "significant", "tasks needed"}}
+	assoc := table{head: []string{"stage", "failed when wrong", "failed when right", "odds ratio (95% Woolf CI, unadjusted)", "Fisher p", "Holm p",
+		"significant (Holm p < 0.05, interval above 1)", "tasks needed"}}
 	for _, s := range e.Stages {
 		a := s.Association
 		if a == nil {
+			continue
+		}
+		if _, def := Definitional[s.Stage]; def {
+			assoc.rows = append(assoc.rows, []string{s.Stage, assocCell(a.FailIf), assocCell(a.FailIfNot), "definitional, not evidence", "—", "—",
+				"not tested: definitional", "—"})
 			continue
 		}
 		tested++
@@ -245,38 +271,66 @@ func (r *Report) scoreSections() []section {
 		default:
 			need = thousands(*s.TasksNeeded)
 		}
-		assoc.rows = append(assoc.rows, []string{s.Stage, assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP), pval(a.HolmP), yesNo(s.Significant), need})
+		assoc.rows = append(assoc.rows, []string{s.Stage, assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP), pval(a.HolmP),
+			significantCell(s), need})
 	}
 	association := section{title: "Association with end-to-end failure", level: 2, paras: []string{fmt.Sprintf(
 		"P(fail | stage wrong) against P(fail | stage right), on plain-run tasks scored for the stage and with an outcome. Fisher's exact test, "+
-			"Holm-adjusted over the %d stages tested; significant means Holm p < 0.05 with the odds ratio's interval above 1. "+
-			"Tasks needed: scored tasks that would show the difference observed (80 %% power).", tested)}}
-	if tested > 0 {
+			"Holm-adjusted over the %s tested; significant means Holm p < 0.05 with the odds ratio's interval above 1. "+
+			"The interval is Woolf's, 95 %% for each stage alone (not adjusted for testing several) and approximate when a cell is small, "+
+			"so it can exclude 1 where the adjusted test finds no significance: the test decides. "+
+			"Tasks needed: scored tasks that would show the difference observed (80 %% power).", plural(tested, "stage"))}}
+	if def := r.definitionalStages(); len(def) > 0 {
+		association.paras = append(association.paras, definitionalNote(def))
+	}
+	if len(assoc.rows) > 0 {
 		association.tables = []table{assoc}
 	} else {
 		association.paras = append(association.paras, "No stage was both right and wrong in tasks with an outcome.")
 	}
-	reg := section{title: "Logistic regression", level: 3, paras: []string{"End-to-end failure on the stages' wrong-output indicators together, so each stage's odds ratio is adjusted for the others."}}
+	reg := section{title: "Logistic regression", level: 3, paras: []string{"End-to-end failure on the stages' wrong-output indicators together, " +
+		"so each stage's odds ratio is adjusted for the others; stages wrong by definition when the task fails are left out."}}
 	if e.Regression.Fitted {
-		t := table{head: []string{"term", "coefficient", "SE", "95% CI", "odds ratio (95% CI)"}}
+		t := table{head: []string{"term", "coefficient", "SE", "95% Wald CI", "odds ratio (95% Wald CI)"}}
 		for _, c := range e.Regression.Coefficients {
 			t.rows = append(t.rows, []string{c.Term, num(c.Estimate), num(c.SE), fmt.Sprintf("%s to %s", num(c.CI.Lo), num(c.CI.Hi)),
 				fmt.Sprintf("%s (%s–%s)", num(c.OddsRatio), num(exp(c.CI.Lo)), num(exp(c.CI.Hi)))})
 		}
 		reg.tables = []table{t}
-		reg.paras = append(reg.paras, fmt.Sprintf("Fitted on %d tasks.", e.Regression.Observations))
+		reg.paras = append(reg.paras, fmt.Sprintf("Fitted on %s.", plural(e.Regression.Observations, "task")))
 	} else {
 		reg.paras = append(reg.paras, upperFirst(e.Regression.Reason)+".")
 	}
 	return []section{scores, association, reg}
 }
 
+// significantCell says whether a tested stage is significant, and why not
+// when its unadjusted interval alone would suggest it is.
+func significantCell(s StageEvidence) string {
+	a := s.Association
+	switch {
+	case s.Significant:
+		return "yes"
+	case a.HolmP >= Alpha && a.ORCI.Lo > 1:
+		return fmt.Sprintf("no: Holm p %s ≥ 0.05 (the interval is unadjusted)", pval(a.HolmP))
+	case a.HolmP < Alpha && a.ORCI.Hi < 1:
+		return "no: wrong goes with success"
+	case a.HolmP < Alpha:
+		return "no: the interval holds 1"
+	}
+	return "no"
+}
+
 func (r *Report) attributionSections() []section {
 	e := r.Evidence
 	attr := section{title: "First-error attribution", level: 2, charts: []string{chartBlame}, paras: []string{fmt.Sprintf(
-		"Each failed run is charged to the earliest stage, in pipeline order (%s), whose output was wrong against ground truth; "+
-			"failed runs with no wrong stage are unattributed. %d failed runs.", strings.Join(Stages, " → "), e.Failures)}}
-	t := table{head: []string{"stage", "failed runs charged", "share (95% CI)"}}
+		"Each failed run is charged to the earliest stage, in pipeline order (%s: the stages the evals scored), whose output was wrong against ground truth; "+
+			"failed runs with no wrong stage are unattributed. %s.", strings.Join(scoredStages(e), " → "), upperFirst(plural(e.Failures, "failed run")))}}
+	if def := r.definitionalStages(); len(def) > 0 {
+		attr.paras = append(attr.paras, fmt.Sprintf("A failed run is charged to %s whenever no earlier stage was wrong: %s is wrong in every failed run by definition, "+
+			"so its share is what the earlier stages leave.", strings.Join(def, ", "), strings.Join(def, ", ")))
+	}
+	t := table{head: []string{"stage", "failed runs charged", "share (95% Wilson CI)"}}
 	for _, s := range e.Stages {
 		t.rows = append(t.rows, []string{s.Stage, fmt.Sprint(s.Blame.K), fmt.Sprintf("%s (%s)", pct(s.Blame.Value), ci(s.Blame.CI))})
 	}
@@ -288,7 +342,7 @@ func (r *Report) attributionSections() []section {
 	if len(e.Lifts) == 0 {
 		lift.paras = append(lift.paras, "No oracle evals yet: run `cra eval` with oracle stages on the tasks of a plain eval to measure each stage's lift.")
 	} else {
-		t := table{head: []string{"oracle stages", "eval", "paired tasks", "success with oracle", "success without", "lift (95% CI)"}}
+		t := table{head: []string{"oracle stages", "eval", "paired tasks", "success with oracle", "success without", "lift (95% Newcombe CI)"}}
 		for _, l := range e.Lifts {
 			t.rows = append(t.rows, []string{strings.Join(l.Oracle, " + "), l.EvalName, fmt.Sprint(l.Pairs), pct(l.WithOracle.Value), pct(l.Without.Value), liftCell(&l)})
 		}
@@ -296,7 +350,7 @@ func (r *Report) attributionSections() []section {
 	}
 
 	repos := section{title: "Failure rate by repository", level: 2, charts: []string{chartRepos}}
-	rt := table{head: []string{"repository", "failed", "rate (95% CI)"}}
+	rt := table{head: []string{"repository", "failed", "rate (95% Wilson CI)"}}
 	for _, f := range e.RepoFailures {
 		rt.rows = append(rt.rows, []string{f.Repo, fmt.Sprintf("%d of %d", f.Failure.K, f.Failure.N), repoRateCell(f)})
 	}
@@ -306,11 +360,16 @@ func (r *Report) attributionSections() []section {
 		repos.paras = []string{"No scored task has an end-to-end outcome."}
 	}
 
-	trend := section{title: "Scores over eval runs", level: 2, charts: []string{chartTrend}, paras: []string{"Share right per stage in each plain eval run, oldest first."}}
-	tt := table{head: append(append([]string{"eval run", "started"}, Stages...), "end-to-end success")}
+	trend := section{title: "Scores over eval runs", level: 2, charts: []string{chartTrend},
+		paras: []string{"Share right per stage in each plain eval run, oldest first (the figures alone: the intervals are in the tables above)."}}
+	if len(e.Trend) == 1 {
+		trend.paras = append(trend.paras, "One plain eval run so far: a trend needs two, so the chart shows its points alone.")
+	}
+	stages := scoredStages(e)
+	tt := table{head: append(append([]string{"eval run", "started"}, stages...), "end-to-end success")}
 	for _, p := range e.Trend {
 		row := []string{fmt.Sprintf("%s (#%d)", p.Name, p.EvalRunID), p.StartedAt.UTC().Format("2006-01-02")}
-		for _, s := range Stages {
+		for _, s := range stages {
 			if c, ok := p.Correct[s]; ok {
 				row = append(row, pct(c.Value))
 			} else {
@@ -336,20 +395,25 @@ func (r *Report) solveSection() section {
 		sec.paras = append(sec.paras, "No finished `cra solve` runs in the window.")
 		return sec
 	}
-	sec.paras = append(sec.paras, fmt.Sprintf("%d runs, %d not complete.", s.Runs, s.Failed))
+	sec.paras = append(sec.paras, fmt.Sprintf("%s, %d not complete. Odds ratios with 95 %% Woolf intervals (* 0.5 added to every cell for a zero cell), "+
+		"Fisher's exact p unadjusted.", upperFirst(plural(s.Runs, "run")), s.Failed))
 	if a := s.ScopeDroppedTouched; a != nil {
-		sec.paras = append(sec.paras, fmt.Sprintf("Scope left out a file the final diff touched in %d runs: they failed %s, the others %s (odds ratio %s, Fisher p %s).",
-			s.DroppedTouchedRuns, assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP)))
+		sec.paras = append(sec.paras, fmt.Sprintf("Scope left out a file the final diff touched in %s: they failed %s, the others %s (odds ratio %s, Fisher p %s).",
+			plural(s.DroppedTouchedRuns, "run"), assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP)))
 	} else {
-		sec.paras = append(sec.paras, fmt.Sprintf("Scope left out a file the final diff touched in %d runs.", s.DroppedTouchedRuns))
+		sec.paras = append(sec.paras, fmt.Sprintf("Scope left out a file the final diff touched in %s.", plural(s.DroppedTouchedRuns, "run")))
 	}
-	retry := fmt.Sprintf("%d implement steps, %.2f attempts per step.", s.Steps, s.AttemptsPerStep)
+	retry := fmt.Sprintf("%s, %.2f attempts per step.", upperFirst(plural(s.Steps, "implement step")), s.AttemptsPerStep)
 	if a := s.Retried; a != nil {
 		retry += fmt.Sprintf(" Runs with a retried step failed %s, the others %s (odds ratio %s, Fisher p %s).",
 			assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP))
 	}
-	sec.paras = append(sec.paras, retry, fmt.Sprintf("%d adjustment passes, %s of them failed.", s.Adjustments, pct(s.AdjustmentsFailed.Value)))
-	t := table{head: []string{"pass type", "passes", "failed (95% CI)"}}
+	adjust := "No adjustment passes."
+	if s.Adjustments > 0 {
+		adjust = fmt.Sprintf("%s, %s of them failed.", upperFirst(plural(s.Adjustments, "adjustment pass")), pct(s.AdjustmentsFailed.Value))
+	}
+	sec.paras = append(sec.paras, retry, adjust)
+	t := table{head: []string{"pass type", "passes", "failed (95% Wilson CI)"}}
 	for _, p := range s.PassFailures {
 		t.rows = append(t.rows, []string{p.PassType, fmt.Sprint(p.Failed.N), fmt.Sprintf("%s (%s)", pct(p.Failed.Value), ci(p.Failed.CI))})
 	}
@@ -364,8 +428,8 @@ func (r *Report) planSections() []section {
 	if len(ds.Chosen) > 1 {
 		source += " (" + strings.Join(ds.Chosen, " + ") + ")"
 	}
-	data := fmt.Sprintf("Data: **%s**, %d examples. Available for %s: synthetic %d, logged %d (%d from runs that succeeded), distilled %d.",
-		source, ds.Examples, p.TargetStage, ds.Available["synthetic"], ds.Available["logged"],
+	data := fmt.Sprintf("Data: **%s**, %s, %d in train. Available for %s: synthetic %d, logged %d (%d from runs that succeeded), distilled %d.",
+		source, plural(ds.Examples, "example"), ds.TrainExamples, p.TargetStage, ds.Available["synthetic"], ds.Available["logged"],
 		ds.Available["logged_positive"], ds.Available["distilled"])
 	if ds.Note != "" {
 		data += " " + upperFirst(ds.Note) + "."
@@ -375,7 +439,7 @@ func (r *Report) planSections() []section {
 	hyper := table{head: []string{"LoRA rank", "alpha", "dropout", "learning rate", "epochs", "batch", "steps", "warmup"},
 		rows: [][]string{{fmt.Sprint(h.LoRARank), fmt.Sprint(h.LoRAAlpha), fmt.Sprint(h.LoRADropout), fmt.Sprintf("%g", h.LearningRate),
 			fmt.Sprint(h.Epochs), fmt.Sprint(h.BatchSize), fmt.Sprint(h.Steps), fmt.Sprint(h.WarmupRatio)}}}
-	targets := table{head: []string{"stage", "metric", "now (95% CI)", "target", "basis"}}
+	targets := table{head: []string{"stage", "metric", "now (95% Wilson CI)", "target", "basis"}}
 	for _, t := range p.ImprovementTargets {
 		targets.rows = append(targets.rows, []string{t.Stage, t.Metric, fmt.Sprintf("%s (%s)", pct(t.Now), ci(t.NowCI)), pct(t.Target), t.Basis})
 	}
@@ -384,7 +448,7 @@ func (r *Report) planSections() []section {
 			fmt.Sprintf("Plan %d: train the **%s** stage on the **%s** model role.", p.PlanID, p.TargetStage, p.BaseModel), data,
 			"Build the dataset with `cra curate-data --training-plan plan.json --name " + p.TargetStage + "` (plan.json is beside this report); these are its data criteria:"},
 			code: string(crit)},
-		{title: "Hyperparameters", level: 3, tables: []table{hyper}, paras: []string{fmt.Sprintf("For %d examples: %s.", h.Examples, h.Basis)}},
+		{title: "Hyperparameters", level: 3, tables: []table{hyper}, paras: []string{fmt.Sprintf("For %s: %s.", plural(h.Examples, "train example"), h.Basis)}},
 		{title: "Improvement targets", level: 3, tables: []table{targets}, paras: []string{"Check them with `cra eval` once the adapter is trained."}},
 	}
 }
@@ -400,13 +464,16 @@ func repoRateCell(f RepoFailure) string {
 
 func ci(iv Interval) string { return fmt.Sprintf("%s–%s %%", pct1(iv.Lo), pct1(iv.Hi)) }
 
-// plural is "1 repository", "2 repositories", "3 eval runs".
+// plural is "1 repository", "2 repositories", "3 eval runs", "0 successes".
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	if strings.HasSuffix(noun, "y") {
+	switch {
+	case strings.HasSuffix(noun, "y"):
 		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	case strings.HasSuffix(noun, "s"):
+		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
@@ -418,13 +485,6 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 func upperFirst(s string) string {
@@ -441,7 +501,7 @@ func Findings(r *Report) string {
 	var keep []section
 	for _, s := range r.sections() {
 		switch s.title {
-		case "Decision", "Stages ranked", "Oracle lift", "Logged solve runs (weaker evidence)", "Training plan", "Improvement targets":
+		case "Decision", "Warnings", "Stages ranked", "Oracle lift", "Logged solve runs (weaker evidence)", "Training plan", "Improvement targets":
 			keep = append(keep, s)
 		}
 	}

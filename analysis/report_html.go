@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"regexp"
+	"strings"
 
 	"github.com/cra-dev/cra/internal/charts"
 )
@@ -36,12 +38,22 @@ func writeSectionHTML(b *bytes.Buffer, r *Report, s section, class string) error
 	for _, p := range s.paras {
 		fmt.Fprintf(b, "<p>%s</p>\n", charts.Inline(p))
 	}
+	if len(s.list) > 0 {
+		b.WriteString("<ul>\n")
+		for _, item := range s.list {
+			fmt.Fprintf(b, "<li>%s</li>\n", charts.Inline(item))
+		}
+		b.WriteString("</ul>\n")
+	}
 	for _, id := range s.charts {
+		if !r.hasData(id) {
+			continue // the section's text says there is nothing yet; a blank frame would only take room
+		}
 		svg, err := r.chart(id)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(b, "<figure id=\"chart-%s\">\n%s</figure>\n", id, svg)
+		fmt.Fprintf(b, "<figure id=\"chart-%s\">\n%s<figcaption>%s</figcaption>\n</figure>\n", id, svg, charts.Inline(r.caption(id)))
 	}
 	for _, t := range s.tables {
 		writeTableHTML(b, t)
@@ -61,14 +73,21 @@ func writeTableHTML(b *bytes.Buffer, t table) {
 	b.WriteString("</tr></thead>\n<tbody>\n")
 	for _, row := range t.rows {
 		class := ""
-		if len(row) > 0 && row[len(row)-1] == "← target" {
+		if len(row) > 0 && strings.HasPrefix(row[len(row)-1], noteTarget) {
 			class = ` class="target"`
 		}
 		fmt.Fprintf(b, "<tr%s>", class)
 		for _, c := range row {
-			fmt.Fprintf(b, "<td>%s</td>", charts.Inline(c))
+			fmt.Fprintf(b, "<td>%s</td>", keepUnits(charts.Inline(c)))
 		}
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody>\n</table></div>\n")
 }
+
+// unitRE matches the space between a figure and its unit.
+var unitRE = regexp.MustCompile(`(\d) (%|pp\b)`)
+
+// keepUnits keeps a figure and its unit on one line in a narrow column:
+// "60.0 %" broke after the number.
+func keepUnits(s string) string { return unitRE.ReplaceAllString(s, "$1&#160;$2") }

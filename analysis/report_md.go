@@ -40,6 +40,12 @@ func writeSectionMD(b *strings.Builder, s section) {
 	for _, p := range s.paras {
 		b.WriteString(p + "\n\n")
 	}
+	for _, item := range s.list {
+		b.WriteString("- " + item + "\n")
+	}
+	if len(s.list) > 0 {
+		b.WriteString("\n")
+	}
 	for _, t := range s.tables {
 		writeTableMD(b, t)
 	}

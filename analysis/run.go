@@ -149,12 +149,12 @@ func read(ctx context.Context, opts Options) (in Input, data map[string]kb.Stage
 	if err != nil {
 		return in, nil, split, err
 	}
-	var holdout []string
-	for _, r := range opts.Config.Curate.HoldoutRepos {
-		holdout = append(holdout, kb.CanonicalPath(r))
+	configured, err := kb.NewSplitRule(opts.Config.Curate, nil).WithGroups(ctx, a.Conn)
+	if err != nil {
+		return in, nil, split, err
 	}
-	split = planSplit(opts.Config.Curate.ValidationFraction, holdout, evaluated)
-	data, err = la.DataAvailable(ctx, opts.Filter, split.ValidationFraction, split.Holdout())
+	split = planSplit(configured, evaluated)
+	data, err = la.DataAvailable(ctx, opts.Filter, split.Rule)
 	return in, data, split, err
 }
 

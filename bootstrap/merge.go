@@ -39,12 +39,12 @@ const (
 // scope, precision, plan and implement targets are the parts' put
 // together (a file's content and symbols as the first part that touched
 // it saw them, every part's edits in order), so nothing after the merge
-// is in it. Its split is its own (kb.SplitOf of the merge commit), like
-// any task's. Every decision is a bootstrap_merges row written with the
-// task, so a merge is examined until it is decided and never after
-// (a branch too long for maxParts is examined again once maxParts lets
-// it in); a merge whose branch holds a commit not mined yet is left
-// undecided.
+// is in it. It and its parts are one group of kb.SplitRule, split by the
+// merge commit, so no part trains while the merge task is held out.
+// Every decision is a bootstrap_merges row written with the task, so a
+// merge is examined until it is decided and never after (a branch too
+// long for maxParts is examined again once maxParts lets it in); a merge
+// whose branch holds a commit not mined yet is left undecided.
 func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, maxParts int) (int, error) {
 	rows, err := s.Conn.QueryContext(ctx, `SELECT c.commit, c.parents, c.committed_at FROM bootstrap_commits c
 		WHERE c.repo_path = $1 AND len(c.parents) = 2

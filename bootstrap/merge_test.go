@@ -18,24 +18,8 @@ import (
 // for byte. A branch of one commit, or one with a commit that is no task,
 // is not; a re-run adds nothing.
 func TestMergedBranchIsAMultiPartTask(t *testing.T) {
-	r := gittest.New(t)
-	r.Write("shop/__init__.py", "")
-	r.Write("shop/cart.py", "class Cart:\n    def __init__(self):\n        self.items = []\n\n    def add(self, item):\n        self.items.append(item)\n")
-	r.Write("shop/price.py", "def total(items):\n    return sum(i.price for i in items)\n")
-	r.Commit("Create the shop package with a cart and prices")
-	fork := r.Head()
-
-	r.Git("checkout", "-q", "-b", "discounts")
-	r.Write("shop/discount.py", "def apply(price, rate):\n    return price * (1 - rate)\n")
-	r.Commit("Add a discount module that applies a rate")
-	r.Write("shop/price.py", "from shop.discount import apply\n\n\ndef total(items, rate=0):\n    return apply(sum(i.price for i in items), rate)\n")
-	r.Commit("Let total apply a discount rate to the sum")
-	r.Write("shop/cart.py", "from shop.price import total\n\n\nclass Cart:\n    def __init__(self):\n        self.items = []\n\n    def add(self, item):\n        self.items.append(item)\n\n    def checkout(self, rate=0):\n        return total(self.items, rate)\n")
-	tip := r.Commit("Add a checkout method to the cart with a rate")
-	r.Git("checkout", "-q", "main")
-	r.Write("README.md", "# shop\n")
-	r.Commit("Describe the shop package in a readme file")
-	merge := r.Merge("discounts", "Merge pull request #7 from me/discounts\n\nSupport discounts at checkout")
+	m := gittest.ShopWithMergedBranch(t)
+	r, fork, tip, merge := m.Repo, m.Fork, m.Parts[len(m.Parts)-1], m.Merge
 
 	r.Git("checkout", "-q", "-b", "one")
 	r.Write("shop/discount.py", "def apply(price, rate):\n    return round(price * (1 - rate), 2)\n")

@@ -52,9 +52,11 @@ type Options struct {
 	LoggedOutcome string
 	Stages        []string // default: every stage of the sources
 	Repos         []string // only these repositories (as stored); empty means all
-	HoldoutRepos  []string // whole repositories put in validation
-	Curate        config.Curate
-	Budget        llm.Budget
+	// HoldoutRepos are whole repositories put in validation, in place of
+	// [curate] holdout_repos when not empty (--holdout-repos, a plan's).
+	HoldoutRepos []string
+	Curate       config.Curate
+	Budget       llm.Budget
 	// TrainingPlan is a training plan (JSON) the selection follows; its
 	// text is recorded. Empty: a plan row describing the selection is
 	// recorded instead.
@@ -75,6 +77,8 @@ type Options struct {
 	ValidationOnly bool
 	// stagesNamed: Stages came from the caller or the plan, not the default.
 	stagesNamed bool
+
+	split kb.SplitRule // built from Curate and HoldoutRepos, groups loaded by curate
 }
 
 // DefaultMemoryLimit is the Go heap curate-data keeps to: with DuckDB's
@@ -130,6 +134,8 @@ func Curate(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	if err := checkSelection(&opts); err != nil {
 		return nil, err
 	}
+	opts.split = kb.NewSplitRule(opts.Curate, opts.HoldoutRepos)
+	opts.HoldoutRepos = opts.split.HoldoutRepos()
 	if opts.Curate.Secrets != secrets.ModeRedact && opts.Curate.Secrets != secrets.ModeDrop {
 		return nil, usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
 	}
@@ -174,6 +180,9 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 	if err != nil {
 		return nil, err
 	}
+	if opts.split, err = opts.split.WithGroups(ctx, conn); err != nil {
+		return nil, err
+	}
 	sum := &Summary{Dataset: opts.Name, Examples: map[string]map[string]int{}, Dropped: map[string]int{},
 		Kinds: map[string]map[string]map[string]int{}, Labels: map[string]map[string]int{}, Signals: map[string]int{}}
 	var recs []record
@@ -195,7 +204,7 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 		return nil, err
 	}
 	if len(opts.Sources) > 1 || opts.Sources[0] != SourceSynthetic {
-		lrecs, runs, err := logged.scan(ctx, newMinHasher(opts.Curate.MinHashBands, opts.Curate.MinHashRows), toSet(opts.HoldoutRepos))
+		lrecs, runs, err := logged.scan(ctx, newMinHasher(opts.Curate.MinHashBands, opts.Curate.MinHashRows))
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +235,7 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 	if len(synthetic)+len(other) == 0 {
 		return nil, usagef("the selection gave no example (%d tasks, %d logged runs, dropped %v): no dataset written", sum.Tasks, sum.Runs, sum.Dropped)
 	}
-	if err := checkHeldOut(ctx, conn, recs); err != nil {
+	if err := checkHeldOut(ctx, conn, opts.split, recs); err != nil {
 		return nil, err
 	}
 	if err := checkTrainSplit(recs, sum, opts, plan); err != nil {
@@ -320,7 +329,6 @@ func checkRepos(ctx context.Context, conn *sql.Conn, opts Options) error {
 // scan is pass 1: render every selected target once and keep its record.
 func scan(ctx context.Context, conn *sql.Conn, opts Options) ([]record, int, error) {
 	mh := newMinHasher(opts.Curate.MinHashBands, opts.Curate.MinHashRows)
-	holdout := toSet(opts.HoldoutRepos)
 	type job struct {
 		t   *task
 		out []record
@@ -338,7 +346,7 @@ func scan(ctx context.Context, conn *sql.Conn, opts Options) ([]record, int, err
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				j.out = scanTask(j.t, opts, mh, holdout)
+				j.out = scanTask(j.t, opts, mh)
 				done <- j
 			}
 		}()
@@ -372,7 +380,7 @@ func scan(ctx context.Context, conn *sql.Conn, opts Options) ([]record, int, err
 }
 
 // scanTask renders one task's selected stages and records each.
-func scanTask(t *task, opts Options, mh *minHasher, holdout map[string]bool) []record {
+func scanTask(t *task, opts Options, mh *minHasher) []record {
 	var out []record
 	for _, stage := range opts.Stages {
 		if _, ok := t.Targets[stage]; !ok || !renderable(stage) {
@@ -380,7 +388,7 @@ func scanTask(t *task, opts Options, mh *minHasher, holdout map[string]bool) []r
 		}
 		targetID := t.TargetIDs[stage]
 		r := record{task: t.ID, stage: stage, repo: t.Repo, commit: t.Commit, kind: kb.KindSFT, label: kb.LabelPositive,
-			id: exampleKey(opts.Name, targetID), split: kb.SplitOf(t.Repo, t.Commit, opts.Curate.ValidationFraction, holdout)}
+			id: exampleKey(opts.Name, targetID), split: splitOf(opts.split, t.Repo, t.Commit, "", false)}
 		ex, err := fit(t, stage, opts.Budget)
 		switch {
 		case err != nil:

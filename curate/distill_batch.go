@@ -118,7 +118,7 @@ func distillBatches(ctx context.Context, dir string, opts DistillOptions) (*Dist
 			if err != nil {
 				return err
 			}
-			return d.register(ctx)
+			return d.register(ctx, sel.split)
 		})
 	}
 	if runErr != nil && ctx.Err() != nil {

@@ -2,8 +2,10 @@ package curate
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 
@@ -14,8 +16,10 @@ import (
 // not only this one's — the next version of the dataset of its name, in
 // one transaction, when they differ from its latest version: a killed
 // run's verified answers reach the next run's version, and a run that
-// verified nothing new adds no version.
-func (d *distiller) register(ctx context.Context) error {
+// verified nothing new adds no version. Every answer's split is made the
+// rule's first, so the version holds nothing the rule holds out in train,
+// whatever the configuration of the run that verified it.
+func (d *distiller) register(ctx context.Context, rule kb.SplitRule) error {
 	name := d.opts.Name
 	return d.tx(ctx, func(ctx context.Context) error {
 		var have, latest int
@@ -27,6 +31,9 @@ func (d *distiller) register(ctx context.Context) error {
 		}
 		if have == 0 || have == latest {
 			return nil
+		}
+		if err := resplit(ctx, d.w.Conn, name, rule); err != nil {
+			return err
 		}
 		v, err := kb.NextDatasetVersion(ctx, d.w, name)
 		if err != nil {
@@ -41,7 +48,7 @@ func (d *distiller) register(ctx context.Context) error {
 		}
 		criteria, err := json.Marshal(map[string]any{"source": "distilled", "from": d.opts.From, "teacher": d.opts.Teacher.Model,
 			"stages": d.opts.Stages, "repos": d.opts.Repos, "sample": d.opts.Sample, "seed": d.opts.Seed,
-			"verify": d.opts.Verify, "secrets": d.opts.Curate.Secrets, "validation_fraction": d.opts.Curate.ValidationFraction,
+			"verify": d.opts.Verify, "secrets": d.opts.Curate.Secrets, "validation_fraction": rule.Validation(), "holdout_repos": rule.HoldoutRepos(),
 			"context_window": d.opts.Budget.ContextWindow})
 		if err != nil {
 			return err
@@ -93,4 +100,39 @@ func (d *distiller) versionCounts(ctx context.Context) (map[string]map[string]in
 		}
 	}
 	return examples, dropped, errors.Join(rows.Err(), rows.Close())
+}
+
+// resplit sets the split of every answer of distillation name in the raw
+// store conn to rule's (splitOf, as curate-data reads them).
+func resplit(ctx context.Context, conn *sql.Conn, name string, rule kb.SplitRule) error {
+	rows, err := conn.QueryContext(ctx, `SELECT o.item_id, o.request_key, o.repo_path, coalesce(o.commit, ''), o.split, `+
+		distilledUnitColumns+` FROM distill_outcomes o`+distilledUnitJoin+` WHERE o.name = ?`, name)
+	if err != nil {
+		return fmt.Errorf("read the splits of %s: %w", name, err)
+	}
+	var items, keys, splits []string
+	for rows.Next() {
+		var item, key, repo, commit, split, run string
+		var evalRun bool
+		if err := rows.Scan(&item, &key, &repo, &commit, &split, &run, &evalRun); err != nil {
+			rows.Close()
+			return err
+		}
+		if s := splitOf(rule, repo, commit, run, evalRun); s != split {
+			items, keys, splits = append(items, item), append(keys, key), append(splits, s)
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	_, err = conn.ExecContext(ctx, `UPDATE distill_outcomes o SET split = u.split
+		FROM (SELECT unnest(?::VARCHAR[]) AS item, unnest(?::VARCHAR[]) AS key, unnest(?::VARCHAR[]) AS split) u
+		WHERE o.name = ? AND o.item_id = u.item AND o.request_key = u.key`, items, keys, splits, name)
+	if err != nil {
+		return fmt.Errorf("split the answers of %s by the rule: %w", name, err)
+	}
+	return nil
 }

@@ -49,24 +49,39 @@ const callType = "distill"
 type selection struct {
 	ids  []string
 	load func(ctx context.Context, conn *sql.Conn, ids []string, skipped map[string]int) ([]*item, error)
+	// split is the rule the items were split by, and the dataset is.
+	split kb.SplitRule
 }
 
 // selectionWindow is how many ids one window loads (a variable for tests
 // that need several windows).
 var selectionWindow = taskWindow
 
+// Its split rule is curate-data's ([curate], with its held-out
+// repositories), loaded once.
 func selectionOf(ctx context.Context, conn *sql.Conn, opts DistillOptions) (*selection, error) {
-	if opts.From == FromFailedRuns {
-		return failedRunSelection(ctx, conn, opts)
+	rule, err := kb.NewSplitRule(opts.Curate, nil).WithGroups(ctx, conn)
+	if err != nil {
+		return nil, err
 	}
-	return syntheticSelection(ctx, conn, opts)
+	var sel *selection
+	if opts.From == FromFailedRuns {
+		sel, err = failedRunSelection(ctx, conn, opts, rule)
+	} else {
+		sel, err = syntheticSelection(ctx, conn, opts, rule)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sel.split = rule
+	return sel, nil
 }
 
 // syntheticSelection renders the selected tasks' targets through curate's
 // renderers, fitted to the student's budget, leaving out what curate-data
 // drops before filtering (empty and trivial targets, prompts that cannot
 // fit, ground truth that does not decode).
-func syntheticSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions) (*selection, error) {
+func syntheticSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions, rule kb.SplitRule) (*selection, error) {
 	if err := checkRepos(ctx, conn, Options{Repos: opts.Repos}); err != nil {
 		return nil, err
 	}
@@ -100,7 +115,7 @@ func syntheticSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions
 					continue
 				}
 				items = append(items, &item{id: t.TargetIDs[stage], stage: stage, source: FromSynthetic, task: t,
-					repo: t.Repo, commit: t.Commit, split: kb.SplitOf(t.Repo, t.Commit, opts.Curate.ValidationFraction, nil),
+					repo: t.Repo, commit: t.Commit, split: splitOf(rule, t.Repo, t.Commit, "", false),
 					system: ex.system, user: ex.user, expect: int64(chars4.Estimate(ex.assistant))})
 			}
 		}
@@ -113,7 +128,7 @@ func syntheticSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions
 // runs that failed (task_runs.success = false). A call of an eval run has
 // the ground truth of the synthetic task the eval replayed; others have
 // none and are checked by parsing alone.
-func failedRunSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions) (*selection, error) {
+func failedRunSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions, rule kb.SplitRule) (*selection, error) {
 	stages := make([]any, len(opts.Stages))
 	for i, s := range opts.Stages {
 		stages[i] = s
@@ -137,14 +152,15 @@ func failedRunSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions
 			strings.Join(opts.Stages, ", "))
 	}
 	load := func(ctx context.Context, conn *sql.Conn, ids []string, _ map[string]int) ([]*item, error) {
-		return failedRunItems(ctx, conn, opts, from, args, ids)
+		return failedRunItems(ctx, conn, rule, from, args, ids)
 	}
 	return &selection{ids: sample(ids, opts.Sample, opts.Seed), load: load}, nil
 }
 
 // failedRunItems loads the student calls ids (of the failed calls from)
-// and the ground truth of those an eval ran.
-func failedRunItems(ctx context.Context, conn *sql.Conn, opts DistillOptions, from string, args []any, ids []string) ([]*item, error) {
+// and the ground truth of those an eval ran. A call of an eval's run is
+// in validation (its task is held out); another is split by its run.
+func failedRunItems(ctx context.Context, conn *sql.Conn, rule kb.SplitRule, from string, args []any, ids []string) ([]*item, error) {
 	type call struct {
 		id                                  int64
 		stage, system, user, response, repo string
@@ -185,13 +201,12 @@ func failedRunItems(ctx context.Context, conn *sql.Conn, opts DistillOptions, fr
 	for _, c := range calls {
 		it := &item{id: "call:" + strconv.FormatInt(c.id, 10), stage: c.stage, source: FromFailedRuns, student: &c.id,
 			repo: c.repo, system: c.system, user: c.user, expect: int64(chars4.Estimate(c.response))}
-		splitKey := strings.SplitN(c.runTask, ":", 2)[0]
 		if t := truth[c.evalTask]; t != nil {
 			if _, ok := t.Targets[c.stage]; ok {
-				it.task, it.commit, splitKey = t, t.Commit, t.Commit
+				it.task, it.commit = t, t.Commit
 			}
 		}
-		it.split = kb.SplitOf(c.repo, splitKey, opts.Curate.ValidationFraction, nil)
+		it.split = splitOf(rule, c.repo, it.commit, strings.SplitN(c.runTask, ":", 2)[0], c.evalTask != "")
 		items = append(items, it)
 	}
 	return items, nil

@@ -51,7 +51,7 @@ func distillLive(ctx context.Context, w kb.Writer, opts DistillOptions) (*Distil
 		runErr = ctx.Err() // whatever step it cut short: an interruption
 	}
 	if runErr == nil || errors.Is(runErr, context.Canceled) {
-		if err := d.register(ctx); err != nil {
+		if err := d.register(ctx, sel.split); err != nil {
 			runErr = errors.Join(runErr, err)
 		}
 	}

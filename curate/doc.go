@@ -6,9 +6,10 @@
 // SFT rows, preference pairs — coder retry, adjustment, eval, teacher vs
 // student — and KTO rows) and distilled answers; filtering (empty,
 // trivial, same-answer pairs, exact and MinHash near duplicates,
-// credentials redacted or dropped, a per-repository cap); splitting (by
-// commit, by run, eval tasks always in validation) and refusing a train
-// split that holds an evaluated task (decontaminate.go); balancing KTO
+// credentials redacted or dropped, a per-repository cap); splitting by
+// kb.SplitRule (split.go: by commit, a merged branch with its parts, by
+// run, eval runs always in validation) and refusing a train split that
+// holds an evaluated task or its branch (decontaminate.go); balancing KTO
 // labels; and storing the dataset as a version in the raw store. And
 // distillation (distill*.go): the student's prompts sent to a teacher
 // model through agent/llm — cached by request, under a budget reserved

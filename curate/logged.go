@@ -90,7 +90,7 @@ func (s *loggedSource) each(ctx context.Context, fn func(example) error) error {
 }
 
 // scan is pass 1 over logged and distilled data: a record per example.
-func (s *loggedSource) scan(ctx context.Context, mh *minHasher, holdout map[string]bool) ([]record, int, error) {
+func (s *loggedSource) scan(ctx context.Context, mh *minHasher) ([]record, int, error) {
 	var recs []record
 	runs := 0
 	for _, w := range s.windows {
@@ -105,7 +105,7 @@ func (s *loggedSource) scan(ctx context.Context, mh *minHasher, holdout map[stri
 		if text != lastText || lastSig == nil {
 			lastText, lastSig = text, mh.signature(text)
 		}
-		r := s.record(e, holdout)
+		r := s.record(e)
 		r.sig = lastSig
 		recs = append(recs, r)
 		return nil
@@ -115,10 +115,10 @@ func (s *loggedSource) scan(ctx context.Context, mh *minHasher, holdout map[stri
 }
 
 // record is what pass 1 keeps of e.
-func (s *loggedSource) record(e example, holdout map[string]bool) record {
+func (s *loggedSource) record(e example) record {
 	r := record{task: e.taskID, stage: e.stage, repo: e.repo, commit: e.commit,
 		kind: e.kind, label: e.label, source: e.source, signal: e.signal,
-		id: exampleKey(s.opts.Name, e.target), split: e.splitIn(s.opts, holdout)}
+		id: exampleKey(s.opts.Name, e.target), split: splitOf(s.opts.split, e.repo, e.commit, e.run, e.validation)}
 	b := s.opts.Budget
 	r.promptTokens = b.Estimate(e.system) + b.Estimate(e.user)
 	answer := e.completion
@@ -150,19 +150,6 @@ func sigText(e example) string {
 		return prompt.TaskOf(e.user) + "\n" + e.chosen + "\n" + e.rejected
 	}
 	return prompt.TaskOf(e.user) + "\n" + e.completion
-}
-
-// splitIn is the example's split: validation for an eval's task (eval
-// tasks are held out), the source's own when it has one, else by a hash
-// of repository and run, so a run's examples share a split.
-func (e example) splitIn(opts Options, holdout map[string]bool) string {
-	switch {
-	case e.validation:
-		return kb.SplitValidation
-	case e.split != "":
-		return e.split
-	}
-	return kb.SplitOf(e.repo, e.run, opts.Curate.ValidationFraction, holdout)
 }
 
 // write is pass 2: the kept examples, in the same order, stored.

@@ -14,23 +14,27 @@ import (
 // answer as SFT (source distilled), and, where the teacher answered a
 // student's failed call, the pair of the two (teacher chosen, student
 // rejected) on the student's logged prompt.
+// Their split is the rule's, not the one distill stored (made under
+// another configuration, or before the rule grouped merged branches): by
+// commit, else by the student's run, and validation for an eval's run.
 func eachDistilled(ctx context.Context, conn *sql.Conn, opts Options, kinds map[string]bool, fn func(example) error) error {
 	where, args := repoFilter(opts.Repos)
 	where = strings.ReplaceAll(where, "k.repo_path", "o.repo_path")
 	rows, err := conn.QueryContext(ctx, `SELECT o.name, o.item_id, o.stage, coalesce(o.task_id, ''), o.repo_path, coalesce(o.commit, ''),
-			o.split, to_json(o.messages)::VARCHAR, coalesce(o.student_call_id, 0), coalesce(s.response, ''), o.checked, o.reason,
-			o.call_task_id
-		FROM distill_outcomes o LEFT JOIN retrieval_llm_calls s ON s.id = o.student_call_id
+			to_json(o.messages)::VARCHAR, coalesce(o.student_call_id, 0), coalesce(s.response, ''), o.checked, o.reason,
+			o.call_task_id, `+distilledUnitColumns+`
+		FROM distill_outcomes o`+distilledUnitJoin+`
 		WHERE o.verified AND o.messages IS NOT NULL`+where+` ORDER BY o.name, o.item_id`, args...)
 	if err != nil {
 		return fmt.Errorf("read the distilled answers: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var name, itemID, stage, taskID, repo, commit, split, msgs, student, checked, reason, teacherCall string
+		var name, itemID, stage, taskID, repo, commit, msgs, student, checked, reason, teacherCall, run string
 		var studentCall int64
-		if err := rows.Scan(&name, &itemID, &stage, &taskID, &repo, &commit, &split, &msgs, &studentCall, &student,
-			&checked, &reason, &teacherCall); err != nil {
+		var evalRun bool
+		if err := rows.Scan(&name, &itemID, &stage, &taskID, &repo, &commit, &msgs, &studentCall, &student,
+			&checked, &reason, &teacherCall, &run, &evalRun); err != nil {
 			return err
 		}
 		var m []kb.Message
@@ -49,8 +53,8 @@ func eachDistilled(ctx context.Context, conn *sql.Conn, opts Options, kinds map[
 			}
 		}
 		ev := map[string]any{"distill": name, "item_id": itemID, "checked": checked, "reason": reason, "teacher_call_task_id": teacherCall}
-		base := example{source: SourceDistilled, stage: stage, repo: repo, commit: commit, taskID: taskID, split: split,
-			system: system, user: user, run: name}
+		base := example{source: SourceDistilled, stage: stage, repo: repo, commit: commit, taskID: taskID, run: run,
+			validation: evalRun, system: system, user: user}
 		if kinds[kb.KindSFT] {
 			e := base
 			e.target, e.kind, e.signal, e.label, e.completion, e.evidence = "distilled:"+name+":"+itemID, kb.KindSFT, SignalDistilled,

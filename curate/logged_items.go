@@ -31,13 +31,13 @@ type example struct {
 	target                     string // unique among the dataset's sources: what its id is made from
 	kind, signal, stage, label string
 	source                     string
-	repo, commit, taskID, run  string
-	validation                 bool // an eval task's: never in train
+	repo, commit, taskID       string
+	run                        string // the logged run it came from, split by when there is no commit
+	validation                 bool   // made by a run of cra eval: never in train
 	system, user               string
 	completion                 string // sft, kto
 	chosen, rejected           string // preference
 	evidence                   map[string]any
-	split                      string // set by the source when it has one (distilled)
 }
 
 // items are the examples of one run, of the kinds asked for.
@@ -158,22 +158,30 @@ func (r *loggedRun) adjustmentPairs(add func(example)) {
 			if c == nil || !p.success || !st.planned {
 				continue
 			}
-			adj, err := prompt.ParseAdjustment(c.completion, st.done...)
+			adj, err := prompt.ParseAdjustment(c.completion, st.done, st.remaining)
 			if err != nil {
 				continue
 			}
-			before := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: nonNilSteps(st.remaining), ChangesMade: []string{}})
-			after := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: nonNilSteps(adj.RevisedSteps), Rationale: adj.Rationale,
-				ChangesMade: nonNilStrings(adj.ChangesMade)})
+			// Both sides as a model that keeps what it does not change
+			// writes them: the steps as planned are all kept by id, and
+			// the chosen answer keeps each step it left as it was rather
+			// than restating (teaching to guess) its files and symbols.
+			var asPlanned []schema.AdjustedStep
+			for _, s := range st.remaining {
+				asPlanned = append(asPlanned, schema.Kept(s))
+			}
+			before := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: asPlanned})
+			chosen := adj.KeepUnchanged(st.remaining)
+			after := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: chosen.RevisedSteps, Rationale: adj.Rationale, ChangesMade: adj.ChangesMade})
 			// A pair only where the steps changed: a new rationale alone
 			// is no other plan.
-			changed := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: nonNilSteps(adj.RevisedSteps), ChangesMade: []string{}}) != before
+			changed := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: chosen.RevisedSteps}) != before
 			if ok, later := r.thenPassed(i, p.partID); ok && changed {
 				add(example{target: "pair:" + SignalAdjustment + ":" + itoa(c.id), kind: kb.KindPreference, signal: SignalAdjustment,
 					stage: "adjustment", label: kb.LabelPair, system: c.system, user: c.user, chosen: after, rejected: before,
 					evidence: map[string]any{"call_id": c.id, "pass_task_id": p.taskID, "later_steps": later, "tests_passed": true}})
 			}
-			st.remaining = adj.RevisedSteps
+			st.remaining = adj.Steps()
 		}
 	}
 }
@@ -326,13 +334,6 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-func nonNilSteps(s []schema.PlanStep) []schema.PlanStep {
-	if s == nil {
-		return []schema.PlanStep{}
-	}
-	return s
 }
 
 func nonNilStrings(s []string) []string {

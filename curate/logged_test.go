@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
@@ -57,14 +58,33 @@ func TestCurateDistilledAnswersAndTeacherStudentPairs(t *testing.T) {
 	}
 }
 
-// A logged example of a task an eval scored, in train, is refused with
-// what to do; the same in validation passes.
+// A train example of a task an eval scored is refused with what to do,
+// by any source, and both ways across a merged branch: an evaluated
+// part's merge task and other parts, and an evaluated merge task's parts,
+// are as held out as the evaluated task. In validation, dropped, or of an
+// unrelated commit, it passes.
 func TestCheckHeldOutRefusesAnEvalTaskInTrain(t *testing.T) {
 	f := newFixture(t)
-	f.addSimple("/repos/a", "c1", "fix the parser", "a.py", "return 1\n")
-	if _, err := f.raw.DB.Exec(`INSERT INTO eval_runs (name, oracle, split, repos, stages, seed, models, started_at, status)
+	// Two merged branches of /repos/a: m1 (a1, a2), whose part a1 an eval
+	// scored, and m2 (b1, b2), whose merge task an eval scored.
+	for _, c := range []struct{ commit, parents string }{
+		{"fork", "[]"}, {"a1", "['fork']"}, {"a2", "['a1']"}, {"m1", "['fork', 'a2']"},
+		{"b1", "['m1']"}, {"b2", "['b1']"}, {"m2", "['m1', 'b2']"}, {"c1", "['m2']"},
+	} {
+		if _, err := f.raw.DB.Exec(`INSERT INTO bootstrap_commits (run_id, repo_path, commit, parents, committed_at, files,
+			insertions, deletions, outcome) VALUES (1, '/repos/a', ?, `+c.parents+`, now(), [], 0, 0, 'verified')`, c.commit); err != nil {
+			t.Fatal(err)
+		}
+		if c.commit != "fork" {
+			f.addSimple("/repos/a", c.commit, "fix the parser "+c.commit, "a.py", "return 1\n")
+		}
+	}
+	if _, err := f.raw.DB.Exec(`UPDATE synthetic_tasks SET parent = 'fork' WHERE commit = 'm1';
+		UPDATE synthetic_tasks SET parent = 'm1' WHERE commit = 'm2';
+		INSERT INTO eval_runs (name, oracle, split, repos, stages, seed, models, started_at, status)
 		VALUES ('nightly', [], 'all-held-out', [], ['scope'], 1, '{}', now(), 'complete');
-		INSERT INTO eval_tasks (eval_run_id, task_id, repo_path, status, finished_at) VALUES (1, '/repos/a-c1', '/repos/a', 'scored', now())`); err != nil {
+		INSERT INTO eval_tasks (eval_run_id, task_id, repo_path, status, finished_at) VALUES
+			(1, '/repos/a-a1', '/repos/a', 'scored', now()), (1, '/repos/a-m2', '/repos/a', 'scored', now())`); err != nil {
 		t.Fatal(err)
 	}
 	conn, err := f.raw.DB.Conn(context.Background())
@@ -73,19 +93,38 @@ func TestCheckHeldOutRefusesAnEvalTaskInTrain(t *testing.T) {
 	}
 	defer f.close()
 	defer conn.Close()
-	leak := record{task: "/repos/a-c1", repo: "/repos/a", stage: "scope", kind: kb.KindPreference, split: kb.SplitTrain, source: SourceLogged}
-	err = checkHeldOut(context.Background(), conn, []record{leak})
-	var usage *UsageError
-	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "eval nightly") {
-		t.Errorf("a train example of an evaluated task: %v", err)
+	rule, err := kb.NewSplitRule(config.Curate{}, nil).WithGroups(context.Background(), conn)
+	if err != nil {
+		t.Fatal(err)
 	}
-	leak.split = kb.SplitValidation
-	if err := checkHeldOut(context.Background(), conn, []record{leak}); err != nil {
-		t.Errorf("in validation: %v", err)
+	rec := func(commit, task, split, source, drop string) record {
+		return record{task: task, repo: "/repos/a", commit: commit, stage: "scope", kind: kb.KindSFT, split: split, source: source, drop: drop}
 	}
-	leak.split, leak.drop = kb.SplitTrain, DropNearDup
-	if err := checkHeldOut(context.Background(), conn, []record{leak}); err != nil {
-		t.Errorf("dropped: %v", err)
+	for _, tt := range []struct {
+		name   string
+		rec    record
+		refuse string // what the error names; "" for none
+	}{
+		{"a logged run of the evaluated task", rec("", "/repos/a-a1", kb.SplitTrain, SourceLogged, ""), "eval nightly"},
+		{"the evaluated commit, synthetic", rec("a1", "/repos/a-a1", kb.SplitTrain, "", ""), "/repos/a@a1 (eval nightly)"},
+		{"the evaluated commit, distilled", rec("a1", "", kb.SplitTrain, SourceDistilled, ""), "/repos/a@a1 (eval nightly)"},
+		{"another part of the evaluated part's branch", rec("a2", "/repos/a-a2", kb.SplitTrain, "", ""), "/repos/a@a2 (merged branch of m1, a1 scored by eval nightly)"},
+		{"the merge task of the evaluated part", rec("m1", "/repos/a-m1", kb.SplitTrain, "", ""), "/repos/a@m1 (merged branch of m1, a1 scored"},
+		{"a part of the evaluated merge task", rec("b1", "/repos/a-b1", kb.SplitTrain, SourceDistilled, ""), "/repos/a@b1 (merged branch of m2, m2 scored"},
+		{"the evaluated part, in validation", rec("a1", "/repos/a-a1", kb.SplitValidation, "", ""), ""},
+		{"a part of the evaluated merge, in validation", rec("b2", "/repos/a-b2", kb.SplitValidation, "", ""), ""},
+		{"the evaluated part, dropped", rec("a1", "/repos/a-a1", kb.SplitTrain, "", DropNearDup), ""},
+		{"an unrelated commit", rec("c1", "/repos/a-c1", kb.SplitTrain, "", ""), ""},
+		{"a logged run of no task", rec("", "", kb.SplitTrain, SourceLogged, ""), ""},
+	} {
+		err := checkHeldOut(context.Background(), conn, rule, []record{tt.rec})
+		var usage *UsageError
+		switch {
+		case tt.refuse == "" && err != nil:
+			t.Errorf("%s: %v, want no refusal", tt.name, err)
+		case tt.refuse != "" && (!errors.As(err, &usage) || !strings.Contains(err.Error(), tt.refuse)):
+			t.Errorf("%s: %v, want a refusal naming %q", tt.name, err, tt.refuse)
+		}
 	}
 }
 

@@ -35,7 +35,7 @@ func checkTrainSplit(recs []record, sum *Summary, opts Options, plan *schema.Tra
 	if opts.ValidationOnly {
 		return nil
 	}
-	causes := validationCauses(recs, toSet(opts.HoldoutRepos))
+	causes := validationCauses(recs, opts.split)
 	var empty []string
 	anyTrain := false
 	for _, stage := range slices.Sorted(maps.Keys(sum.Examples)) {
@@ -79,7 +79,7 @@ func checkTrainSplit(recs []record, sum *Summary, opts Options, plan *schema.Tra
 // there: its repository is held out, an eval ran it (eval tasks are
 // validation data), cra distill stored it so, or the validation fraction
 // drew its commit or run.
-func validationCauses(recs []record, holdout map[string]bool) map[string]map[string]int {
+func validationCauses(recs []record, rule kb.SplitRule) map[string]map[string]int {
 	out := map[string]map[string]int{}
 	for i := range recs {
 		r := &recs[i]
@@ -88,7 +88,7 @@ func validationCauses(recs []record, holdout map[string]bool) map[string]map[str
 		}
 		cause := causeFraction
 		switch {
-		case holdout[r.repo]:
+		case rule.HeldOutRepo(r.repo):
 			cause = causeHoldout
 		case r.source == SourceLogged && r.task != "":
 			cause = causeEval

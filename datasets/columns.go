@@ -11,8 +11,15 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
-// example is the row every column is taken from and read back into.
-type example = kb.TrainingExample
+// example is the row every column is taken from and read back into: a
+// stored example, and what the export adds to every row of it.
+type example struct {
+	kb.TrainingExample
+	// thinking is the enable_thinking inference sends the stage's model
+	// (models.think): TRL rows carry it as chat_template_kwargs, so training
+	// renders the prompt the chat template renders at inference.
+	thinking bool
+}
 
 // column is one exported column: its Arrow field, and how its value is
 // taken from an example and put back into one, through Arrow (Parquet) or
@@ -177,6 +184,25 @@ var (
 		},
 	}
 )
+
+// templateKwargs is a row's chat_template_kwargs: the keyword arguments
+// TRL passes to the tokenizer's apply_chat_template for that row.
+type templateKwargs struct {
+	EnableThinking bool `json:"enable_thinking"`
+}
+
+// kwargs is chat_template_kwargs as a struct<enable_thinking: bool>.
+var kwargs = codec[templateKwargs]{
+	typ: arrow.StructOf(arrow.Field{Name: "enable_thinking", Type: arrow.FixedWidthTypes.Boolean}),
+	append: func(b array.Builder, v templateKwargs) {
+		sb := b.(*array.StructBuilder)
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.BooleanBuilder).Append(v.EnableThinking)
+	},
+	value: func(a arrow.Array, i int) templateKwargs {
+		return templateKwargs{EnableThinking: a.(*array.Struct).Field(0).(*array.Boolean).Value(i)}
+	},
+}
 
 // chat is {"messages": [...]}.
 type chat struct {

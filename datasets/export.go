@@ -28,6 +28,11 @@ type ExportOptions struct {
 	Kinds      []string // the kinds to write (sft, preference, kto); none: all
 	Out        string   // a new or empty directory
 	ShardBytes int64    // uncompressed bytes at which a shard is cut; <= 0: 256 MiB
+	// EnableThinking is what inference sends the models as
+	// chat_template_kwargs.enable_thinking (models.think, the same for every
+	// role and stage): TRL rows carry it, so training renders each prompt
+	// as inference does.
+	EnableThinking bool
 }
 
 // Export writes the dataset version ref names (NAME: the latest) from the
@@ -36,7 +41,9 @@ type ExportOptions struct {
 // kind, a manifest.json, a README.md dataset card and the version's
 // report (report.md, report.html; WriteReport). A kind the layout has
 // no format for, unless opts.Kinds leaves it out, or a row the layout
-// cannot carry, is a *LayoutError and nothing is written. Rows stream from
+// cannot carry, is a *LayoutError and nothing is written. An openai split
+// of fewer than 10 rows, which OpenAI's fine-tuning refuses, is written
+// and named in the manifest's Warnings. Rows stream from
 // the store (memory holds one batch and one row group at a time).
 // Everything is written under a temporary directory inside Out and moved
 // into place at the end, the manifest last, so an interrupted export never
@@ -51,7 +58,7 @@ func Export(ctx context.Context, q kb.Querier, ref kb.DatasetRef, opts ExportOpt
 	}
 	m := &Manifest{SchemaVersion: SchemaVersion, Dataset: info.Name, Version: info.Version, Format: opts.Format,
 		Layout: opts.Layout, CraVersion: version.String(), CreatedAt: time.Now().UTC().Truncate(time.Second), Counts: Counts{},
-		Criteria: info.Criteria}
+		Criteria: info.Criteria, EnableThinking: opts.EnableThinking}
 	kinds, err := kb.TrainingExampleKinds(ctx, q, info.Name, info.Version)
 	if err != nil {
 		return nil, err
@@ -76,7 +83,7 @@ func Export(ctx context.Context, q kb.Querier, ref kb.DatasetRef, opts ExportOpt
 	}
 	defer os.RemoveAll(tmp)
 
-	g := &group{opts: opts, tmp: tmp, m: m}
+	g := &group{opts: opts, tmp: tmp, m: m, min: minRows(opts.Layout)}
 	err = kb.EachTrainingExample(ctx, q, info.Name, info.Version, func(e kb.TrainingExample) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -91,10 +98,11 @@ func Export(ctx context.Context, q kb.Querier, ref kb.DatasetRef, opts ExportOpt
 			g.kind, g.stage, g.split = e.Kind, e.Stage, e.Split
 			g.shape = shapeOf(opts.Layout, e.Kind)
 		}
-		if why := g.shape.misfit(&e); why != "" {
+		row := example{TrainingExample: e, thinking: opts.EnableThinking}
+		if why := g.shape.misfit(&row); why != "" {
 			return &LayoutError{Layout: opts.Layout, Kind: e.Kind, Dataset: fmt.Sprintf("%s@%d", info.Name, info.Version), ID: e.ID, Why: why}
 		}
-		return g.add(&e)
+		return g.add(&row)
 	})
 	if err == nil {
 		err = g.end()
@@ -102,6 +110,7 @@ func Export(ctx context.Context, q kb.Querier, ref kb.DatasetRef, opts ExportOpt
 	if err != nil {
 		return nil, err
 	}
+	m.Warnings = fewRows(m)
 	if err := writeJSON(filepath.Join(tmp, ManifestFile), m); err != nil {
 		return nil, err
 	}
@@ -158,22 +167,96 @@ func (o *ExportOptions) defaults() error {
 	return nil
 }
 
+// openAIMinRows is the fewest examples OpenAI's fine-tuning takes in a
+// training or validation file.
+const openAIMinRows = 10
+
+// minRows is the fewest rows a shard of the layout holds when its split
+// has that many: an openai shard is a file a fine-tuning job takes.
+func minRows(layout string) int {
+	if layout == LayoutOpenAI {
+		return openAIMinRows
+	}
+	return 1
+}
+
+// fewRows warns of the openai files a fine-tuning job refuses: a split of
+// a config with fewer than openAIMinRows rows (one file, as every split
+// under the shard size is). The export still writes them: a small split is
+// common (eval-derived rows all go to validation), and refusing it would
+// refuse the export's other configs too.
+func fewRows(m *Manifest) []string {
+	if m.Layout != LayoutOpenAI {
+		return nil
+	}
+	var out []string
+	for _, c := range configs(m) {
+		for _, sp := range c.splits {
+			if n := m.Counts[c.stage][c.kind][sp]; n < openAIMinRows {
+				rows := "rows"
+				if n == 1 {
+					rows = "row"
+				}
+				out = append(out, fmt.Sprintf("config %s, split %s: %d %s, and OpenAI's fine-tuning refuses a file of fewer than %d examples: "+
+					"curate more rows of this stage and kind before uploading it", c.name, sp, n, rows, openAIMinRows))
+			}
+		}
+	}
+	return out
+}
+
 // group writes one stage, kind and split: its shards, then their final
-// names.
+// names. A shard is cut once it passes opts.ShardBytes and holds min rows,
+// and only when min more rows follow it: rows after a cut are held until
+// min of them have come, and join the last shard when the split ends
+// first. So no shard has fewer than min rows unless its split has.
 type group struct {
 	opts               ExportOptions
 	tmp                string
 	m                  *Manifest
+	min                int
 	kind, stage, split string
 	shape              *shape
 	cur                shard
+	curRows            int
+	full               bool      // cur is past opts.ShardBytes with min rows: the next min rows start a new one
+	held               []example // rows after a full shard, fewer than min
 	files              []FileEntry
 }
 
 // dir is the group's directory, relative to the export's.
 func (g *group) dir() string { return path.Join(g.stage, g.kind) }
 
-func (g *group) add(e *kb.TrainingExample) error {
+func (g *group) add(e *example) error {
+	g.m.Counts.add(g.stage, g.kind, g.split, 1)
+	if !g.full {
+		return g.write(e)
+	}
+	g.held = append(g.held, *e)
+	if len(g.held) < g.min {
+		return nil
+	}
+	if err := g.closeShard(); err != nil {
+		return err
+	}
+	return g.writeHeld()
+}
+
+// writeHeld writes the held rows to the current shard (a new one after a
+// cut).
+func (g *group) writeHeld() error {
+	held := g.held
+	g.held = nil
+	for i := range held {
+		if err := g.write(&held[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write writes e to the current shard, opening one if there is none.
+func (g *group) write(e *example) error {
 	if g.cur == nil {
 		dir := filepath.Join(g.tmp, filepath.FromSlash(g.dir()))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -193,16 +276,14 @@ func (g *group) add(e *kb.TrainingExample) error {
 	if err := g.cur.add(e); err != nil {
 		return fmt.Errorf("example %s: %w", e.ID, err)
 	}
-	g.m.Counts.add(g.stage, g.kind, g.split, 1)
-	if g.cur.rawBytes() >= g.opts.ShardBytes {
-		return g.closeShard()
-	}
+	g.curRows++
+	g.full = g.cur.rawBytes() >= g.opts.ShardBytes && g.curRows >= g.min
 	return nil
 }
 
 func (g *group) closeShard() error {
 	rows, n, sum, err := g.cur.finish()
-	g.cur = nil
+	g.cur, g.curRows, g.full = nil, 0, false
 	if err != nil {
 		return err
 	}
@@ -210,9 +291,12 @@ func (g *group) closeShard() error {
 	return nil
 }
 
-// end closes the group's last shard and renames its shards NNNNN-of-NNNNN
-// now that their number is known.
+// end closes the group's last shard, the held rows in it, and renames its
+// shards NNNNN-of-NNNNN now that their number is known.
 func (g *group) end() error {
+	if err := g.writeHeld(); err != nil {
+		return err
+	}
 	if g.cur != nil {
 		if err := g.closeShard(); err != nil {
 			return err

@@ -124,8 +124,9 @@ func TestExportRoundTrip(t *testing.T) {
 	// as the table holds them.
 	var n int
 	if err := raw.DB.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/*/*/*.parquet') p
-		JOIN read_json('%s/*/*/*.jsonl', columns = {id: 'VARCHAR', messages: 'STRUCT(role VARCHAR, content VARCHAR)[]', commit: 'VARCHAR'}) j
-		ON j.id = p.id AND j.messages = p.messages AND j.commit IS NOT DISTINCT FROM p.commit`,
+		JOIN read_json('%s/*/*/*.jsonl', columns = {cra_id: 'VARCHAR', prompt: 'STRUCT(role VARCHAR, content VARCHAR)[]',
+			completion: 'STRUCT(role VARCHAR, content VARCHAR)[]', cra_commit: 'VARCHAR'}) j
+		ON j.cra_id = p.cra_id AND j.prompt = p.prompt AND j.completion = p.completion AND j.cra_commit IS NOT DISTINCT FROM p.cra_commit`,
 		dirs[FormatParquet], dirs[FormatJSONL])).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +134,8 @@ func TestExportRoundTrip(t *testing.T) {
 		t.Errorf("rows equal in the Parquet and JSONL exports: %d, want 500", n)
 	}
 	raw.DB.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/*/*/*.parquet') p
-		JOIN training_examples t ON t.id = p.id AND t.messages = p.messages AND t.commit IS NOT DISTINCT FROM p.commit
-		AND t.created_at = p.created_at AND t.split = p.split AND t.stage = p.stage`, dirs[FormatParquet])).Scan(&n) //nolint:errcheck // n checked
+		JOIN training_examples t ON t.id = p.cra_id AND t.messages = p.prompt || p.completion AND t.commit IS NOT DISTINCT FROM p.cra_commit
+		AND t.created_at = p.cra_created_at AND t.split = p.cra_split AND t.stage = p.cra_stage`, dirs[FormatParquet])).Scan(&n) //nolint:errcheck // n checked
 	if n != 500 {
 		t.Errorf("read_parquet rows equal to the table's: %d, want 500", n)
 	}

@@ -27,9 +27,10 @@ type Report struct {
 // Inspect reads every file of an export back and checks it against the
 // manifest: each file's sha256 and row count, its columns (the layout's
 // for the file's kind: the Parquet schema, or each JSON Lines row's keys),
-// and each row's stage, kind and split. Mismatches are listed in Problems,
-// each naming the file; an error means the directory could not be read at
-// all (no manifest, or one of another schema version).
+// each row's stage, kind and split, and a trl row's enable_thinking.
+// Mismatches are listed in Problems, each naming the file; an error means
+// the directory could not be read at all (no manifest, or one of another
+// schema version).
 func Inspect(ctx context.Context, dir string) (*Report, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
@@ -55,10 +56,13 @@ func Inspect(ctx context.Context, dir string) (*Report, error) {
 			continue
 		}
 		rows := 0
-		err := readShard(ctx, p, m.Format, sh, func(e kb.TrainingExample) error {
+		err := readShard(ctx, p, m.Format, sh, func(e *example) error {
 			rows++
 			if e.Stage != f.Stage || e.Split != f.Split {
 				return fmt.Errorf("row %s is %s/%s in a %s/%s file", e.ID, e.Stage, e.Split, f.Stage, f.Split)
+			}
+			if m.Layout == LayoutTRL && e.thinking != m.EnableThinking {
+				return fmt.Errorf("row %s has enable_thinking %v, the manifest says %v", e.ID, e.thinking, m.EnableThinking)
 			}
 			config := configName(e.Stage, e.Kind)
 			if _, ok := rep.Preview[config]; !ok {

@@ -124,12 +124,14 @@ const (
 	duckMessage  = "STRUCT(role VARCHAR, content VARCHAR)"
 	arrowMsgs    = "list<element: struct<role: utf8, content: utf8>, nullable>"
 	arrowMsg     = "struct<role: utf8, content: utf8>"
+	duckKwargs   = "STRUCT(enable_thinking BOOLEAN)"
+	arrowKwargs  = "struct<enable_thinking: bool>"
 )
 
 var layoutFields = map[string][][3]string{ // name, DuckDB type, Arrow type
-	"trl/sft":            {{"messages", duckMessages, arrowMsgs}},
-	"trl/preference":     {{"prompt", duckMessages, arrowMsgs}, {"chosen", duckMessages, arrowMsgs}, {"rejected", duckMessages, arrowMsgs}},
-	"trl/kto":            {{"prompt", duckMessages, arrowMsgs}, {"completion", duckMessages, arrowMsgs}, {"label", "BOOLEAN", "bool"}},
+	"trl/sft":            {{"prompt", duckMessages, arrowMsgs}, {"completion", duckMessages, arrowMsgs}, {"chat_template_kwargs", duckKwargs, arrowKwargs}},
+	"trl/preference":     {{"prompt", duckMessages, arrowMsgs}, {"chosen", duckMessages, arrowMsgs}, {"rejected", duckMessages, arrowMsgs}, {"chat_template_kwargs", duckKwargs, arrowKwargs}},
+	"trl/kto":            {{"prompt", duckMessages, arrowMsgs}, {"completion", duckMessages, arrowMsgs}, {"label", "BOOLEAN", "bool"}, {"chat_template_kwargs", duckKwargs, arrowKwargs}},
 	"openai/sft":         {{"messages", duckMessages, arrowMsgs}},
 	"openai/preference":  {{"input", "STRUCT(messages " + duckMessages + ")", "struct<messages: " + arrowMsgs + ">"}, {"preferred_output", duckMessages, arrowMsgs}, {"non_preferred_output", duckMessages, arrowMsgs}},
 	"axolotl/sft":        {{"messages", duckMessages, arrowMsgs}},
@@ -137,25 +139,20 @@ var layoutFields = map[string][][3]string{ // name, DuckDB type, Arrow type
 	"axolotl/kto":        {{"system", "VARCHAR", "utf8"}, {"prompt", "VARCHAR", "utf8"}, {"completion", "VARCHAR", "utf8"}, {"label", "BOOLEAN", "bool"}},
 }
 
-func metadataNames(kind string) []string {
-	names := []string{"id", "dataset", "stage", "source", "split", "repo", "commit", "label", "signal", "evidence",
-		"prompt_tokens", "completion_tokens", "created_at"}
-	if kind == kb.KindKTO {
-		names = slices.DeleteFunc(names, func(n string) bool { return n == "label" })
-	}
-	return names
-}
+// metadataNames are the metadata columns of every layout and kind.
+var metadataNames = []string{"cra_id", "cra_dataset", "cra_stage", "cra_source", "cra_split", "cra_repo", "cra_commit", "cra_label",
+	"cra_signal", "cra_evidence", "cra_prompt_tokens", "cra_completion_tokens", "cra_created_at"}
 
 // canonical is, per layout and kind, SQL over the layout's fields giving a
 // row's messages, chosen, rejected and label as the table holds them.
 var canonical = map[string]string{
-	"trl/sft":            "messages, NULL, NULL, label",
-	"trl/preference":     "prompt, chosen, rejected, label",
+	"trl/sft":            "prompt || completion, NULL, NULL, cra_label",
+	"trl/preference":     "prompt, chosen, rejected, cra_label",
 	"trl/kto":            "prompt || completion, NULL, NULL, CASE WHEN label THEN 'positive' ELSE 'negative' END",
-	"openai/sft":         "messages, NULL, NULL, label",
-	"openai/preference":  "input.messages, preferred_output, non_preferred_output, label",
-	"axolotl/sft":        "messages, NULL, NULL, label",
-	"axolotl/preference": "messages, [chosen], [rejected], label",
+	"openai/sft":         "messages, NULL, NULL, cra_label",
+	"openai/preference":  "input.messages, preferred_output, non_preferred_output, cra_label",
+	"axolotl/sft":        "messages, NULL, NULL, cra_label",
+	"axolotl/preference": "messages, [chosen], [rejected], cra_label",
 	"axolotl/kto": `CASE WHEN system IS NULL THEN [] ELSE [{'role': 'system', 'content': system}] END
 		|| [{'role': 'user', 'content': prompt}, {'role': 'assistant', 'content': completion}], NULL, NULL,
 		CASE WHEN label THEN 'positive' ELSE 'negative' END`,
@@ -196,7 +193,7 @@ func TestExportLayouts(t *testing.T) {
 					key := layout + "/" + kind
 					glob := filepath.Join(dir, "*", kind, "*."+format)
 					files, _ := filepath.Glob(glob)
-					if len(files) < 4 { // two stages, two splits
+					if len(files) < 3 { // implement's train and validation, scope's train
 						t.Fatalf("%s: %d files", key, len(files))
 					}
 					for _, f := range m.Files {
@@ -258,7 +255,7 @@ func duckColumns(t *testing.T, duck *sql.DB, key, from string) {
 			t.Errorf("%s (%s): %s is %s, want %s", key, from, f[0], types[i], f[1])
 		}
 	}
-	wantNames = append(wantNames, metadataNames(strings.Split(key, "/")[1])...)
+	wantNames = append(wantNames, metadataNames...)
 	if !reflect.DeepEqual(names, wantNames) {
 		t.Errorf("%s (%s): columns %v, want %v", key, from, names, wantNames)
 	}
@@ -268,8 +265,8 @@ func duckColumns(t *testing.T, duck *sql.DB, key, from string) {
 // and compares them with the table's.
 func duckRows(t *testing.T, duck *sql.DB, key, from string, want []kb.TrainingExample) {
 	t.Helper()
-	rows, err := duck.Query(fmt.Sprintf(`SELECT id, %s, commit, signal, evidence, prompt_tokens, completion_tokens,
-		epoch_us(created_at) FROM %s ORDER BY id`, canonical[key], from))
+	rows, err := duck.Query(fmt.Sprintf(`SELECT cra_id, %s, cra_commit, cra_signal, cra_evidence, cra_prompt_tokens,
+		cra_completion_tokens, epoch_us(cra_created_at) FROM %s ORDER BY cra_id`, canonical[key], from))
 	if err != nil {
 		t.Fatalf("%s: %v", key, err)
 	}
@@ -424,11 +421,18 @@ func TestLayoutRefusesRowItCannotCarry(t *testing.T) {
 	}
 }
 
-// The card of a mixed dataset in each layout: golden files (-update
+// The card of a mixed dataset, one of whose stages has validation rows
+// only, in each layout: golden files (-update
 // rewrites them), a YAML front matter whose configs cover every file, and
 // axolotl snippets that are YAML.
 func TestCardGolden(t *testing.T) {
-	raw, _ := mixedStore(t, 12)
+	home := storetest.Home(t)
+	storetest.Dataset(t, home, "mix", withEvalOnlyStage(12))
+	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
 	for _, tc := range []struct {
 		layout, format string
 		kinds          []string
@@ -449,8 +453,8 @@ func TestCardGolden(t *testing.T) {
 		checkCardConfigs(t, dir, m, string(readme))
 		if tc.layout == LayoutAxolotl {
 			blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
-			if len(blocks) != len(configs(m)) {
-				t.Errorf("axolotl: %d yaml snippets, want one per config (%d)", len(blocks), len(configs(m)))
+			if want := len(configs(m)) - len(evalOnly(configs(m))); len(blocks) != want {
+				t.Errorf("axolotl: %d yaml snippets, want one per config with train rows (%d)", len(blocks), want)
 			}
 			for _, b := range blocks {
 				var cfg struct {
@@ -537,5 +541,79 @@ func TestInspectChecksKindColumns(t *testing.T) {
 	}
 	if all := strings.Join(rep.Problems, "\n"); !strings.Contains(all, sft.Path+": line 1: keys") {
 		t.Errorf("problems:\n%s\nwant %s's columns named", all, sft.Path)
+	}
+}
+
+// The openai layout writes no shard under 10 rows when its split has 10 or
+// more, however small the shard size (a shard is cut after 10 rows, and
+// only when 10 more follow); other layouts cut by size alone. A split of
+// fewer than 10 rows is written with a warning naming its config, split
+// and count, in the manifest and the card.
+func TestOpenAIShardsAndSmallSplits(t *testing.T) {
+	at := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	var examples []kb.TrainingExample
+	for _, g := range []struct {
+		stage, split string
+		n            int
+	}{{"plan", kb.SplitTrain, 25}, {"plan", kb.SplitValidation, 10}, {"scope", kb.SplitTrain, 9}, {"scope", kb.SplitValidation, 1}} {
+		for i := range g.n {
+			examples = append(examples, kb.TrainingExample{ID: fmt.Sprintf("%s-%s-%02d", g.stage, g.split, i), Stage: g.stage,
+				Source: "synthetic", Split: g.split, Kind: kb.KindSFT, Label: kb.LabelPositive, RepoPath: "/r", CreatedAt: at,
+				Messages: []kb.Message{{Role: "user", Content: "Plan."}, {Role: "assistant", Content: fmt.Sprint(i)}}})
+		}
+	}
+	home := storetest.Home(t)
+	storetest.Dataset(t, home, "small", examples)
+	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+
+	for _, tc := range []struct {
+		layout, format string
+		shards         map[string][]int // stage/split → rows per shard
+		warnings       []string
+	}{
+		{LayoutOpenAI, FormatJSONL, map[string][]int{"plan/train": {10, 15}, "plan/validation": {10}, "scope/train": {9}, "scope/validation": {1}},
+			[]string{"config scope-sft, split train: 9 rows", "config scope-sft, split validation: 1 row,"}},
+		{LayoutOpenAI, FormatParquet, map[string][]int{"plan/train": {10, 15}, "plan/validation": {10}, "scope/train": {9}, "scope/validation": {1}},
+			[]string{"config scope-sft, split train: 9 rows", "config scope-sft, split validation: 1 row,"}},
+		{LayoutAxolotl, FormatJSONL, map[string][]int{"plan/train": slices.Repeat([]int{1}, 25), "plan/validation": slices.Repeat([]int{1}, 10),
+			"scope/train": slices.Repeat([]int{1}, 9), "scope/validation": {1}}, nil},
+	} {
+		t.Run(tc.layout+"-"+tc.format, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			m, err := Export(context.Background(), raw.DB, kb.DatasetRef{Name: "small"},
+				ExportOptions{Layout: tc.layout, Format: tc.format, Out: dir, ShardBytes: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]int{}
+			for _, f := range m.Files {
+				got[f.Stage+"/"+f.Split] = append(got[f.Stage+"/"+f.Split], f.Rows)
+			}
+			if !reflect.DeepEqual(got, tc.shards) {
+				t.Errorf("rows per shard %v, want %v", got, tc.shards)
+			}
+			if len(m.Warnings) != len(tc.warnings) {
+				t.Errorf("warnings %q, want %d", m.Warnings, len(tc.warnings))
+			}
+			readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+			for i, w := range tc.warnings {
+				if i < len(m.Warnings) && (!strings.HasPrefix(m.Warnings[i], w) || !strings.Contains(m.Warnings[i], "fewer than 10 examples")) {
+					t.Errorf("warning %q, want it to start %q and name the limit", m.Warnings[i], w)
+				}
+				if !strings.Contains(string(readme), w) {
+					t.Errorf("the card does not warn %q", w)
+				}
+			}
+			if got := readDir(t, dir); len(got) != len(examples) {
+				t.Errorf("read back %d rows, want %d", len(got), len(examples))
+			}
+			if rep, err := Inspect(context.Background(), dir); err != nil || len(rep.Problems) != 0 {
+				t.Errorf("inspect: %v %v", err, rep.Problems)
+			}
+		})
 	}
 }

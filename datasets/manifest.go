@@ -21,6 +21,12 @@ type Manifest struct {
 	LeftOut  map[string]int  `json:"left_out,omitempty"`
 	Files    []FileEntry     `json:"files"`
 	Criteria json.RawMessage `json:"criteria,omitempty"`
+	// EnableThinking is the chat_template_kwargs.enable_thinking of every
+	// trl row: what inference sends (models.think).
+	EnableThinking bool `json:"enable_thinking"`
+	// Warnings name what a trainer of the layout will refuse (an openai
+	// split of fewer than 10 rows); the card repeats them.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Counts are rows by stage, then kind, then split: the directories of an

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -22,19 +23,19 @@ import (
 // rows are (e.Kind). The version, target and task ids are not exported and
 // come back empty.
 func ReadFile(ctx context.Context, path, format string, fn func(kb.TrainingExample) error) error {
-	return readShard(ctx, path, format, nil, fn)
+	return readShard(ctx, path, format, nil, func(e *example) error { return fn(e.TrainingExample) })
 }
 
 // readShard reads a shard whose columns are want's, or any shape's when
 // want is nil.
-func readShard(ctx context.Context, path, format string, want *shape, fn func(kb.TrainingExample) error) error {
+func readShard(ctx context.Context, path, format string, want *shape, fn func(*example) error) error {
 	if format == FormatJSONL {
 		return readJSONL(ctx, path, want, fn)
 	}
 	return readParquet(ctx, path, want, fn)
 }
 
-func readParquet(ctx context.Context, path string, want *shape, fn func(kb.TrainingExample) error) error {
+func readParquet(ctx context.Context, path string, want *shape, fn func(*example) error) error {
 	rdr, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return err
@@ -59,11 +60,11 @@ func readParquet(ctx context.Context, path string, want *shape, fn func(kb.Train
 		}
 		rec := rr.RecordBatch()
 		for r := 0; r < int(rec.NumRows()); r++ {
-			e := kb.TrainingExample{Kind: sh.kind}
+			e := example{TrainingExample: kb.TrainingExample{Kind: sh.kind}}
 			for i, c := range sh.cols {
 				c.read(rec.Column(i), r, &e)
 			}
-			if err := fn(e); err != nil {
+			if err := fn(&e); err != nil {
 				return err
 			}
 		}
@@ -86,7 +87,18 @@ func parquetShape(got *arrow.Schema, want *shape) (*shape, error) {
 	for i, f := range got.Fields() {
 		names[i] = f.Name
 	}
-	return nil, fmt.Errorf("columns %s are no layout's", strings.Join(names, ", "))
+	return nil, noLayout("columns", names)
+}
+
+// noLayout says columns are no layout's, and names an export of an older
+// schema (metadata named id, label, ... rather than cra_id, cra_label, ...)
+// as such: this cra reads only its own schema.
+func noLayout(what string, names []string) error {
+	if slices.Contains(names, "id") && !slices.Contains(names, metaPrefix+"id") {
+		return fmt.Errorf("%s %s are those of an export of schema version 2 or older, and this cra reads schema %d: export the dataset again (cra datasets export NAME@VERSION)",
+			what, strings.Join(names, ", "), SchemaVersion)
+	}
+	return fmt.Errorf("%s %s are no layout's", what, strings.Join(names, ", "))
 }
 
 // sameSchema compares a file's schema with want's by field names, types and
@@ -108,14 +120,14 @@ func sameSchema(got, want *arrow.Schema) error {
 var byKeys = func() map[string]*shape {
 	m := map[string]*shape{}
 	for _, s := range shapes {
-		if _, ok := m[s.keys()]; !ok { // SFT: the first layout's, the same columns
+		if _, ok := m[s.keys()]; !ok { // openai's and axolotl's sft: the same columns, the first's
 			m[s.keys()] = s
 		}
 	}
 	return m
 }()
 
-func readJSONL(ctx context.Context, path string, want *shape, fn func(kb.TrainingExample) error) error {
+func readJSONL(ctx context.Context, path string, want *shape, fn func(*example) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -137,19 +149,19 @@ func readJSONL(ctx context.Context, path string, want *shape, fn func(kb.Trainin
 		keys := sortedKeys(row)
 		switch {
 		case sh == nil && byKeys[strings.Join(keys, ",")] == nil:
-			return fmt.Errorf("line %d: keys %s are no layout's", line, strings.Join(keys, ", "))
+			return fmt.Errorf("line %d: %w", line, noLayout("keys", keys))
 		case sh == nil:
 			sh = byKeys[strings.Join(keys, ",")]
 		case strings.Join(keys, ",") != sh.keys():
 			return fmt.Errorf("line %d: keys %s, want %s", line, strings.Join(keys, ", "), sh.keys())
 		}
-		e := kb.TrainingExample{Kind: sh.kind}
+		e := example{TrainingExample: kb.TrainingExample{Kind: sh.kind}}
 		for _, c := range sh.cols {
 			if err := c.fromJSON(row[c.field.Name], &e); err != nil {
 				return fmt.Errorf("line %d: %w", line, err)
 			}
 		}
-		if err := fn(e); err != nil {
+		if err := fn(&e); err != nil {
 			return err
 		}
 	}

@@ -92,6 +92,11 @@ type versionReport struct {
 	total   int
 	source  string // criteria.source: synthetic, logged, distilled, mix
 	window  int    // criteria.context_window in tokens; 0 when not recorded
+	// criteria.validation_fraction, holdout_repos and safety_margin, for
+	// the warnings and the token estimate; zero when not recorded.
+	validationFraction float64
+	holdout            []string
+	safetyMargin       *float64
 
 	stageKinds []splitCount // key: stage, kind
 	sources    []splitCount // key: source
@@ -118,11 +123,31 @@ type labelCount struct {
 
 // tokenStats is the prompt plus completion tokens of one stage's examples.
 type tokenStats struct {
-	stage               string
-	n, median, p95, max int
-	over90, over        int   // over 90 % of the window, over the window
-	width               int   // the histogram's bin width
-	bins                []int // bins[i] counts lengths in [i*width, (i+1)*width)
+	stage                    string
+	n, min, median, p95, max int
+	over90, over             int   // over 90 % of the window, over the window
+	lo, width                int   // the histogram's first bin edge and bin width
+	bins                     []int // bins[i] counts lengths in [lo+i*width, lo+(i+1)*width)
+}
+
+// hi is the histogram's last bin edge.
+func (s tokenStats) hi() int { return s.lo + len(s.bins)*s.width }
+
+// binStage cuts the stage's own range, from its shortest example to its
+// longest, into at most histogramBins bins of a round width starting at a
+// multiple of it: a stage of short examples fills its chart whatever the
+// context window.
+func (s *tokenStats) binStage() {
+	s.width = int(charts.NiceWidth(float64(s.max-s.min), histogramBins))
+	s.lo = s.min / s.width * s.width
+	s.bins = make([]int, (s.max-s.lo)/s.width+1)
+}
+
+// windowShown says whether a stage's histogram draws the context window
+// as a line (charts.LimitInReach): further out, a line would squeeze the
+// stage's lengths into a few bars at one end, so the legend names it.
+func (r *versionReport) windowShown(s tokenStats) bool {
+	return r.window > 0 && charts.LimitInReach(float64(s.lo), float64(s.hi()), float64(r.window))
 }
 
 // changes is what differs from the previous version.
@@ -157,8 +182,11 @@ func buildReport(ctx context.Context, q kb.Querier, ref kb.DatasetRef) (*version
 		return fmt.Errorf("report %s@%d: %s: %w", info.Name, info.Version, what, err)
 	}
 	var criteria struct {
-		Source        string `json:"source"`
-		ContextWindow int    `json:"context_window"`
+		Source             string   `json:"source"`
+		ContextWindow      int      `json:"context_window"`
+		ValidationFraction float64  `json:"validation_fraction"`
+		HoldoutRepos       []string `json:"holdout_repos"`
+		SafetyMargin       *float64 `json:"safety_margin"`
 	}
 	if len(info.Criteria) > 0 {
 		if err := json.Unmarshal(info.Criteria, &criteria); err != nil {
@@ -166,6 +194,7 @@ func buildReport(ctx context.Context, q kb.Querier, ref kb.DatasetRef) (*version
 		}
 	}
 	r.source, r.window = criteria.Source, criteria.ContextWindow
+	r.validationFraction, r.holdout, r.safetyMargin = criteria.ValidationFraction, criteria.HoldoutRepos, criteria.SafetyMargin
 	// created_at is read as an instant: kb.DatasetInfo.Created is written
 	// in the store session's time zone.
 	if err := q.QueryRowContext(ctx, `SELECT training_plan_id, created_at FROM dataset_versions WHERE name = ? AND version = ?`,
@@ -267,11 +296,11 @@ func kindOrder(kind string) int {
 	return len(kb.ExampleKinds)
 }
 
-// readTokens reads each stage's token lengths — quantiles, the largest,
-// how many sit over 90 % of the window and over it — then counts them
-// into histogram bins whose width comes from that range.
+// readTokens reads each stage's token lengths — the shortest, quantiles,
+// the longest, how many sit over 90 % of the window and over it — then
+// counts them into histogram bins cut from that stage's own range.
 func (r *versionReport) readTokens(ctx context.Context, q kb.Querier) error {
-	rows, err := q.QueryContext(ctx, `SELECT stage, count(*), quantile_disc(n, 0.5), quantile_disc(n, 0.95), max(n),
+	rows, err := q.QueryContext(ctx, `SELECT stage, count(*), min(n), quantile_disc(n, 0.5), quantile_disc(n, 0.95), max(n),
 			count(*) FILTER (WHERE n > 0.9 * ?), count(*) FILTER (WHERE n > ?)
 		FROM (SELECT stage, prompt_tokens + completion_tokens AS n FROM training_examples WHERE dataset = ? AND version = ?)
 		GROUP BY stage ORDER BY stage`, r.window, r.window, r.info.Name, r.info.Version)
@@ -280,15 +309,14 @@ func (r *versionReport) readTokens(ctx context.Context, q kb.Querier) error {
 	}
 	for rows.Next() {
 		var s tokenStats
-		if err := rows.Scan(&s.stage, &s.n, &s.median, &s.p95, &s.max, &s.over90, &s.over); err != nil {
+		if err := rows.Scan(&s.stage, &s.n, &s.min, &s.median, &s.p95, &s.max, &s.over90, &s.over); err != nil {
 			rows.Close()
 			return err
 		}
 		if r.window <= 0 {
 			s.over90, s.over = 0, 0
 		}
-		s.width = int(charts.NiceWidth(float64(max(s.max, r.window)), histogramBins))
-		s.bins = make([]int, max(s.max, r.window)/s.width+1) // past the window: its line inside the chart
+		s.binStage()
 		r.tokens = append(r.tokens, s)
 	}
 	if err := closeRows(rows); err != nil {
@@ -300,12 +328,12 @@ func (r *versionReport) readTokens(ctx context.Context, q kb.Querier) error {
 	// One scan for every stage's bins: each stage's width joined in.
 	values, args := make([]string, len(r.tokens)), []any{}
 	for i, s := range r.tokens {
-		values[i] = "(?::VARCHAR, ?::BIGINT)"
-		args = append(args, s.stage, s.width)
+		values[i] = "(?::VARCHAR, ?::BIGINT, ?::BIGINT)"
+		args = append(args, s.stage, s.lo, s.width)
 	}
 	args = append(args, r.info.Name, r.info.Version)
-	rows, err = q.QueryContext(ctx, `SELECT e.stage, (e.prompt_tokens + e.completion_tokens) // w.width, count(*)
-		FROM training_examples e JOIN (VALUES `+strings.Join(values, ", ")+`) w(stage, width) ON w.stage = e.stage
+	rows, err = q.QueryContext(ctx, `SELECT e.stage, (e.prompt_tokens + e.completion_tokens - w.lo) // w.width, count(*)
+		FROM training_examples e JOIN (VALUES `+strings.Join(values, ", ")+`) w(stage, lo, width) ON w.stage = e.stage
 		WHERE e.dataset = ? AND e.version = ? GROUP BY ALL`, args...)
 	if err != nil {
 		return err

@@ -41,6 +41,56 @@ func (r *versionReport) chart(id string) ([]byte, error) {
 	return charts.InlineSVG(p)
 }
 
+// chartCaption says under chart id what it counts and how. Every figure
+// of the report is an exact count over the whole version, not a sample,
+// so none carries an interval.
+func (r *versionReport) chartCaption(id string) string {
+	const exact = " Exact counts over the whole version: nothing is sampled, so no interval is drawn."
+	switch {
+	case id == chartExamples:
+		return "Examples (rows) per stage, a bar per kind, train and validation together; the table splits them." + exact
+	case id == chartRepos:
+		what := "Examples per repository (`training_examples.repo_path`)"
+		if len(r.repos) > maxRepoBars {
+			what = fmt.Sprintf("Examples of the %d repositories with the most (`training_examples.repo_path`)", maxRepoBars)
+		}
+		return what + ", train and validation side by side." + exact
+	case id == chartDrops:
+		return "Candidates left out while the version was built, per reason (`dataset_versions.dropped`)." + exact
+	case id == chartSignals:
+		return "Preference pairs per signal that chose between the two answers, a bar per stage; a stage without pairs of a signal draws no bar there." + exact
+	case id == chartKTO:
+		return "KTO rows per stage, positive and negative side by side." + exact
+	case strings.HasPrefix(id, chartTokens):
+		return r.tokensCaption(strings.TrimPrefix(id, chartTokens))
+	}
+	return ""
+}
+
+// tokensCaption says what a stage's histogram counts, how its lengths are
+// estimated, how it is binned and where the context window is.
+func (r *versionReport) tokensCaption(stage string) string {
+	i := slices.IndexFunc(r.tokens, func(s tokenStats) bool { return s.stage == stage })
+	if i < 0 {
+		return ""
+	}
+	st := r.tokens[i]
+	var b strings.Builder
+	fmt.Fprintf(&b, "Examples per %s-token bin of prompt plus completion tokens, from this stage's shortest example (%s) to its longest (%s). "+
+		"Tokens are curate's estimate, %s, not a tokenizer's count.",
+		reportCount(st.width), reportCount(st.min), reportCount(st.max), r.tokenEstimate())
+	switch {
+	case r.windowShown(st):
+		fmt.Fprintf(&b, " The dashed line is the context window (%s tokens).", reportCount(r.window))
+	case r.window < st.lo:
+		fmt.Fprintf(&b, " The context window (%s tokens) lies left of this scale: every example of the stage is longer.", reportCount(r.window))
+	case r.window > 0:
+		fmt.Fprintf(&b, " The context window (%s tokens, %.1f× the longest example) lies too far right to draw on this scale.",
+			reportCount(r.window), float64(r.window)/float64(max(st.max, 1)))
+	}
+	return b.String()
+}
+
 // examplesChart is examples per stage, a bar per kind.
 func (r *versionReport) examplesChart() (*plot.Plot, error) {
 	p := charts.New("Examples per stage and kind", "examples")
@@ -111,6 +161,9 @@ func (r *versionReport) signalsChart() (*plot.Plot, error) {
 		}
 	}
 	slices.Sort(signals)
+	if len(stages) == 1 { // no legend for one series: the title names its stage
+		p.Title.Text = fmt.Sprintf("Preference pairs per signal, stage %s", stages[0])
+	}
 	var series []charts.Series
 	for _, stage := range stages {
 		s := charts.Series{Name: stage, Values: make([]float64, len(signals))}
@@ -138,8 +191,9 @@ func (r *versionReport) ktoChart() (*plot.Plot, error) {
 	return p, charts.GroupedBars(p, stages, pos, neg)
 }
 
-// tokensChart is the histogram of one stage's token lengths with the
-// context window as a line.
+// tokensChart is the histogram of one stage's token lengths over the
+// stage's own range, with the context window as a line when it is near
+// enough to draw (windowShown) and named on the x axis otherwise.
 func (r *versionReport) tokensChart(stage string) (*plot.Plot, error) {
 	i := slices.IndexFunc(r.tokens, func(s tokenStats) bool { return s.stage == stage })
 	if i < 0 {
@@ -154,7 +208,8 @@ func (r *versionReport) tokensChart(stage string) (*plot.Plot, error) {
 	p.X.Label.Text = "prompt + completion tokens"
 	bins := make([]charts.Bin, len(st.bins))
 	for b, n := range st.bins {
-		bins[b] = charts.Bin{Lo: float64(b * st.width), Hi: float64((b + 1) * st.width), Count: float64(n)}
+		lo := st.lo + b*st.width
+		bins[b] = charts.Bin{Lo: float64(lo), Hi: float64(lo + st.width), Count: float64(n)}
 	}
 	var limits []charts.Limit
 	if r.window > 0 {

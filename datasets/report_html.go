@@ -19,12 +19,22 @@ func reportHTML(r *versionReport) ([]byte, error) {
 		for _, p := range s.paras {
 			fmt.Fprintf(&b, "<p>%s</p>\n", charts.Inline(p))
 		}
+		if len(s.list) > 0 {
+			b.WriteString("<ul>\n")
+			for _, item := range s.list {
+				fmt.Fprintf(&b, "<li>%s</li>\n", charts.Inline(item))
+			}
+			b.WriteString("</ul>\n")
+		}
+		// A figure's caption borrows the byline's muted style: the
+		// stylesheet is shared with train-plan's report.
 		for _, id := range s.charts {
 			svg, err := r.chart(id)
 			if err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(&b, "<figure id=\"chart-%s\">\n%s</figure>\n", html.EscapeString(id), svg)
+			fmt.Fprintf(&b, "<figure id=\"chart-%s\">\n%s<figcaption class=\"byline\">%s</figcaption>\n</figure>\n",
+				html.EscapeString(id), svg, charts.Inline(r.chartCaption(id)))
 		}
 		for _, t := range s.tables {
 			writeReportTableHTML(&b, t)

@@ -15,6 +15,12 @@ func reportMarkdown(r *versionReport) string {
 		for _, p := range s.paras {
 			b.WriteString(p + "\n\n")
 		}
+		for _, item := range s.list {
+			b.WriteString("- " + item + "\n")
+		}
+		if len(s.list) > 0 {
+			b.WriteString("\n")
+		}
 		for _, t := range s.tables {
 			writeReportTableMD(&b, t)
 		}

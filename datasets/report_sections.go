@@ -12,12 +12,14 @@ import (
 )
 
 // reportSection is one part of the report, rendered by both writers:
-// paragraphs (with `code` and **bold**), the charts the HTML page draws
-// there, tables, notes under them and an optional code block.
+// paragraphs (with `code` and **bold**), a bulleted list, the charts the
+// HTML page draws there, tables, notes under them and an optional code
+// block.
 type reportSection struct {
 	title  string
 	level  int // 2 or 3
 	paras  []string
+	list   []string
 	charts []string
 	tables []reportTable
 	notes  []string
@@ -61,7 +63,7 @@ func (r *versionReport) byline() string {
 
 // sections is the report's content, in order.
 func (r *versionReport) sections() []reportSection {
-	out := []reportSection{r.examplesSection(), r.sourcesSection(), r.reposSection(), r.dropsSection()}
+	out := []reportSection{r.warningsSection(), r.examplesSection(), r.sourcesSection(), r.reposSection(), r.dropsSection()}
 	out = append(out, r.signalSections()...)
 	out = append(out, r.tokensSection(), r.changesSection())
 	crit := "null"
@@ -230,11 +232,14 @@ func (r *versionReport) ktoBalance() []ktoBalance {
 
 func (r *versionReport) tokensSection() reportSection {
 	s := reportSection{title: "Token lengths", level: 2}
+	estimate := fmt.Sprintf("Prompt plus completion tokens per example: curate's estimate, %s. "+
+		"Median and 95th percentile are nearest-rank (an example's own length, not interpolated). "+
+		"Each stage's histogram spans that stage's own lengths", r.tokenEstimate())
 	if r.window > 0 {
-		s.paras = []string{fmt.Sprintf("Prompt plus completion tokens per example (curate's estimate) against the context window of %s tokens "+
-			"(the dashed line). Over 90 %%: longer than %s tokens.", reportCount(r.window), reportCount(r.window*9/10))}
+		s.paras = []string{fmt.Sprintf("%s; the context window of %s tokens is its dashed line where it falls among them (or just past the longest), "+
+			"and is named above the chart otherwise. Over 90 %%: longer than %s tokens.", estimate, reportCount(r.window), reportCount(r.window*9/10))}
 	} else {
-		s.paras = []string{"Prompt plus completion tokens per example (curate's estimate). The criteria record no context window to compare them with."}
+		s.paras = []string{estimate + ". The criteria record no context window to compare them with."}
 	}
 	t := reportTable{head: []string{"stage", "examples", "median", "95th percentile", "longest", "over 90 % of the window", "over the window"}}
 	for _, st := range r.tokens {
@@ -249,6 +254,15 @@ func (r *versionReport) tokensSection() reportSection {
 		s.tables = []reportTable{t}
 	}
 	return s
+}
+
+// tokenEstimate is how curate estimated tokens (llm.Budget.Estimate),
+// with the safety margin the criteria recorded.
+func (r *versionReport) tokenEstimate() string {
+	if r.safetyMargin == nil {
+		return "characters / 4 × (1 + the budget's safety margin, not recorded)"
+	}
+	return fmt.Sprintf("characters / 4 × (1 + %g safety margin)", *r.safetyMargin)
 }
 
 func (r *versionReport) changesSection() reportSection {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,11 +52,7 @@ const reportExamples = `
 // training_datasets row per stage and kind, a dataset_versions row.
 func reportStore(t testing.TB) *kb.Store {
 	t.Helper()
-	raw, err := kb.Open(context.Background(), storetest.Home(t), kb.Raw, kb.Options{Write: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { raw.Close() })
+	raw := writableRaw(t)
 	if _, err := raw.DB.Exec(`
 		INSERT INTO training_examples (id, dataset, version, stage, source, split, kind, label, signal, repo_path, commit,
 			target_id, messages, chosen, rejected, prompt_tokens, completion_tokens, created_at)
@@ -80,6 +77,46 @@ func reportStore(t testing.TB) *kb.Store {
 	return raw
 }
 
+// lopsidedStore is a raw store holding dataset "logged" v1 as logged
+// data built on eval tasks comes out (issue 26): one repository, most
+// rows in validation — scope 12 of 386 in train, implement's pairs 1 of
+// 91, plan none at all —, preference pairs far fewer than implement's SFT
+// rows, KTO rows all positive, short stages (scope a few hundred tokens)
+// beside implement's long ones, three over the 32,768-token window.
+func lopsidedStore(t testing.TB) *kb.Store {
+	t.Helper()
+	raw := writableRaw(t)
+	if _, err := raw.DB.Exec(`
+		CREATE TEMP TABLE lopsided AS
+		SELECT stage || '-' || kind || '-' || i AS id, stage, kind, CASE WHEN i < train THEN 'train' ELSE 'validation' END AS split,
+			CASE WHEN kind = 'preference' THEN 'pair' ELSE 'positive' END AS label,
+			CASE WHEN kind = 'sft' THEN NULL WHEN kind = 'kto' THEN 'implement_tests' ELSE 'coder_retry' END AS signal,
+			lo + (i * 7919) % span AS p, 40 + i % 60 AS c
+		FROM (VALUES ('scope', 'sft', 386, 12, 300, 1500), ('plan', 'sft', 40, 0, 200, 700),
+				('implement', 'sft', 1050, 950, 4000, 26000), ('implement', 'preference', 91, 1, 2000, 4000),
+				('implement', 'kto', 30, 30, 3000, 9000)) s(stage, kind, n, train, lo, span), range(n) r(i);
+		UPDATE lopsided SET p = 33000 WHERE id IN ('implement-sft-3', 'implement-sft-4', 'implement-sft-5');
+		INSERT INTO training_examples (id, dataset, version, stage, source, split, kind, label, signal, repo_path, commit,
+			target_id, messages, chosen, rejected, prompt_tokens, completion_tokens, created_at)
+		SELECT id, 'logged', 1, stage, 'logged', split, kind, label, signal, '/repos/click', 'c-' || id, 't-' || id,
+			[{'role': 'user', 'content': 'question ' || id}, {'role': 'assistant', 'content': 'answer ' || id}],
+			CASE WHEN kind = 'preference' THEN [{'role': 'assistant', 'content': 'better'}] END,
+			CASE WHEN kind = 'preference' THEN [{'role': 'assistant', 'content': 'worse'}] END,
+			p, c, TIMESTAMPTZ '2026-11-01 10:00:00+00'
+		FROM lopsided;
+		INSERT INTO training_datasets (training_plan_id, stage_name, base_model, dataset_path, example_count, positive_count,
+			negative_count, timestamp, name, version, kind)
+		SELECT 3, stage, 'coding', 'raw.training_examples', count(*), count(*) FILTER (WHERE label = 'positive'),
+			count(*) FILTER (WHERE label = 'negative'), TIMESTAMPTZ '2026-11-01 10:00:00+00', dataset, version, kind
+		FROM training_examples GROUP BY ALL;
+		INSERT INTO dataset_versions (name, version, training_plan_id, examples, dropped, criteria, cra_version, created_at) VALUES
+			('logged', 1, 3, 1597, '{}', '{"source": "logged", "context_window": 32768, "safety_margin": 0.1, "validation_fraction": 0.1,
+				"holdout_repos": [], "stages": ["scope", "plan", "implement"]}', 'v0.9.2', TIMESTAMPTZ '2026-11-01 10:00:00+00')`); err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
 func TestReportMarkdownGolden(t *testing.T) {
 	raw := reportStore(t)
 	for _, v := range []int{1, 2} {
@@ -92,6 +129,11 @@ func TestReportMarkdownGolden(t *testing.T) {
 		}
 		golden.Assert(t, filepath.Join("testdata", "report", fmt.Sprintf("d-v%d.md", v)), readReport(t, paths[0]))
 	}
+	paths, err := WriteReport(context.Background(), lopsidedStore(t).DB, kb.DatasetRef{Name: "logged"}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, filepath.Join("testdata", "report", "logged-v1.md"), readReport(t, paths[0]))
 }
 
 // TestReportChangesAreAgainstThePreviousVersion checks the figures of
@@ -290,4 +332,141 @@ func BenchmarkReport(b *testing.B) {
 		}
 	}
 	b.ReportMetric(rows/(b.Elapsed().Seconds()/float64(b.N)), "rows/s")
+}
+
+// TestReportWarnings: each flag on both sides of its threshold, against
+// a version that trips none.
+func TestReportWarnings(t *testing.T) {
+	sft := func(train, val int) splitCount {
+		return splitCount{stage: "scope", kind: kb.KindSFT, train: train, val: val}
+	}
+	repos := []splitCount{{key: "/repos/a", train: 50}, {key: "/repos/b", train: 50}}
+	base := func() *versionReport {
+		return &versionReport{stageKinds: []splitCount{sft(90, 10)}, repos: repos, window: 1000,
+			tokens: []tokenStats{{stage: "scope", n: 100, max: 900}}}
+	}
+	for _, c := range []struct {
+		name   string
+		change func(r *versionReport)
+		want   string // a warning holding this; "" for none at all
+	}{
+		{"clean", func(*versionReport) {}, ""},
+		{"share at the threshold", func(r *versionReport) { r.stageKinds = []splitCount{sft(50, 50)} }, ""},
+		{"share under it", func(r *versionReport) { r.stageKinds = []splitCount{sft(49, 51)} }, "`scope-sft`: 49 of 100 rows (49.0 %) in train, under the 50 %"},
+		{"no train rows", func(r *versionReport) { r.stageKinds = []splitCount{sft(0, 5)} }, "`scope-sft` has no train rows (5 in validation)"},
+		{"train rows at the minimum", func(r *versionReport) { r.stageKinds = []splitCount{sft(10, 0)} }, ""},
+		{"train rows under it", func(r *versionReport) { r.stageKinds = []splitCount{sft(9, 0)} }, "`scope-sft`: 9 rows in train, fewer than 10"},
+		{"whole version at half", func(r *versionReport) {
+			r.stageKinds = []splitCount{sft(50, 50), {stage: "plan", kind: kb.KindSFT, train: 50, val: 50}}
+		}, ""},
+		{"whole version under half", func(r *versionReport) {
+			r.stageKinds = []splitCount{sft(49, 0), {stage: "plan", kind: kb.KindSFT, train: 50, val: 101}}
+		}, "Over the whole version only 99 of 200 examples (49.5 %) are in train."},
+		{"one repository", func(r *versionReport) { r.repos = repos[:1] }, "Every example comes from one repository (`/repos/a`)"},
+		{"pairs at a tenth of SFT", func(r *versionReport) {
+			r.stageKinds = append(r.stageKinds, splitCount{stage: "scope", kind: kb.KindPreference, train: 10})
+		}, ""},
+		{"pairs under a tenth", func(r *versionReport) {
+			r.stageKinds = append(r.stageKinds, splitCount{stage: "scope", kind: kb.KindPreference, train: 9, val: 0})
+		}, "`scope`: 9 preference pairs beside 100 SFT rows (9.0 %)"},
+		{"KTO both labels", func(r *versionReport) {
+			r.labels = []labelCount{{stage: "scope", kind: kb.KindKTO, label: kb.LabelPositive, n: 30}, {stage: "scope", kind: kb.KindKTO, label: kb.LabelNegative, n: 1}}
+		}, ""},
+		{"KTO positive only", func(r *versionReport) {
+			r.labels = []labelCount{{stage: "scope", kind: kb.KindKTO, label: kb.LabelPositive, n: 30}}
+		}, "`scope`: KTO rows all positive (30)"},
+		{"KTO negative only", func(r *versionReport) {
+			r.labels = []labelCount{{stage: "scope", kind: kb.KindKTO, label: kb.LabelNegative, n: 1}}
+		}, "`scope`: KTO rows all negative (1)"},
+		{"one over the window", func(r *versionReport) { r.tokens[0].over = 1 }, "`scope`: 1 example longer than the context window of 1,000 tokens"},
+	} {
+		r := base()
+		c.change(r)
+		s := r.warningsSection()
+		if c.want == "" {
+			if len(s.list) > 0 || len(s.paras) != 1 || !strings.HasPrefix(s.paras[0], "Nothing to flag") {
+				t.Errorf("%s: warnings %q, want none and a paragraph saying so", c.name, s.list)
+			}
+			continue
+		}
+		if !slices.ContainsFunc(s.list, func(w string) bool { return strings.Contains(w, c.want) }) {
+			t.Errorf("%s: warnings %q, want one holding %q", c.name, s.list, c.want)
+		}
+	}
+}
+
+// TestReportLopsidedVersion: the version of issue 26 — most rows in
+// validation, one repository, short stages beside long ones — is flagged
+// in both reports, and each stage's histogram spans its own lengths, with
+// the context window drawn only where it is in reach.
+func TestReportLopsidedVersion(t *testing.T) {
+	ctx := context.Background()
+	raw := lopsidedStore(t)
+	r, err := buildReport(ctx, raw.DB, kb.DatasetRef{Name: "logged"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range r.tokens {
+		most := slices.Max(st.bins)
+		if st.lo > st.min || st.hi() <= st.max || len(st.bins) > histogramBins+1 || 2*most > st.n {
+			t.Errorf("%s: bins from %d by %d (%d of them, the fullest %d of %d) for lengths %d to %d: want the stage's own range cut into up to %d",
+				st.stage, st.lo, st.width, len(st.bins), most, st.n, st.min, st.max, histogramBins)
+		}
+		if shown, want := r.windowShown(st), st.stage == "implement"; shown != want {
+			t.Errorf("%s: window drawn %v, want %v (implement reaches it, scope and plan end far below)", st.stage, shown, want)
+		}
+	}
+	for _, c := range []struct{ stage, want string }{
+		{"scope", "context window (32,768): right of this scale →"},
+		{"implement", "context window (32,768)"},
+	} {
+		svg, err := r.chart(chartTokens + c.stage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(svg, []byte(c.want)) {
+			t.Errorf("%s histogram lacks %q", c.stage, c.want)
+		}
+	}
+
+	paths, err := WriteReport(ctx, raw.DB, kb.DatasetRef{Name: "logged"}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, page := string(readReport(t, paths[0])), string(readReport(t, paths[1]))
+	warnings := r.warningsSection().list
+	for _, want := range []string{"`scope-sft`: 12 of 386 rows (3.1 %) in train", "`implement-preference`: 1 of 91 rows (1.1 %) in train",
+		"`plan-sft` has no train rows", "one repository (`/repos/click`)", "91 preference pairs beside 1,050 SFT rows",
+		"KTO rows all positive (30)", "3 examples longer than the context window"} {
+		if !slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("warnings %q lack %q", warnings, want)
+		}
+	}
+	if !strings.Contains(md, "## Warnings\n") || strings.Count(md, "\n- ") != len(warnings) {
+		t.Errorf("report.md: want a Warnings section listing the %d warnings:\n%s", len(warnings), md)
+	}
+	if strings.Count(page, "<li>") != len(warnings) || !strings.Contains(page, "<h2>Warnings</h2>") {
+		t.Errorf("report.html: want a Warnings section listing the %d warnings", len(warnings))
+	}
+	if n, want := strings.Count(page, "<figcaption"), len(r.charts()); n != want {
+		t.Errorf("report.html: %d figure captions for %d figures", n, want)
+	}
+	for _, want := range []string{"Examples per 100-token bin of prompt plus completion tokens", "shortest example (340) to its longest (1,840).",
+		"characters / 4 × (1 + 0.1 safety margin)", "lies too far right to draw on this scale", "nothing is sampled, so no interval is drawn"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+// writableRaw is the raw store of a new home, open to write, closed when
+// the test ends.
+func writableRaw(t testing.TB) *kb.Store {
+	t.Helper()
+	raw, err := kb.Open(context.Background(), storetest.Home(t), kb.Raw, kb.Options{Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return raw
 }

@@ -12,7 +12,10 @@ import (
 
 // SchemaVersion is the version of the exported layout and columns; the
 // manifest records it. 2: layouts, kinds, files under <stage>/<kind>/.
-const SchemaVersion = 2
+// 3: metadata columns named cra_* (no trainer reads them: a column named
+// label broke TRL's KTO unpairing), TRL sft rows as prompt and completion
+// (loss on the answer only), TRL rows carry chat_template_kwargs.
+const SchemaVersion = 3
 
 // Layouts: the fields a trainer reads without glue.
 const (
@@ -58,29 +61,31 @@ func (s *shape) keys() string {
 	return strings.Join(names, ",")
 }
 
-// metadata is the columns after a layout's own: where a row came from and
-// why it has its label. Trainers ignore columns they do not read. KTO rows
-// leave out label: their trainers' label column, a boolean, says it.
-func metadata(label bool) []column {
-	cols := []column{
-		field("id", text, func(e *example) *string { return &e.ID }),
-		field("dataset", text, func(e *example) *string { return &e.Dataset }),
-		field("stage", text, func(e *example) *string { return &e.Stage }),
-		field("source", text, func(e *example) *string { return &e.Source }),
-		field("split", text, func(e *example) *string { return &e.Split }),
-		field("repo", text, func(e *example) *string { return &e.RepoPath }),
-		optional("commit", func(e *example) *string { return &e.Commit }),
+// metaPrefix starts every metadata column's name: no trainer reads a
+// column so named, so none mistakes one for a field of its format (TRL's
+// KTO unpairing copies every extra column over its boolean label; a string
+// label column made its sum(label) fail).
+const metaPrefix = "cra_"
+
+// metadata is the columns after a layout's own, the same in every layout
+// and kind: where a row came from and why it has its label. Trainers
+// ignore columns they do not read.
+func metadata() []column {
+	return []column{
+		field(metaPrefix+"id", text, func(e *example) *string { return &e.ID }),
+		field(metaPrefix+"dataset", text, func(e *example) *string { return &e.Dataset }),
+		field(metaPrefix+"stage", text, func(e *example) *string { return &e.Stage }),
+		field(metaPrefix+"source", text, func(e *example) *string { return &e.Source }),
+		field(metaPrefix+"split", text, func(e *example) *string { return &e.Split }),
+		field(metaPrefix+"repo", text, func(e *example) *string { return &e.RepoPath }),
+		optional(metaPrefix+"commit", func(e *example) *string { return &e.Commit }),
+		field(metaPrefix+"label", text, func(e *example) *string { return &e.Label }),
+		optional(metaPrefix+"signal", func(e *example) *string { return &e.Signal }),
+		optional(metaPrefix+"evidence", func(e *example) *string { return &e.Evidence }),
+		field(metaPrefix+"prompt_tokens", int32s, func(e *example) *int { return &e.PromptTokens }),
+		field(metaPrefix+"completion_tokens", int32s, func(e *example) *int { return &e.CompletionTokens }),
+		field(metaPrefix+"created_at", stamps, func(e *example) *stamp { return (*stamp)(&e.CreatedAt) }),
 	}
-	if label {
-		cols = append(cols, field("label", text, func(e *example) *string { return &e.Label }))
-	}
-	return append(cols,
-		optional("signal", func(e *example) *string { return &e.Signal }),
-		optional("evidence", func(e *example) *string { return &e.Evidence }),
-		field("prompt_tokens", int32s, func(e *example) *int { return &e.PromptTokens }),
-		field("completion_tokens", int32s, func(e *example) *int { return &e.CompletionTokens }),
-		field("created_at", stamps, func(e *example) *stamp { return (*stamp)(&e.CreatedAt) }),
-	)
 }
 
 // list is the column name of a list of messages: get(e), never null.
@@ -97,11 +102,13 @@ func list(name string, get func(*example) []kb.Message, set func(*example, []kb.
 var (
 	conversationCol = list("messages", func(e *example) []kb.Message { return e.Messages },
 		func(e *example, v []kb.Message) { e.Messages = v })
-	// A KTO row's prompt and completion: its messages before the last, and
-	// the last (the assistant's).
-	ktoPrompt = list("prompt", func(e *example) []kb.Message { return e.Messages[:len(e.Messages)-1] },
+	// A prompt/completion row (TRL's sft and kto): the completion is the
+	// conversation from its last assistant turn on, the prompt everything
+	// before it; read back, the completion follows the prompt, the order
+	// TRL renders them in (prompt + completion).
+	promptCol = list("prompt", func(e *example) []kb.Message { return e.Messages[:lastAssistant(e.Messages)] },
 		func(e *example, v []kb.Message) { e.Messages = v })
-	ktoCompletion = list("completion", func(e *example) []kb.Message { return e.Messages[len(e.Messages)-1:] },
+	completionCol = list("completion", func(e *example) []kb.Message { return e.Messages[lastAssistant(e.Messages):] },
 		func(e *example, v []kb.Message) { e.Messages = append(e.Messages, v...) })
 	// ktoLabel is KTO's label: true for a desirable completion.
 	ktoLabel = col("label", bools, func(e *example) bool { return e.Label == kb.LabelPositive },
@@ -111,7 +118,34 @@ var (
 				e.Label = kb.LabelPositive
 			}
 		})
+	// templateCol is a TRL row's chat_template_kwargs: SFTTrainer,
+	// DPOTrainer and KTOTrainer pass a row's to apply_chat_template, so the
+	// prompt trained on renders as the one inference sends.
+	templateCol = col("chat_template_kwargs", kwargs, func(e *example) templateKwargs { return templateKwargs{EnableThinking: e.thinking} },
+		func(e *example, v templateKwargs) { e.thinking = v.EnableThinking })
 )
+
+// lastAssistant is the index of the last assistant message of msgs, or 0
+// when there is none (completionMisfit refuses such a row).
+func lastAssistant(msgs []kb.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "assistant" {
+			return i
+		}
+	}
+	return 0
+}
+
+// completionMisfit: a prompt/completion row needs an assistant turn after
+// at least one message of prompt (TRL renders the prompt with a
+// generation prompt after its last turn).
+func completionMisfit(e *example) string {
+	if i := lastAssistant(e.Messages); i == 0 {
+		return fmt.Sprintf("a prompt/completion row needs an assistant turn after a prompt; this one has %d messages%s",
+			len(e.Messages), lastRole(e.Messages))
+	}
+	return ""
+}
 
 // ktoMisfit: a KTO row's last message is the completion, the assistant's.
 func ktoMisfit(e *example) string {
@@ -140,15 +174,15 @@ func single(name string, p func(*example) *[]kb.Message) column {
 var shapes = func() []*shape {
 	// def is a shape: the layout's own columns, then the metadata.
 	def := func(layout, kind string, misfit func(*example) string, own ...column) *shape {
-		return newShape(layout, kind, misfit, append(own, metadata(kind != kb.KindKTO)...)...)
+		return newShape(layout, kind, misfit, append(own, metadata()...)...)
 	}
 	prompt := list("prompt", func(e *example) []kb.Message { return e.Messages }, func(e *example, v []kb.Message) { e.Messages = v })
 	chosen := list("chosen", func(e *example) []kb.Message { return e.Chosen }, func(e *example, v []kb.Message) { e.Chosen = v })
 	rejected := list("rejected", func(e *example) []kb.Message { return e.Rejected }, func(e *example, v []kb.Message) { e.Rejected = v })
 	return []*shape{
-		def(LayoutTRL, kb.KindSFT, nil, conversationCol),
-		def(LayoutTRL, kb.KindPreference, nil, prompt, chosen, rejected),
-		def(LayoutTRL, kb.KindKTO, ktoMisfit, ktoPrompt, ktoCompletion, ktoLabel),
+		def(LayoutTRL, kb.KindSFT, completionMisfit, promptCol, completionCol, templateCol),
+		def(LayoutTRL, kb.KindPreference, nil, prompt, chosen, rejected, templateCol),
+		def(LayoutTRL, kb.KindKTO, ktoMisfit, promptCol, completionCol, ktoLabel, templateCol),
 
 		def(LayoutOpenAI, kb.KindSFT, nil, conversationCol),
 		def(LayoutOpenAI, kb.KindPreference, nil,

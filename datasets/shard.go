@@ -29,7 +29,7 @@ const (
 
 // shard is one output file being written, its rows all of one shape.
 type shard interface {
-	add(e *kb.TrainingExample) error
+	add(e *example) error
 	// finish closes the file and returns its rows, bytes and sha256.
 	finish() (rows int, bytes int64, sum string, err error)
 	// rawBytes is the uncompressed size of the rows added so far.
@@ -105,11 +105,11 @@ func newParquetShard(path string, sh *shape) (*parquetShard, error) {
 	return &parquetShard{shape: sh, out: out, w: w, b: array.NewRecordBuilder(memory.DefaultAllocator, sh.schema)}, nil
 }
 
-func (s *parquetShard) add(e *kb.TrainingExample) error {
+func (s *parquetShard) add(e *example) error {
 	for i, c := range s.shape.cols {
 		c.append(s.b.Field(i), e)
 	}
-	n := rowBytes(e)
+	n := rowBytes(&e.TrainingExample)
 	s.raw += n
 	s.groupRaw += n
 	s.pending++
@@ -169,7 +169,7 @@ func newJSONLShard(path string, sh *shape) (*jsonlShard, error) {
 	return &jsonlShard{shape: sh, out: out, w: bufio.NewWriterSize(out, 1<<20)}, nil
 }
 
-func (s *jsonlShard) add(e *kb.TrainingExample) error {
+func (s *jsonlShard) add(e *example) error {
 	s.w.WriteByte('{')
 	for i, c := range s.shape.cols {
 		v, err := c.toJSON(e)
@@ -185,7 +185,7 @@ func (s *jsonlShard) add(e *kb.TrainingExample) error {
 	}
 	s.w.WriteString("}\n")
 	s.rows++
-	s.raw += rowBytes(e)
+	s.raw += rowBytes(&e.TrainingExample)
 	return nil
 }
 

@@ -249,8 +249,8 @@ type StageData struct {
 	LoggedPositive int // ... of runs that succeeded
 	Distilled      int // distinct distilled targets in training_examples
 	// The same counts in the train split: synthetic by repository and
-	// commit, logged by repository and run (SplitOf), distilled by the
-	// split stored with it; a held-out repository has none.
+	// commit, logged by repository and run (by the SplitRule), distilled by
+	// the split stored with it; a held-out repository has none.
 	SyntheticTrain      int
 	LoggedTrain         int
 	LoggedPositiveTrain int
@@ -258,10 +258,9 @@ type StageData struct {
 }
 
 // DataAvailable counts, per stage, the examples each source holds for the
-// filter's repositories, and how many of them the split rule — SplitOf
-// with validation and holdout, as curate-data would apply it — puts in
-// train.
-func (l *LogAnalysis) DataAvailable(ctx context.Context, f LogFilter, validation float64, holdout map[string]bool) (map[string]StageData, error) {
+// filter's repositories, and how many of them rule, as curate-data would
+// apply it, puts in train.
+func (l *LogAnalysis) DataAvailable(ctx context.Context, f LogFilter, rule SplitRule) (map[string]StageData, error) {
 	out := map[string]StageData{}
 	// Each query gives stage, repository, split unit (commit, run) and two
 	// counts; train says whether the unit trains.
@@ -278,7 +277,7 @@ func (l *LogAnalysis) DataAvailable(ctx context.Context, f LogFilter, validation
 			return nil
 		})
 	}
-	byHash := func(repo, unit string) bool { return SplitOf(repo, unit, validation, holdout) == SplitTrain }
+	byHash := func(repo, unit string) bool { return rule.Split(repo, unit) == SplitTrain }
 	const repoIn = `(len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], repo_path))`
 	if err := add(`SELECT stage, repo_path, commit, count(*), 0 FROM synthetic_targets WHERE `+repoIn+` GROUP BY ALL`, byHash,
 		func(d *StageData, n, _ int, train bool) {
@@ -306,7 +305,7 @@ func (l *LogAnalysis) DataAvailable(ctx context.Context, f LogFilter, validation
 	}
 	// Distilled examples keep the split they were stored with; the unit
 	// column carries it.
-	stored := func(repo, split string) bool { return split == SplitTrain && !holdout[repo] }
+	stored := func(repo, split string) bool { return split == SplitTrain && !rule.HeldOutRepo(repo) }
 	if err := add(`SELECT stage, repo_path, split, count(DISTINCT target_id), 0 FROM training_examples
 			WHERE source = 'distilled' AND `+repoIn+` GROUP BY ALL`, stored,
 		func(d *StageData, n, _ int, train bool) {

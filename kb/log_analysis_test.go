@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
@@ -150,7 +151,7 @@ func TestLogAnalysisSolveRunsAndData(t *testing.T) {
 		if runs, _ := la.SolveRuns(ctx, kb.LogFilter{Repos: []string{"/b"}}); len(runs) != 1 || runs[0].TaskID != "solve-2" {
 			t.Errorf("solve runs on /b: %+v", runs)
 		}
-		data, err := la.DataAvailable(ctx, kb.LogFilter{}, 0, nil)
+		data, err := la.DataAvailable(ctx, kb.LogFilter{}, kb.SplitRule{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,12 +164,12 @@ func TestLogAnalysisSolveRunsAndData(t *testing.T) {
 		if !reflect.DeepEqual(data, wantData) {
 			t.Errorf("data %+v, want %+v", data, wantData)
 		}
-		if data, _ := la.DataAvailable(ctx, kb.LogFilter{Repos: []string{"/b"}}, 0, nil); data["scope"] != (kb.StageData{Synthetic: 1, Logged: 1, LoggedPositive: 1, SyntheticTrain: 1, LoggedTrain: 1, LoggedPositiveTrain: 1}) {
+		if data, _ := la.DataAvailable(ctx, kb.LogFilter{Repos: []string{"/b"}}, kb.SplitRule{}); data["scope"] != (kb.StageData{Synthetic: 1, Logged: 1, LoggedPositive: 1, SyntheticTrain: 1, LoggedTrain: 1, LoggedPositiveTrain: 1}) {
 			t.Errorf("data on /b %+v", data["scope"])
 		}
 		// /b held out: its target, its solve run (the one positive of
 		// scope's two) and plan's only target go to validation.
-		held, err := la.DataAvailable(ctx, kb.LogFilter{}, 0, map[string]bool{"/b": true})
+		held, err := la.DataAvailable(ctx, kb.LogFilter{}, kb.NewSplitRule(config.Curate{HoldoutRepos: []string{"/b"}}, nil))
 		wantHeld := map[string]kb.StageData{
 			"scope": {Synthetic: 2, Logged: 3, LoggedPositive: 2, Distilled: 1, SyntheticTrain: 1, LoggedTrain: 2, LoggedPositiveTrain: 1, DistilledTrain: 1},
 			"plan":  {Synthetic: 1}}
@@ -177,7 +178,7 @@ func TestLogAnalysisSolveRunsAndData(t *testing.T) {
 		}
 		// A validation fraction of 1 puts every commit and run in
 		// validation; distilled rows keep their stored split.
-		all, err := la.DataAvailable(ctx, kb.LogFilter{}, 1, nil)
+		all, err := la.DataAvailable(ctx, kb.LogFilter{}, kb.NewSplitRule(config.Curate{ValidationFraction: 1}, nil))
 		wantAll := map[string]kb.StageData{"scope": {Synthetic: 2, Logged: 3, LoggedPositive: 2, Distilled: 1, DistilledTrain: 1}, "plan": {Synthetic: 1}}
 		if err != nil || !reflect.DeepEqual(all, wantAll) {
 			t.Errorf("validation fraction 1: data %+v, %v; want %+v", all, err, wantAll)

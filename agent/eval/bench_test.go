@@ -54,7 +54,7 @@ func BenchmarkEvalTask(b *testing.B) {
 	if _, err := bootstrap.Run(ctx, home, []string{repo}, bootstrap.Options{Jobs: 2, Filter: cfg.Bootstrap}); err != nil {
 		b.Fatal(err)
 	}
-	sel := eval.Selection{Split: eval.SplitValidation, Validation: cfg.Curate.ValidationFraction, Sample: benchTasks(), Seed: 1}
+	sel := eval.Selection{Split: eval.SplitValidation, Rule: kb.NewSplitRule(cfg.Curate, nil), Sample: benchTasks(), Seed: 1}
 	s, err := kb.Open(ctx, home, kb.Raw, kb.Options{})
 	if err != nil {
 		b.Fatal(err)

@@ -1,6 +1,6 @@
 // Package eval replays the agent on held-out history (cra eval): tasks are
 // bootstrap's synthetic tasks that curate-data never puts in a train split
-// (kb.SplitOf); each runs the real pipeline and orchestrator in a worktree
+// (kb.SplitRule); each runs the real pipeline and orchestrator in a worktree
 // at the commit's parent, over a knowledge base of that parent revision,
 // and is scored stage by stage against the commit's ground truth. A named
 // stage can be replaced by its ground truth (oracle substitution), so the

@@ -53,7 +53,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 func (f *fixture) selection() eval.Selection {
-	return eval.Selection{Split: eval.SplitAll, Validation: f.cfg.Curate.ValidationFraction, Seed: 1}
+	return eval.Selection{Split: eval.SplitAll, Rule: kb.NewSplitRule(f.cfg.Curate, nil), Seed: 1}
 }
 
 // plant makes the fake model answer from ground truth, with errors at
@@ -228,7 +228,7 @@ func TestEvalOfAMergedBranch(t *testing.T) {
 	if _, err := bootstrap.Run(context.Background(), f.home, []string{r.Dir}, bootstrap.Options{Jobs: 1, Filter: f.cfg.Bootstrap}); err != nil {
 		t.Fatal(err)
 	}
-	sel := eval.Selection{Split: eval.SplitHoldout, Holdout: map[string]bool{kb.CanonicalPath(r.Dir): true}, Seed: 1}
+	sel := eval.Selection{Split: eval.SplitHoldout, Rule: kb.NewSplitRule(f.cfg.Curate, []string{r.Dir}), Seed: 1}
 	s, err := kb.Open(context.Background(), f.home, kb.Raw, kb.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -30,12 +30,11 @@ type Task struct {
 
 // Selection says which held-out tasks an eval runs.
 type Selection struct {
-	Repos      []string // canonical paths; nil for every mined repository
-	Split      string
-	Holdout    map[string]bool // [curate] holdout_repos
-	Validation float64         // [curate] validation_fraction
-	Sample     int             // 0: every task
-	Seed       int64
+	Repos  []string // canonical paths; nil for every mined repository
+	Split  string
+	Rule   kb.SplitRule // curate-data's split rule: what it holds out, eval runs on
+	Sample int          // 0: every task
+	Seed   int64
 }
 
 // UsageError is a selection that names nothing to run.
@@ -67,6 +66,10 @@ func Select(ctx context.Context, raw *sql.DB, sel Selection) ([]Task, error) {
 			return nil, &UsageError{fmt.Sprintf("--repos %s: not a mined repository (mined: %v)", r, mined)}
 		}
 	}
+	rule, err := sel.Rule.WithGroups(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := raw.QueryContext(ctx, `SELECT k.id, k.repo_path, k.commit, k.parent, k.task, k.committed_at,
 		json_group_object(t.stage, t.target)::VARCHAR
 		FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
@@ -83,7 +86,7 @@ func Select(ctx context.Context, raw *sql.DB, sel Selection) ([]Task, error) {
 		if err := rows.Scan(&t.ID, &t.Repo, &t.Commit, &t.Parent, &t.Text, &t.CommittedAt, &targets); err != nil {
 			return nil, err
 		}
-		if sel.Repos != nil && !slices.Contains(sel.Repos, t.Repo) || !heldOut(t, sel) {
+		if sel.Repos != nil && !slices.Contains(sel.Repos, t.Repo) || !heldOut(t, sel.Split, rule) {
 			continue
 		}
 		if err := json.Unmarshal([]byte(targets), &t.Truth); err != nil {
@@ -100,16 +103,17 @@ func Select(ctx context.Context, raw *sql.DB, sel Selection) ([]Task, error) {
 	return sample(repos, byRepo, sel), nil
 }
 
-// heldOut applies the split rule curate-data splits by.
-func heldOut(t Task, sel Selection) bool {
-	holdout := sel.Holdout[t.Repo]
-	switch sel.Split {
+// heldOut says whether t is in split by the rule curate-data splits by: a
+// merged branch's task and its parts are held out together.
+func heldOut(t Task, split string, rule kb.SplitRule) bool {
+	holdout := rule.HeldOutRepo(t.Repo)
+	switch split {
 	case SplitHoldout:
 		return holdout
 	case SplitValidation:
-		return !holdout && kb.SplitOf(t.Repo, t.Commit, sel.Validation, nil) == kb.SplitValidation
+		return !holdout && rule.Split(t.Repo, t.Commit) == kb.SplitValidation
 	}
-	return kb.SplitOf(t.Repo, t.Commit, sel.Validation, sel.Holdout) == kb.SplitValidation
+	return rule.Split(t.Repo, t.Commit) == kb.SplitValidation
 }
 
 // sample draws sel.Sample tasks stratified by repository.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/ingest"
 	"github.com/cra-dev/cra/ingest/lang"
@@ -86,16 +87,9 @@ type stubModel struct{}
 func (stubModel) Close() error { return nil }
 
 func (stubModel) Complete(_ context.Context, req llm.Request) (llm.Response, error) {
-	var text string
+	text, ok := oneNotesPart(req.System)
 	switch {
-	case strings.HasPrefix(req.System, "You read a coding task"):
-		text = `{"summary": "", "files": [], "symbols": [], "keywords": []}`
-	case strings.HasPrefix(req.System, "You select the files"):
-		text = `{"relevant": []}`
-	case strings.HasPrefix(req.System, "You decide how much"):
-		text = `{"symbols": {}}`
-	case strings.HasPrefix(req.System, "You split a large task"):
-		text = `{"task_summary": "", "parts": [{"id": "p1", "description": "notes", "affected_files": [], "depends_on": []}], "rationale": ""}`
+	case ok:
 	case strings.HasPrefix(req.System, "You plan one part"):
 		var steps []string
 		for i := 1; i <= benchSteps; i++ {
@@ -107,19 +101,28 @@ func (stubModel) Complete(_ context.Context, req llm.Request) (llm.Response, err
 		text = fmt.Sprintf("<edit file=\"bench_note_%s.txt\">\n<search>\n</search>\n<replacement>\nnote %s\n</replacement>\n</edit>", id, id)
 	case strings.HasPrefix(req.System, "You revise a plan"):
 		var left []string
-		if _, rest, ok := strings.Cut(req.Prompt, "\nRemaining steps:\n"); ok {
-			for _, line := range strings.Split(rest, "\n") {
-				id, ok := strings.CutPrefix(line, "- s")
-				if !ok {
-					break
-				}
-				n, _, _ := strings.Cut(id, ":")
-				left = append(left, fmt.Sprintf(`{"id": "s%s", "description": "note %s", "target_files": ["bench_note_%s.txt"], "target_symbols": [], "depends_on": []}`, n, n, n))
-			}
+		for _, id := range prompt.RemainingSteps(req.Prompt) {
+			left = append(left, fmt.Sprintf(`{"id": %q, "keep": true}`, id))
 		}
 		text = `{"revised_steps": [` + strings.Join(left, ", ") + `], "rationale": "", "changes_made": []}`
 	}
 	return llm.Response{Text: text}, nil
+}
+
+// oneNotesPart answers the passes before a part plan for a stub model:
+// nothing found by retrieval, one part p1; ok is false for other passes.
+func oneNotesPart(system string) (text string, ok bool) {
+	switch {
+	case strings.HasPrefix(system, "You read a coding task"):
+		return `{"summary": "", "files": [], "symbols": [], "keywords": []}`, true
+	case strings.HasPrefix(system, "You select the files"):
+		return `{"relevant": []}`, true
+	case strings.HasPrefix(system, "You decide how much"):
+		return `{"symbols": {}}`, true
+	case strings.HasPrefix(system, "You split a large task"):
+		return `{"task_summary": "", "parts": [{"id": "p1", "description": "notes", "affected_files": [], "depends_on": []}], "rationale": ""}`, true
+	}
+	return "", false
 }
 
 func between(s, from, to string) string {

@@ -647,8 +647,8 @@ func (r *runner) attempt(ctx context.Context, p *passRun, part schema.MetaPart, 
 	return a, r.wt.Reset(ctx)
 }
 
-// adjust is the adjustment pass after a step (always): its revised steps
-// replace the remaining ones. An adjustment that stays unusable for
+// adjust is the adjustment pass after a step (always): its steps replace
+// the remaining ones, a kept one as the plan gave it. An adjustment that stays unusable for
 // [orchestrator] max_adjustment_rounds rounds leaves them as they were.
 func (r *runner) adjust(ctx context.Context, part schema.MetaPart, done, remaining []schema.PlanStep, last StepOutcome) ([]schema.PlanStep, error) {
 	after := done[len(done)-1].ID
@@ -681,13 +681,13 @@ func (r *runner) adjust(ctx context.Context, part schema.MetaPart, done, remaini
 				}
 				in.Files = pkg.Files
 				adj, err = askPass(ctx, p, "adjustment", prompt.PlanPrompt(prompt.PlanAdjustment, in), func(text string) (schema.PlanAdjustment, error) {
-					return prompt.ParseAdjustment(text, doneIDs...)
+					return prompt.ParseAdjustment(text, doneIDs, remaining)
 				})
 				return err
 			})
 		switch {
 		case err == nil:
-			return adj.RevisedSteps, nil
+			return adj.Steps(), nil
 		case !isPassFailure(err):
 			return nil, err
 		}

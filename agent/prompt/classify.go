@@ -89,7 +89,8 @@ func filesOf(user, marker string, next ...string) []string {
 }
 
 // RemainingSteps are the ids of the steps an adjustment prompt lists as
-// left to do, in order.
+// left to do, in order (a step's indented lines and blank lines within
+// the list skipped).
 func RemainingSteps(user string) []string {
 	_, rest, ok := strings.Cut(user, "\nRemaining steps:\n")
 	if !ok {
@@ -97,6 +98,9 @@ func RemainingSteps(user string) []string {
 	}
 	var ids []string
 	for _, line := range strings.Split(rest, "\n") {
+		if line == "" || strings.HasPrefix(line, "  ") {
+			continue
+		}
 		item, ok := strings.CutPrefix(line, "- ")
 		if !ok {
 			break

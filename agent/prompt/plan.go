@@ -37,9 +37,10 @@ const (
 const (
 	planSchema       = `Answer with one JSON object: {"task_summary": "...", "affected_files": [{"path": "...", "role": "modify|create|delete", "changes": [{"symbol": "Class.method or <module>", "action": "modify|add|delete|rename", "description": "what changes and why", "depends_on": ["path:Symbol"], "depended_by": ["path:Symbol"]}]}], "execution_order": ["paths, dependencies first"], "rationale": "..."}. No code in the plan.`
 	metaSchema       = `Answer with one JSON object: {"task_summary": "...", "parts": [{"id": "p1", "description": "what the part achieves", "affected_files": ["paths"], "depends_on": ["ids of parts that must be done first"]}], "rationale": "..."}. At least one part; ids unique; no cycle in depends_on. No code in the plan.`
-	stepSchema       = `{"id": "s1", "description": "what to change", "target_files": ["paths"], "target_symbols": ["Class.method"], "depends_on": ["ids of steps that must be done first"]}`
+	stepFields       = `"description": "what to change", "target_files": ["paths"], "target_symbols": ["Class.method"], "depends_on": ["ids of steps that must be done first"]}`
+	stepSchema       = `{"id": "s1", ` + stepFields
 	partSchema       = `Answer with one JSON object: {"part_id": "the part's id", "task_summary": "...", "steps": [` + stepSchema + `], "rationale": "..."}. At least one step; each small enough to implement in one pass; ids unique; no cycle in depends_on. No code in the plan.`
-	adjustmentSchema = `Answer with one JSON object: {"revised_steps": [` + stepSchema + `], "rationale": "...", "changes_made": ["what you changed and why"]}. Revise only the steps left: done steps stay done (a revised step may depend on them; none may reuse their ids). An empty revised_steps means nothing is left to do.`
+	adjustmentSchema = `Answer with one JSON object: {"revised_steps": [{"id": "s2", "keep": true}, {"id": "s4", ` + stepFields + `], "rationale": "...", "changes_made": ["what you changed and why"]}. revised_steps are the steps left after your answer, in the order to do them: keep a remaining step unchanged with {"id": "...", "keep": true} and nothing else (its files, symbols and dependencies stay as listed); write a step out in full, without keep, to revise it (a remaining step's id) or to add one (a new id); leave a remaining step out to drop it. Done steps stay done (a step may depend on them; none may reuse their ids). An empty revised_steps means nothing is left to do.`
 )
 
 var planSystems = map[string]string{
@@ -58,7 +59,7 @@ func PlanPrompt(kind string, in PlanInput) Prompt {
 		fmt.Fprintf(&b, "\nPart %s to plan:\n%s\nFiles: %s\n", in.Part.ID, strings.TrimSpace(in.Part.Description), strings.Join(in.Part.AffectedFiles, ", "))
 	}
 	writeSteps(&b, "Completed steps", in.Done)
-	writeSteps(&b, "Remaining steps", in.Remaining)
+	writeRemaining(&b, in.Remaining)
 	if in.TestResults != "" {
 		fmt.Fprintf(&b, "\n<test_results>\n%s\n</test_results>\n", strings.TrimSpace(in.TestResults))
 	}
@@ -84,6 +85,42 @@ func writeSteps(b *strings.Builder, title string, steps []schema.PlanStep) {
 		}
 		b.WriteString("\n")
 	}
+}
+
+// writeRemaining lists the steps left as the plan gave them, files,
+// symbols and dependencies included, under the answer's own field names:
+// a model that keeps a step by its id sees what it keeps, and one that
+// revises a step starts from all of it rather than guessing its targets.
+func writeRemaining(b *strings.Builder, steps []schema.PlanStep) {
+	if len(steps) == 0 {
+		return
+	}
+	b.WriteString("\nRemaining steps:\n")
+	for _, s := range steps {
+		fmt.Fprintf(b, "- %s: %s\n", s.ID, indent(strings.TrimSpace(s.Description)))
+		fmt.Fprintf(b, "  target_files: %s\n", listOrNone(s.TargetFiles))
+		fmt.Fprintf(b, "  target_symbols: %s\n", listOrNone(s.TargetSymbols))
+		fmt.Fprintf(b, "  depends_on: %s\n", listOrNone(s.DependsOn))
+	}
+}
+
+// indent indents a description's later lines under its step (blank lines
+// stay blank), so the list reads back by RemainingSteps.
+func indent(text string) string {
+	lines := strings.Split(text, "\n")
+	for i := 1; i < len(lines); i++ {
+		if lines[i] != "" {
+			lines[i] = "  " + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "(none)"
+	}
+	return strings.Join(xs, ", ")
 }
 
 // RenderPlan is the exact response text ParsePlan accepts for p.
@@ -157,21 +194,39 @@ func ParsePartPlan(text string) (schema.PartPlan, error) {
 	return p, p.Validate()
 }
 
-// RenderAdjustment is the exact response text ParseAdjustment accepts for a.
+// RenderAdjustment is the exact response text ParseAdjustment accepts
+// for a: a kept step as its id and keep alone, as a model keeping it
+// writes it, a revised or added step in full.
 func RenderAdjustment(a schema.PlanAdjustment) string {
-	a.RevisedSteps = steps(a.RevisedSteps)
-	a.ChangesMade = nonNil(a.ChangesMade)
-	return encodeJSON(a)
+	type kept struct {
+		ID   string `json:"id"`
+		Keep bool   `json:"keep"`
+	}
+	type answer struct {
+		RevisedSteps []any    `json:"revised_steps"`
+		Rationale    string   `json:"rationale"`
+		ChangesMade  []string `json:"changes_made"`
+	}
+	out := answer{RevisedSteps: []any{}, Rationale: a.Rationale, ChangesMade: nonNil(a.ChangesMade)}
+	for _, s := range a.RevisedSteps {
+		if s.Keep {
+			out.RevisedSteps = append(out.RevisedSteps, kept{ID: s.ID, Keep: true})
+			continue
+		}
+		out.RevisedSteps = append(out.RevisedSteps, steps([]schema.PlanStep{s.PlanStep})[0])
+	}
+	return encodeJSON(out)
 }
 
-// ParseAdjustment reads an adjustment response and validates it against the
-// ids of the steps already done.
-func ParseAdjustment(text string, done ...string) (schema.PlanAdjustment, error) {
+// ParseAdjustment reads an adjustment response given the ids of the steps
+// done and the steps left: kept steps come back as the plan gave them
+// (schema.PlanAdjustment.Resolve, which validates the rest).
+func ParseAdjustment(text string, done []string, remaining []schema.PlanStep) (schema.PlanAdjustment, error) {
 	var a schema.PlanAdjustment
 	if err := decodeJSON(text, &a); err != nil {
 		return a, fmt.Errorf("adjustment: %w", err)
 	}
-	return a, a.Validate(done...)
+	return a.Resolve(done, remaining)
 }
 
 // steps is ss with every list present, as rendered answers write them.

@@ -35,8 +35,11 @@ func TestPromptsGolden(t *testing.T) {
 		"part_plan": PlanPrompt(PlanPart, PlanInput{Task: task, Files: []ContextFile{{Path: "app/store.py", Symbols: []ContextSymbol{{Tier: "type_context", Text: "class Store:"}}}},
 			Part: &schema.MetaPart{ID: "p1", Description: "Give Store.get a default", AffectedFiles: []string{"app/store.py"}}}),
 		"adjustment": PlanPrompt(PlanAdjustment, PlanInput{Task: task,
-			Done:         []schema.PlanStep{{ID: "s1", Description: "Add the default parameter"}},
-			Remaining:    []schema.PlanStep{{ID: "s2", Description: "Update the callers", DependsOn: []string{"s1"}}},
+			Done: []schema.PlanStep{{ID: "s1", Description: "Add the default parameter"}},
+			Remaining: []schema.PlanStep{
+				{ID: "s2", Description: "Update the callers", TargetFiles: []string{"app/api.py", "app/cli.py"}, TargetSymbols: []string{"handler", "main"}, DependsOn: []string{"s1"}},
+				{ID: "s3", Description: "Test the default", TargetFiles: []string{"tests/test_store.py"}},
+			},
 			TestResults:  "FAILED tests/test_api.py::test_missing - TypeError",
 			PriorChanges: "--- a/app/store.py\n+++ b/app/store.py\n-    def get(self, key):\n+    def get(self, key, default=None):"}),
 		"enrich": EnrichPrompt(EnrichInput{Path: "app/store.py", Language: "python", Symbols: []string{"Store"},
@@ -145,16 +148,21 @@ func TestPlanPassesRoundTripAndValidate(t *testing.T) {
 		Steps: []schema.PlanStep{{ID: "s1", Description: "change s1", TargetFiles: []string{"a.py"}, TargetSymbols: []string{"f"}, DependsOn: []string{}}, st("s2", "s1")}}) {
 		t.Errorf("part plan: %+v, %v", got, err)
 	}
-	adj := schema.PlanAdjustment{RevisedSteps: []schema.PlanStep{st("s3", "s1")}, Rationale: "r", ChangesMade: []string{"s2 split"}}
-	if got, err := ParseAdjustment(RenderAdjustment(adj), "s1"); err != nil || !reflect.DeepEqual(got, adj) {
+	left := []schema.PlanStep{st("s2", "s1"), st("s4")}
+	adj := schema.PlanAdjustment{RevisedSteps: []schema.AdjustedStep{schema.Written(st("s3", "s1")), schema.Kept(left[0])}, Rationale: "r", ChangesMade: []string{"s2 split"}}
+	text := RenderAdjustment(adj)
+	if got, err := ParseAdjustment(text, []string{"s1"}, left); err != nil || !reflect.DeepEqual(got, adj) {
 		t.Errorf("adjustment: %+v, %v", got, err)
+	}
+	if !strings.Contains(text, "{\n      \"id\": \"s2\",\n      \"keep\": true\n    }") {
+		t.Errorf("a kept step is not written as its id alone:\n%s", text)
 	}
 	for name, err := range map[string]error{
 		"meta with a cycle":          second(ParseMetaPlan(`{"task_summary": "t", "parts": [{"id": "a", "description": "", "affected_files": [], "depends_on": ["b"]}, {"id": "b", "description": "", "affected_files": [], "depends_on": ["a"]}], "rationale": ""}`)),
 		"meta in the plan schema":    second(ParseMetaPlan(RenderPlan(schema.PlanArtifact{TaskSummary: "t"}))),
 		"part without steps":         second(ParsePartPlan(`{"part_id": "p1", "task_summary": "t", "steps": [], "rationale": ""}`)),
-		"adjustment of a done step":  second(ParseAdjustment(RenderAdjustment(schema.PlanAdjustment{RevisedSteps: []schema.PlanStep{st("s1")}}), "s1")),
-		"adjustment unknown step id": second(ParseAdjustment(RenderAdjustment(schema.PlanAdjustment{RevisedSteps: []schema.PlanStep{st("s3", "s9")}}), "s1")),
+		"adjustment of a done step":  second(ParseAdjustment(RenderAdjustment(schema.PlanAdjustment{RevisedSteps: []schema.AdjustedStep{schema.Written(st("s1"))}}), []string{"s1"}, nil)),
+		"adjustment unknown step id": second(ParseAdjustment(RenderAdjustment(schema.PlanAdjustment{RevisedSteps: []schema.AdjustedStep{schema.Written(st("s3", "s9"))}}), []string{"s1"}, nil)),
 	} {
 		if err == nil {
 			t.Errorf("%s: parsed without an error", name)
@@ -163,6 +171,46 @@ func TestPlanPassesRoundTripAndValidate(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// ParseAdjustment applies kept steps as the plan gave them and refuses a
+// keep it cannot apply; the answers are what a model writes.
+func TestParseAdjustment(t *testing.T) {
+	done := []string{"s1"}
+	left := []schema.PlanStep{
+		{ID: "s2", Description: "Update the callers", TargetFiles: []string{"app/api.py"}, TargetSymbols: []string{"handler"}, DependsOn: []string{"s1"}},
+		{ID: "s3", Description: "Test it", TargetFiles: []string{"tests/test_api.py"}, DependsOn: []string{"s2"}},
+	}
+	added := schema.PlanStep{ID: "s4", Description: "Document it", TargetFiles: []string{"README.md"}, TargetSymbols: []string{}, DependsOn: []string{"s2"}}
+	for _, tc := range []struct {
+		name, answer string
+		want         []schema.PlanStep // when valid
+		err          string            // when not
+	}{
+		{"keep all", `{"revised_steps": [{"id": "s2", "keep": true}, {"id": "s3", "keep": true}], "rationale": "on", "changes_made": []}`, left, ""},
+		{"keep, add and drop", `{"revised_steps": [{"id": "s2", "keep": true}, {"id": "s4", "description": "Document it", "target_files": ["README.md"], "target_symbols": [], "depends_on": ["s2"]}], "rationale": "", "changes_made": ["s3 dropped"]}`,
+			[]schema.PlanStep{left[0], added}, ""},
+		{"keep restating the plan", `{"revised_steps": [{"id": "s2", "keep": true, "target_files": ["app/api.py"]}], "rationale": "", "changes_made": []}`, left[:1], ""},
+		{"empty adjustment", `{"revised_steps": [], "rationale": "done", "changes_made": []}`, []schema.PlanStep{}, ""},
+		{"keep an unknown id", `{"revised_steps": [{"id": "s9", "keep": true}], "rationale": "", "changes_made": []}`, nil, `keeps step "s9", which is not a step left (left: s2, s3)`},
+		{"keep a done id", `{"revised_steps": [{"id": "s1", "keep": true}], "rationale": "", "changes_made": []}`, nil, `"s1" is done already: it cannot be kept`},
+		{"keep and revise in one entry", `{"revised_steps": [{"id": "s2", "keep": true, "target_files": ["app/cli.py"]}], "rationale": "", "changes_made": []}`, nil, `"s2" is both kept and revised`},
+		{"keep and revise in two entries", `{"revised_steps": [{"id": "s2", "keep": true}, {"id": "s2", "description": "x", "target_files": [], "target_symbols": [], "depends_on": []}], "rationale": "", "changes_made": []}`, nil, `"s2" is both kept and revised`},
+		{"keep a step whose dependency was dropped", `{"revised_steps": [{"id": "s3", "keep": true}], "rationale": "", "changes_made": []}`, nil, `"s3" depends on "s2"`},
+		{"an unknown field", `{"revised_steps": [{"id": "s2", "kept": true}], "rationale": "", "changes_made": []}`, nil, `unknown field "kept"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseAdjustment(tc.answer, done, left)
+			switch {
+			case tc.err == "" && err != nil:
+				t.Fatalf("%v, want valid", err)
+			case tc.err == "" && !reflect.DeepEqual(got.Steps(), tc.want):
+				t.Errorf("steps %+v, want %+v", got.Steps(), tc.want)
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Errorf("%v, want an error with %q", err, tc.err)
+			}
+		})
+	}
+}
 
 // An oracle reads back what the renderers wrote: the stage of each system
 // prompt, the task, an implement step's files, an adjustment's steps left.
@@ -180,7 +228,7 @@ func TestReadingPromptsBack(t *testing.T) {
 		{"plan", PlanPrompt(PlanAtomic, PlanInput{Task: task}), PlanAtomic},
 		{"meta plan", AskAgain(PlanPrompt(PlanMeta, PlanInput{Task: task}), "{", errors.New("bad")), PlanMeta},
 		{"part plan", PlanPrompt(PlanPart, PlanInput{Task: task, Part: &schema.MetaPart{ID: "p1"}}), PlanPart},
-		{"adjustment", PlanPrompt(PlanAdjustment, PlanInput{Task: task, Remaining: []schema.PlanStep{{ID: "s3"}, {ID: "s4"}}}), PlanAdjustment},
+		{"adjustment", PlanPrompt(PlanAdjustment, PlanInput{Task: task, Remaining: []schema.PlanStep{{ID: "s3", Description: "Fix add\n\n- not sub", TargetFiles: []string{"calc.py"}}, {ID: "s4"}}}), PlanAdjustment},
 		{"implement", ImplementPrompt(ImplementInput{Task: task, Step: &step, Files: []File{{Path: "calc.py", Content: "x\n"}}}), schema.StageImplement},
 	}
 	for _, c := range cases {

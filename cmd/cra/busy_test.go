@@ -57,6 +57,7 @@ func TestCurateDataLocksTheDatasetName(t *testing.T) {
 	home := newHome(t)
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
+	trainAll(t, home)
 	held, err := kb.LockInput(context.Background(), home, curate.DatasetLock, "rel", "cra curate-data --name rel (the other run)", 0)
 	if err != nil {
 		t.Fatal(err)

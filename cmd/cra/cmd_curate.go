@@ -145,11 +145,6 @@ func (a *app) runCurate(ctx context.Context, opts curateOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.holdoutRepos == nil {
-		for _, r := range cfg.Curate.HoldoutRepos {
-			opts.holdoutRepos = append(opts.holdoutRepos, kb.CanonicalPath(r))
-		}
-	}
 	copts := curate.Options{MemoryLimit: memoryLimit(), Name: opts.name, Sources: opts.sources, Kinds: opts.kinds, PositiveFraction: opts.positive, Stages: opts.stages, Repos: opts.repos, HoldoutRepos: opts.holdoutRepos,
 		Curate: cfg.Curate, Budget: budget, Log: a.log, Wait: opts.wait, ValidationOnly: opts.validationOnly}
 	if opts.trainingPlan != "" {

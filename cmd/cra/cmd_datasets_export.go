@@ -31,16 +31,20 @@ func (a *app) datasetsExportCommand() *cli.Command {
 		ArgsUsage: "NAME[@VERSION]",
 		Description: "Files are <stage>/<kind>/<split>-NNNNN-of-NNNNN.<ext>, one Hugging Face config per stage and kind\n" +
 			"(kinds: sft, preference, kto). --layout names the fields each kind's rows get:\n" +
-			"  trl      TRL's conversational formats: sft {messages}; preference {prompt, chosen, rejected};\n" +
-			"           kto {prompt, completion, label (boolean)}: SFTTrainer, DPOTrainer, KTOTrainer\n" +
+			"  trl      TRL's conversational formats: sft {prompt, completion} (loss on the answer only);\n" +
+			"           preference {prompt, chosen, rejected}; kto {prompt, completion, label (boolean)}; every row\n" +
+			"           with chat_template_kwargs {enable_thinking: models.think}: SFTTrainer, DPOTrainer, KTOTrainer\n" +
 			"  openai   OpenAI fine-tuning: sft {messages}; preference {input: {messages}, preferred_output,\n" +
-			"           non_preferred_output} (DPO). No kto format: a dataset with kto rows needs --kinds sft,preference\n" +
+			"           non_preferred_output} (DPO). No kto format: a dataset with kto rows needs --kinds sft,preference.\n" +
+			"           One file per split (shards past the size keep 10 rows or more); a split of fewer than 10\n" +
+			"           rows, which OpenAI refuses, is written with a warning\n" +
 			"  axolotl  sft {messages} (type chat_template); preference {messages, chosen, rejected} with one message\n" +
 			"           each (chat_template.default); kto {system, prompt, completion} as text and label (boolean)\n" +
 			"           (chatml.ultra, llama3.ultra); a kto prompt must be one system and one user turn\n" +
-			"Every row also carries id, dataset, stage, source, split, repo, commit, label, signal, evidence,\n" +
-			"prompt_tokens, completion_tokens and created_at, which trainers ignore. The dataset card (README.md)\n" +
-			"shows how to load each config with the layout's trainer.",
+			"Every row also carries cra_id, cra_dataset, cra_stage, cra_source, cra_split, cra_repo, cra_commit,\n" +
+			"cra_label, cra_signal, cra_evidence, cra_prompt_tokens, cra_completion_tokens and cra_created_at,\n" +
+			"which no trainer reads. The dataset card (README.md) declares each config's features and shows how\n" +
+			"to load each config with the layout's trainer.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: datasets.FormatParquet, Usage: "parquet or jsonl"},
 			&cli.StringFlag{Name: "layout", Value: datasets.LayoutTRL, Usage: "trl, openai or axolotl: the fields each kind's rows get (see above)"},
@@ -100,7 +104,7 @@ func (a *app) runDatasetsExport(ctx context.Context, opts exportOptions) error {
 			opts.ref.Version = d.Version
 		}
 		m, err = datasets.Export(ctx, q, opts.ref, datasets.ExportOptions{Format: opts.format, Layout: opts.layout, Kinds: opts.kinds,
-			Out: opts.out, ShardBytes: int64(cfg.Curate.ShardMaxMB) << 20})
+			Out: opts.out, ShardBytes: int64(cfg.Curate.ShardMaxMB) << 20, EnableThinking: cfg.Models.Think})
 		return err
 	})
 	if errors.As(err, new(*datasets.NotEmptyError)) || errors.As(err, new(*datasets.LayoutError)) {
@@ -108,6 +112,9 @@ func (a *app) runDatasetsExport(ctx context.Context, opts exportOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	for _, w := range m.Warnings {
+		a.log.Warn(w)
 	}
 	if a.json {
 		return a.writeJSON(m)

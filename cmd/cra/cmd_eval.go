@@ -122,19 +122,10 @@ func (a *app) runEval(ctx context.Context, opts evalOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.holdoutRepos == nil {
-		for _, r := range cfg.Curate.HoldoutRepos {
-			opts.holdoutRepos = append(opts.holdoutRepos, kb.CanonicalPath(r))
-		}
-	}
-	holdout := map[string]bool{}
-	for _, r := range opts.holdoutRepos {
-		holdout[r] = true
-	}
 	p := a.startProgress()
 	rep, err := eval.Run(ctx, eval.Options{Home: a.home.Dir, Config: cfg, Name: opts.name, Oracle: opts.oracle, Stages: opts.stages,
 		Jobs: opts.jobs, Compare: opts.compare, Wait: opts.wait, Log: a.log, Progress: p,
-		Selection: eval.Selection{Repos: opts.repos, Split: opts.split, Holdout: holdout, Validation: cfg.Curate.ValidationFraction,
+		Selection: eval.Selection{Repos: opts.repos, Split: opts.split, Rule: kb.NewSplitRule(cfg.Curate, opts.holdoutRepos),
 			Sample: opts.sample, Seed: opts.seed},
 		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
 			Source: func(p string) bool { return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p) }}})

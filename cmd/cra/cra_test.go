@@ -45,6 +45,15 @@ func newHome(t testing.TB) string {
 	return home
 }
 
+// trainAll sets [curate] validation_fraction = 0 in home: a test home
+// mines a commit or two from a repository in a temporary directory, whose
+// hashes change with every run, so under the default fraction its dataset
+// is now and then validation only, and curate-data refuses it.
+func trainAll(t *testing.T, home string) {
+	t.Helper()
+	setCfg(t, home, "[curate]\n", "[curate]\nvalidation_fraction = 0.0\n")
+}
+
 // fixtureHome is a home whose raw store holds rows exercising every value
 // shape the formats must handle: NULLs, lists, JSON, times, newlines, quotes
 // and non-ASCII text.

@@ -107,8 +107,8 @@ func TestCurateDataFromLoggedRuns(t *testing.T) {
 		"evidence->>'tests_passed', len(messages), chosen[1].role " + solveRows + " AND signal = 'coder_retry'"); !strings.HasSuffix(got, "\ntrue,true,false,true,2,assistant\n") {
 		t.Errorf("the coder retry pair:\n%s", got)
 	}
-	if got := q("SELECT chosen[1].content LIKE '%docstring saying it returns twice x%', rejected[1].content LIKE '%\"Document double\"%' " +
-		solveRows + " AND signal = 'adjustment'"); !strings.HasSuffix(got, "\ntrue,true\n") {
+	if got := q("SELECT chosen[1].content LIKE '%docstring saying it returns twice x%', rejected[1].content LIKE '%\"keep\": true%', rejected[1].content NOT LIKE '%Document double%' " +
+		solveRows + " AND signal = 'adjustment'"); !strings.HasSuffix(got, "\ntrue,true,true\n") {
 		t.Errorf("the adjustment pair:\n%s", got)
 	}
 	// An eval pair: the wrong scope answer rejected, the ground truth

@@ -16,6 +16,7 @@ func TestCurateDataCommand(t *testing.T) {
 	r.Write("app/api.py", "from app.store import Store\n\n\ndef handler(key):\n    return Store().get(key, 'none')\n")
 	r.Commit("Return none from handler when Store.get finds nothing")
 	mustRun(t, home, "bootstrap", r.Dir)
+	trainAll(t, home)
 
 	var sum struct {
 		Dataset  string                    `json:"dataset"`
@@ -71,6 +72,7 @@ func TestCurateDataVersionsAndRefusals(t *testing.T) {
 	home := newHome(t)
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
+	trainAll(t, home)
 	mustRun(t, home, "curate-data", "--name", "rel")
 	count := func() string {
 		return mustRun(t, home, "sql", "--format", "csv", "SELECT version, count(*) FROM raw.training_examples WHERE dataset = 'rel' GROUP BY 1 ORDER BY 1")

@@ -28,7 +28,9 @@ func TestDatasetsShowReport(t *testing.T) {
 	report := readText(t, md)
 	for _, want := range []string{"# Dataset ds@2", "## What changed since v1", "4 examples added, 0 examples removed",
 		"| scope | sft | validation | 0 | 1 | +1 |", "| implement | sft | validation | 1 | 1 | 0 |",
-		"| scope | sft | 1 | 0 | 0 | 0 |", "| implement | sft | 0 | 0 | 1 | 0 |", "context window of 32,768 tokens"} {
+		"| scope | sft | 1 | 0 | 0 | 0 |", "| implement | sft | 0 | 0 | 1 | 0 |", "context window of 32,768 tokens",
+		// Every repository held out: the report flags what a reviewer would.
+		"## Warnings", "`implement-sft` has no train rows", "Every example comes from one repository", "1 repository held out whole"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, report)
 		}

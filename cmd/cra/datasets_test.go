@@ -68,7 +68,8 @@ func TestDatasetsCommands(t *testing.T) {
 // Layouts through the CLI: a dataset with sft, preference and kto rows
 // exports in every layout that takes its kinds; openai refuses its kto rows
 // with a usage error naming what would do, and writes them out with
-// --kinds; the default directory names a layout other than trl; inspect
+// --kinds, warning on stderr of each split under OpenAI's 10 rows; the
+// default directory names a layout other than trl; inspect
 // reads every layout back.
 func TestDatasetsExportLayouts(t *testing.T) {
 	home := newHome(t)
@@ -91,10 +92,18 @@ func TestDatasetsExportLayouts(t *testing.T) {
 	if res.code != exitUsage || !strings.Contains(res.stderr, "--layout trl or axolotl") || !strings.Contains(res.stderr, "--kinds sft,preference") {
 		t.Errorf("openai export of kto rows: exit %d, %q; want 2 naming the layouts and --kinds", res.code, res.stderr)
 	}
-	got := mustRun(t, home, "datasets", "export", "mix", "--layout", "openai", "--format", "jsonl", "--kinds", "sft,preference")
+	res = cra(t, home, "", "datasets", "export", "mix", "--layout", "openai", "--format", "jsonl", "--kinds", "sft,preference")
+	got := res.stdout
 	openai := filepath.Join(home, "exports", "mix-v1-openai-jsonl")
-	if !strings.Contains(got, "(openai layout): 4 rows in 4 files to "+openai) || !strings.Contains(got, "left out 2 kto rows (--kinds)") {
-		t.Errorf("openai export with --kinds:\n%s", got)
+	if res.code != exitOK || !strings.Contains(got, "(openai layout): 4 rows in 4 files to "+openai) || !strings.Contains(got, "left out 2 kto rows (--kinds)") {
+		t.Errorf("openai export with --kinds: exit %d\n%s%s", res.code, got, res.stderr)
+	}
+	// Every split has one row, fewer than OpenAI takes: each is named on
+	// stderr.
+	for _, w := range []string{"config plan-sft, split train: 1 row", "config plan-preference, split validation: 1 row"} {
+		if !strings.Contains(res.stderr, w) {
+			t.Errorf("openai export of 1-row splits: stderr does not warn %q:\n%s", w, res.stderr)
+		}
 	}
 	if b, err := os.ReadFile(filepath.Join(openai, "plan", "preference", "train-00000-of-00001.jsonl")); err != nil ||
 		!strings.HasPrefix(string(b), `{"input":{"messages":[{"role":"system"`) {

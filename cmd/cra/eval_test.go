@@ -13,6 +13,7 @@ import (
 	"github.com/cra-dev/cra/agent/eval"
 	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/analysis"
+	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/internal/storetest"
@@ -52,11 +53,8 @@ func heldOutTasks(t testing.TB, home string) []eval.Task {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	holdout := map[string]bool{}
-	for _, r := range storetest.RowsOf(t, s.DB, "SELECT DISTINCT repo_path FROM synthetic_tasks") {
-		holdout[r] = true
-	}
-	tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: eval.SplitAll, Holdout: holdout, Seed: 1})
+	holdout := storetest.RowsOf(t, s.DB, "SELECT DISTINCT repo_path FROM synthetic_tasks")
+	tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: eval.SplitAll, Rule: kb.NewSplitRule(config.Curate{}, holdout), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +192,7 @@ func TestEvalRunsOnlyHeldOutTasks(t *testing.T) {
 	}
 	picked := map[string]bool{}
 	for _, split := range []string{eval.SplitValidation, eval.SplitAll} {
-		tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: split, Validation: 0.5, Seed: 1})
+		tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: split, Rule: kb.NewSplitRule(config.Curate{ValidationFraction: 0.5}, nil), Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,9 +222,9 @@ func TestEvalRunsOnlyHeldOutTasks(t *testing.T) {
 	}
 	// A held-out repository is held out whole: all of it in holdout (and
 	// all-held-out), none of it in validation.
-	holdout := map[string]bool{kb.CanonicalPath(repo): true}
+	holdout := kb.NewSplitRule(config.Curate{ValidationFraction: 0.5}, []string{repo})
 	for split, want := range map[string]int{eval.SplitHoldout: train + held, eval.SplitAll: train + held, eval.SplitValidation: 0} {
-		tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: split, Validation: 0.5, Seed: 1, Holdout: holdout})
+		tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: split, Rule: holdout, Seed: 1})
 		if err != nil || len(tasks) != want {
 			t.Errorf("--split %s with the repository held out: %d tasks (%v), want %d", split, len(tasks), err, want)
 		}

@@ -58,6 +58,7 @@ func TestEveryDocumentedExitPath(t *testing.T) {
 		{"usage: export into a non-empty directory", func(t *testing.T) env {
 			e := fresh(t)
 			mustRun(t, e.home, "bootstrap", r.Dir)
+			trainAll(t, e.home)
 			mustRun(t, e.home, "curate-data", "--name", "d")
 			os.WriteFile(filepath.Join(e.home, "exports", "taken"), nil, 0o644)
 			return e

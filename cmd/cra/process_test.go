@@ -54,8 +54,10 @@ func TestTwoCurateDataProcessesOnOneName(t *testing.T) {
 	home := newHome(t)
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
+	trainAll(t, home)
 	single := newHome(t)
 	mustRun(t, single, "bootstrap", r.Dir)
+	trainAll(t, single)
 	mustRun(t, single, "curate-data", "--name", "rel")
 	want := mustRun(t, single, "sql", "--format", "csv", "select id, stage, split from raw.training_examples order by all")
 

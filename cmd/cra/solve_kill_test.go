@@ -21,7 +21,7 @@ import (
 // adjustment after s1 keeps s2.
 func resumableServer(t *testing.T) *fakellm.Server {
 	twoSteps := `{"part_id": "p1", "task_summary": "", "steps": [{"id": "s1", "description": "Make add return the sum", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}, {"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": ""}`
-	keep := `{"revised_steps": [{"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": "on to s2", "changes_made": []}`
+	keep := `{"revised_steps": [{"id": "s2", "keep": true}], "rationale": "on to s2", "changes_made": []}`
 	doc := "<edit file=\"calc.py\">\n<search>\ndef double(x):\n</search>\n<replacement>\ndef double(x):\n    \"\"\"Twice x.\"\"\"\n</replacement>\n</edit>"
 	breakAgain := "<edit file=\"calc.py\">\n<search>\n    return a + b\n</search>\n<replacement>\n    return a * b\n</replacement>\n</edit>"
 	srv := fakellm.New(t)

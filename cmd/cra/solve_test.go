@@ -229,7 +229,7 @@ func TestSolveRetryAndPartial(t *testing.T) {
 	// Two steps: s1 passes, s2 fails twice (its edits break add again).
 	twoSteps := `{"part_id": "p1", "task_summary": "", "steps": [{"id": "s1", "description": "Make add return the sum", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}, {"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": ""}`
 	breakAgain := "<edit file=\"calc.py\">\n<search>\n    return a + b\n</search>\n<replacement>\n    return a * b\n</replacement>\n</edit>"
-	keep := `{"revised_steps": [{"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": "on to s2", "changes_made": []}`
+	keep := `{"revised_steps": [{"id": "s2", "keep": true}], "rationale": "on to s2", "changes_made": []}`
 	s2 := &solveScript{meta: onePart, part: twoSteps, implement: []string{fixAdd, breakAgain, breakAgain}, adjust: []string{keep, `{"revised_steps": [], "rationale": "", "changes_made": []}`}}
 	srv2 := s2.server(t)
 	home2 := solveHome(t, srv2, r, "")
@@ -247,6 +247,10 @@ func TestSolveRetryAndPartial(t *testing.T) {
 	// The adjustment saw the failure.
 	if p := s2.prompts["adjustment"]; len(p) != 2 || !strings.Contains(p[1], "tests failed after 2 attempt(s)") {
 		t.Errorf("adjustment prompts %q", p)
+	}
+	// The adjustment kept s2 by its id: s2 reached implement as planned.
+	if p := s2.prompts["implement"]; len(p) < 2 || !strings.Contains(p[1], "Step s2 to implement now:\nDocument double\nFiles: calc.py\n") {
+		t.Errorf("s2's implement prompts %q", p)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/kb"
 )
@@ -84,8 +85,9 @@ func TestTrainPlanAfterEvalTrainsOnSomething(t *testing.T) {
 	}
 	// The scope targets of the train commits, by the split rule.
 	trainScope := 0
+	rule := kb.NewSplitRule(config.Curate{ValidationFraction: fraction}, nil) // CalcHistory has no merged branch
 	for _, row := range strings.Split(strings.TrimSpace(sqlRows(t, home, "SELECT commit FROM raw.synthetic_targets WHERE stage = 'scope'")), "\n")[1:] {
-		if kb.SplitOf(stored, row, fraction, nil) == kb.SplitTrain {
+		if rule.Split(stored, row) == kb.SplitTrain {
 			trainScope++
 		}
 	}

@@ -33,6 +33,7 @@ func TestTrainPlanCommand(t *testing.T) {
 	home := newHome(t)
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir) // synthetic ground truth for curate-data
+	trainAll(t, home)
 	mustRun(t, home, "sql", "--write", evalRowsSQL)
 
 	out := filepath.Join(t.TempDir(), "plan")
@@ -100,6 +101,7 @@ func TestCurateRefusesAPlanItCannotBuild(t *testing.T) {
 	home := newHome(t)
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
+	trainAll(t, home)
 	dir := t.TempDir()
 	for name, tc := range map[string]struct {
 		plan string

@@ -15,7 +15,10 @@ import (
 type Bin struct{ Lo, Hi, Count float64 }
 
 // Limit is a value a histogram is drawn against (a budget, a maximum): a
-// dashed vertical line, named in the legend.
+// dashed vertical line, named in the legend above the plot, when it is in
+// reach of the bins (LimitInReach; the x axis widens to take it in);
+// further out, only named in the legend with the side it lies on, so it
+// does not squeeze the bins into a few bars at one end.
 type Limit struct {
 	X     float64
 	Label string
@@ -39,13 +42,35 @@ func Histogram(p *plot.Plot, bins []Bin, c color.Color, limits ...Limit) error {
 		h.Bins = append(h.Bins, plotter.HistogramBin{Min: b.Lo, Max: b.Hi, Weight: b.Count})
 	}
 	p.Add(h)
+	var legend Legend
+	lo, hi := bins[0].Lo, bins[len(bins)-1].Hi
 	for _, l := range limits {
-		v := &vline{x: l.X, style: draw.LineStyle{Color: l.Color, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
-		p.Add(v)
-		p.Legend.Add(l.Label, v)
+		switch {
+		case LimitInReach(lo, hi, l.X):
+			v := &vline{x: l.X, style: draw.LineStyle{Color: l.Color, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+			p.Add(v)
+			legend.Add(l.Label, v)
+		case l.X < lo:
+			legend.Add("← " + l.Label + ": left of this scale")
+		default:
+			legend.Add(l.Label + ": right of this scale →")
+		}
 	}
-	CountAxis(p, len(limits))
+	legend.Place(p)
+	CountAxis(p)
+	p.X.Tick.Marker = roundTicks(NiceWidth(max(p.X.Max-p.X.Min, 1), 5))
 	return nil
+}
+
+// LimitReach is how far past a histogram's last bin, as a share of the
+// bins' range, a limit is still drawn as a line.
+const LimitReach = 0.25
+
+// LimitInReach says whether Histogram draws a limit at x over bins from
+// lo to hi as a line: inside them, or at most LimitReach of their range
+// past the last.
+func LimitInReach(lo, hi, x float64) bool {
+	return x >= lo && x <= hi+LimitReach*(hi-lo)
 }
 
 // NiceWidth is the smallest of 1, 2 or 5 times a power of ten that is at

@@ -154,8 +154,8 @@ type Curate struct {
 	MinHashBands       int      `toml:"minhash_bands" doc:"LSH bands; bands x rows hashes in all."`
 	MinHashRows        int      `toml:"minhash_rows" doc:"Rows per LSH band."`
 	Secrets            string   `toml:"secrets" doc:"What to do with examples containing credentials: redact or drop. Never exported as found."`
-	ValidationFraction float64  `toml:"validation_fraction" doc:"Share of commits (by hash of repo + commit) put in the validation split."`
-	HoldoutRepos       []string `toml:"holdout_repos" doc:"Repositories held out whole: their tasks go to validation in curate-data (unless --holdout-repos says otherwise) and are cra eval's --split holdout."`
+	ValidationFraction float64  `toml:"validation_fraction" doc:"Share of commits (by hash of repo + commit; a merged branch's task and its commits by the merge commit, as one) put in the validation split: the one split rule of curate-data, cra distill and cra eval."`
+	HoldoutRepos       []string `toml:"holdout_repos" doc:"Repositories held out whole: their tasks go to validation in curate-data and cra distill (curate-data's --holdout-repos or a training plan's list replaces this one) and are cra eval's --split holdout."`
 	PerRepoCap         int      `toml:"per_repo_cap" doc:"Most examples per repository and stage; 0 means no cap."`
 	ShardMaxMB         int      `toml:"shard_max_mb" doc:"Uncompressed size at which an export starts a new shard."`
 }

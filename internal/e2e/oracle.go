@@ -6,6 +6,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval"
 	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/kb"
 )
@@ -26,7 +27,7 @@ func Oracle(ctx context.Context, home string) (fakellm.Oracle, int, error) {
 		return fakellm.Oracle{}, 0, err
 	}
 	// Every task, held out or not: distill asks about training tasks too.
-	tasks, err := eval.Select(ctx, s.DB, eval.Selection{Split: eval.SplitAll, Holdout: repos, Seed: 1})
+	tasks, err := eval.Select(ctx, s.DB, eval.Selection{Split: eval.SplitAll, Rule: kb.NewSplitRule(config.Curate{}, repos), Seed: 1})
 	if err != nil {
 		return fakellm.Oracle{}, 0, fmt.Errorf("the oracle's tasks: %w", err)
 	}
@@ -35,19 +36,19 @@ func Oracle(ctx context.Context, home string) (fakellm.Oracle, int, error) {
 	}}, len(tasks), nil
 }
 
-func minedRepos(ctx context.Context, s *kb.Store) (map[string]bool, error) {
+func minedRepos(ctx context.Context, s *kb.Store) ([]string, error) {
 	rows, err := s.DB.QueryContext(ctx, "SELECT DISTINCT repo_path FROM synthetic_tasks")
 	if err != nil {
 		return nil, fmt.Errorf("mined repositories: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]bool{}
+	var out []string
 	for rows.Next() {
 		var r string
 		if err := rows.Scan(&r); err != nil {
 			return nil, err
 		}
-		out[r] = true
+		out = append(out, r)
 	}
 	return out, rows.Err()
 }

@@ -56,13 +56,44 @@ func Exec(t testing.TB, home string, kind kb.Kind, q string, args ...any) {
 // value).
 func RowsOf(t testing.TB, db *sql.DB, q string, args ...any) []string {
 	t.Helper()
+	_, rows := scan(t, db, q, args...)
+	out := []string{}
+	for _, vals := range rows {
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = fmt.Sprint(v)
+		}
+		out = append(out, strings.Join(parts, "\t"))
+	}
+	return out
+}
+
+// MapsOf returns a query's rows as maps from column name to the value the
+// driver scanned.
+func MapsOf(t testing.TB, db *sql.DB, q string, args ...any) []map[string]any {
+	t.Helper()
+	cols, rows := scan(t, db, q, args...)
+	var out []map[string]any
+	for _, vals := range rows {
+		row := make(map[string]any, len(cols))
+		for i, c := range cols {
+			row[c] = vals[i]
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// scan runs q and returns its column names and every row's values.
+func scan(t testing.TB, db *sql.DB, q string, args ...any) ([]string, [][]any) {
+	t.Helper()
 	rows, err := db.Query(q, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 	defer rows.Close()
 	cols, _ := rows.Columns()
-	out := []string{}
+	var out [][]any
 	for rows.Next() {
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
@@ -72,16 +103,12 @@ func RowsOf(t testing.TB, db *sql.DB, q string, args ...any) []string {
 		if err := rows.Scan(ptrs...); err != nil {
 			t.Fatal(err)
 		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = fmt.Sprint(v)
-		}
-		out = append(out, strings.Join(parts, "\t"))
+		out = append(out, vals)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return cols, out
 }
 
 // SameRows reports each table whose rows differ from want, with the first

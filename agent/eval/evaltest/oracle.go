@@ -20,7 +20,7 @@ import (
 //   - the meta plan and part plans name only files the prompt shows (the
 //     context package, the part's files) or that the commit creates: a
 //     model cannot plan a file retrieval lost;
-//   - an adjustment keeps the steps left;
+//   - an adjustment keeps the steps left, by their ids;
 //   - retrieval inside a step's pass, whose task is the step, keeps
 //     nothing (the step's files reach the prompt anyway).
 //
@@ -60,15 +60,12 @@ func Answer(tasks []eval.Task) func(req fakellm.Request) (stage, right, wrong st
 		tr := t.Truth
 		switch stage {
 		case prompt.PlanAdjustment:
-			var left []schema.PlanStep
-			steps := tr.PartPlanFor(prompt.PartFiles(user)).Steps
+			a := schema.PlanAdjustment{Rationale: "keep going", ChangesMade: []string{}}
 			for _, id := range prompt.RemainingSteps(user) {
-				if i := slices.IndexFunc(steps, func(s schema.PlanStep) bool { return s.ID == id }); i >= 0 {
-					left = append(left, steps[i])
-				}
+				a.RevisedSteps = append(a.RevisedSteps, schema.Kept(schema.PlanStep{ID: id}))
 			}
-			a := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: left, Rationale: "keep going", ChangesMade: []string{}})
-			return stage, a, a, true
+			text := prompt.RenderAdjustment(a)
+			return stage, text, text, true
 		case schema.StageMetaPlan:
 			shown := append(prompt.ContextPaths(user), tr.Scope.Created...)
 			meta := tr.MetaPlan
