@@ -1,12 +1,14 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -76,6 +78,52 @@ func TestPlanSplit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A merged branch's part that an eval ran is kept out of train by its
+// group: the fraction is raised past the merge commit's hash, which the
+// part's examples are split by, not past the part's own.
+func TestPlanSplitRaisesPastTheGroup(t *testing.T) {
+	ctx := context.Background()
+	home := storetest.Home(t)
+	// A part whose own hash is below its merge's, so a fraction raised
+	// past the part's alone leaves the group in train.
+	part, merge := "", ""
+	for i := 0; part == ""; i++ {
+		p, m := fmt.Sprintf("p%d", i), fmt.Sprintf("m%d", i)
+		if kb.UnitHash("/r", p)+0.05 < kb.UnitHash("/r", m) && kb.UnitHash("/r", m) < 0.95 {
+			part, merge = p, m
+		}
+	}
+	err := kb.WithWriter(ctx, home, kb.Raw, kb.Options{}, func(w kb.Writer) error {
+		for _, c := range [][2]string{{"fork", "[]"}, {part, "['fork']"}, {"main", "['fork']"}, {merge, "['main', '" + part + "']"}} {
+			if _, err := w.Conn.ExecContext(ctx, `INSERT INTO bootstrap_commits (run_id, repo_path, commit, parents, committed_at, files,
+				insertions, deletions, outcome) VALUES (1, '/r', ?, `+c[1]+`, now(), [], 0, 0, 'verified')`, c[0]); err != nil {
+				return err
+			}
+		}
+		_, err := w.Conn.ExecContext(ctx, `INSERT INTO synthetic_tasks (id, run_id, repo_path, commit, parent, author, committed_at,
+			message, task, files_changed, insertions, deletions, created_at) VALUES ('t', 1, '/r', ?, 'fork', 'a', now(), 'm', 'm', 1, 1, 1, now())`, merge)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := kb.Open(ctx, home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	configured, err := kb.NewSplitRule(config.Curate{ValidationFraction: kb.UnitHash("/r", part) / 2}, nil).WithGroups(ctx, s.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := planSplit(configured, []kb.EvaluatedTask{{Repo: "/r", Commit: part, Split: "validation"}})
+	if p.Rule.Split("/r", part) != kb.SplitValidation || p.Rule.Split("/r", merge) != kb.SplitValidation ||
+		p.ValidationFraction <= kb.UnitHash("/r", merge) || p.Note == "" {
+		t.Errorf("plan split %+v: want the part and its merge in validation, the fraction past the merge's hash %g, a note",
+			p, kb.UnitHash("/r", merge))
 	}
 }
 

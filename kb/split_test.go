@@ -153,4 +153,11 @@ func TestSplitRuleLoadsMergedBranches(t *testing.T) {
 			t.Errorf("group of %s@%s = %s, want %s", tt.repo, tt.commit, got, tt.group)
 		}
 	}
+	// Widened keeps the groups, raises the fraction, adds repositories and
+	// never narrows.
+	wide := rule.Widened(0.5, []string{"/s"}).Widened(0.2, nil)
+	if wide.Group("/r", "b3") != "m1" || wide.Validation() != 0.5 || !wide.HeldOutRepo("/s") || wide.HeldOutRepo("/r") || rule.HeldOutRepo("/s") {
+		t.Errorf("widened: group of b3 %s, validation %g, /s held out %v, /r %v, the original's /s %v; want m1, 0.5, true, false, false",
+			wide.Group("/r", "b3"), wide.Validation(), wide.HeldOutRepo("/s"), wide.HeldOutRepo("/r"), rule.HeldOutRepo("/s"))
+	}
 }

@@ -138,3 +138,63 @@ func TestMergedBranchAndItsPartsShareOneSplit(t *testing.T) {
 		t.Errorf("eval picks %d of the merge task and its parts, want %d", picked, wantPicked)
 	}
 }
+
+// cra distill re-splits the stored answers of its name when it registers
+// a version (an UPDATE of distill_outcomes.split, in the registration's
+// transaction). With a repository held out after its answers were stored
+// in train, that re-split runs while another process distils under
+// another name, a curate-data reads the distilled answers and a `cra sql`
+// reads the raw store: each exits 0, no answer or latest version of the
+// held-out repository is in train, and each version counts exactly the
+// rows it holds, with no example twice.
+func TestResplitAlongsideOtherProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs four cra processes")
+	}
+	srv := fakellm.New(t)
+	srv.SetDefault(teacherAnswers)
+	held := gittest.PythonHistory(t)
+	home := distillHomeOf(t, srv, "", held)
+	heldPath := kb.CanonicalPath(held.Dir)
+	trainAll(t, home)
+	mustRun(t, home, "distill", "--name", "early", "--stage", "scope")
+	if n := storetest.Rows(t, home, kb.Raw, `SELECT count(*) FROM distill_outcomes WHERE name = 'early' AND verified AND split = 'train'`); n[0] == "0" {
+		t.Fatal("no answer of early stored in train: the re-split has nothing to do")
+	}
+	setCfg(t, home, "validation_fraction = 0.0\n", fmt.Sprintf("validation_fraction = 0.0\nholdout_repos = [%q]\n", held.Dir))
+
+	runs := craProcesses(t,
+		[]string{"--home", home, "distill", "--name", "early", "--stage", "plan"},
+		[]string{"--home", home, "distill", "--name", "other", "--stage", "scope,plan"},
+		[]string{"--home", home, "curate-data", "--name", "taught", "--source", "distilled", "--validation-only", "--wait", "1m"},
+		[]string{"--home", home, "sql", "--format", "csv", "SELECT name, split, count(*) FROM raw.distill_outcomes GROUP BY ALL"})
+	for i, r := range runs {
+		if r.code != exitOK {
+			t.Errorf("process %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+	}
+	if n := storetest.Rows(t, home, kb.Raw, `SELECT count(*) FROM distill_outcomes WHERE repo_path = ? AND split = 'train'`, heldPath); n[0] != "0" {
+		t.Errorf("%s answers of the held-out repository still stored in train", n[0])
+	}
+	latest := `WITH v AS (SELECT name, max(version) AS version FROM dataset_versions GROUP BY name)
+		SELECT e.dataset || '@' || e.version || ' ' || e.split FROM training_examples e
+		JOIN v ON v.name = e.dataset AND v.version = e.version WHERE e.repo_path = ? GROUP BY ALL ORDER BY ALL`
+	rows := storetest.Rows(t, home, kb.Raw, latest, heldPath)
+	for _, want := range []string{"early@2 validation", "other@1 validation", "taught@1 validation"} {
+		if !slices.Contains(rows, want) {
+			t.Errorf("latest versions hold %q: want %s", rows, want)
+		}
+	}
+	for _, r := range rows {
+		if strings.HasSuffix(r, " train") {
+			t.Errorf("held-out repository in train: %s", r)
+		}
+	}
+	if bad := storetest.Rows(t, home, kb.Raw, `SELECT d.name || '@' || d.version || ': ' || d.examples || ' counted, ' ||
+			(SELECT count(*) FROM training_examples e WHERE e.dataset = d.name AND e.version = d.version) || ' held'
+		FROM dataset_versions d
+		WHERE d.examples <> (SELECT count(*) FROM training_examples e WHERE e.dataset = d.name AND e.version = d.version)
+		UNION ALL SELECT dataset || '@' || version || ': example ' || id || ' twice' FROM training_examples GROUP BY ALL HAVING count(*) > 1`); len(bad) > 0 {
+		t.Errorf("versions and their rows disagree: %q", bad)
+	}
+}
