@@ -66,6 +66,11 @@ func readPlan(opts *Options) (*schema.TrainingPlan, error) {
 	if len(opts.Repos) == 0 {
 		opts.Repos = c.Repos
 	}
+	if len(c.HoldoutRepos) > 0 && len(opts.HoldoutRepos) == 0 {
+		// The given list replaces the configured one: start from it, so a
+		// repository held out since the plan was written stays out.
+		opts.HoldoutRepos = slices.Clone(opts.Curate.HoldoutRepos)
+	}
 	for _, r := range c.HoldoutRepos {
 		if !slices.Contains(opts.HoldoutRepos, r) {
 			opts.HoldoutRepos = append(opts.HoldoutRepos, r)

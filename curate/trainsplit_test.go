@@ -119,6 +119,14 @@ func TestPlanWidensTheSplit(t *testing.T) {
 	if _, err := readPlan(&opts); err != nil || opts.Curate.ValidationFraction != 0.2 || len(opts.HoldoutRepos) != 0 {
 		t.Errorf("a smaller plan fraction: %g, holdout %v (%v); want the configured 0.2 and none", opts.Curate.ValidationFraction, opts.HoldoutRepos, err)
 	}
+	// No --holdout-repos: the configured list, held out since the plan was
+	// written, stays, with the plan's joining it.
+	opts = testOptions("p")
+	opts.Curate.HoldoutRepos = []string{"/new"}
+	opts.TrainingPlan = []byte(`{"data_criteria": {"stages": ["scope"], "sources": ["synthetic"], "holdout_repos": ["/r0"]}}`)
+	if _, err := readPlan(&opts); err != nil || strings.Join(opts.HoldoutRepos, ",") != "/new,/r0" {
+		t.Errorf("configured /new, plan /r0: holdout %v (%v); want both", opts.HoldoutRepos, err)
+	}
 	opts.TrainingPlan = []byte(`{"data_criteria": {"validation_fraction": 1.5}}`)
 	if _, err := readPlan(&opts); !errors.As(err, new(*UsageError)) {
 		t.Errorf("validation_fraction 1.5: %v, want a usage error", err)
