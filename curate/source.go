@@ -21,15 +21,49 @@ const (
 
 // eachTask streams the synthetic tasks of the selected repositories, each
 // with all its targets, in task id order (both passes see the same order).
-func eachTask(ctx context.Context, conn *sql.Conn, opts Options, fn func(*task) error) error {
+func eachTask(ctx context.Context, conn *sql.Conn, opts Options, fn func(*Task) error) error {
 	where, args := repoFilter(opts.Repos)
 	return eachTaskWhere(ctx, conn, where, args, fn)
+}
+
+// SyntheticTaskIDs are the ids of the synthetic tasks of repos (all
+// repositories when empty), in id order. Repositories the raw store has
+// nothing of, or a store with no synthetic task, are a UsageError, as in
+// curate-data.
+func SyntheticTaskIDs(ctx context.Context, conn *sql.Conn, repos []string) ([]string, error) {
+	if err := checkRepos(ctx, conn, Options{Repos: repos}); err != nil {
+		return nil, err
+	}
+	where, args := repoFilter(repos)
+	rows, err := conn.QueryContext(ctx, `SELECT k.id FROM synthetic_tasks k WHERE true`+where+` ORDER BY k.id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("select synthetic tasks: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, errors.Join(rows.Err(), rows.Close())
+}
+
+// EachTaskOf hands fn each synthetic task of ids, with its targets, in id
+// order, a window at a time.
+func EachTaskOf(ctx context.Context, conn *sql.Conn, ids []string, fn func(*Task) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return eachTaskWhere(ctx, conn, ` AND k.id IN (SELECT unnest(?::VARCHAR[]))`, []any{ids}, fn)
 }
 
 // eachTaskWhere hands fn each task the condition where (ANDed onto a
 // WHERE over synthetic_tasks k) selects, with its targets, in id order,
 // a window at a time.
-func eachTaskWhere(ctx context.Context, conn *sql.Conn, where string, args []any, fn func(*task) error) error {
+func eachTaskWhere(ctx context.Context, conn *sql.Conn, where string, args []any, fn func(*Task) error) error {
 	bounds, err := windowStarts(ctx, conn, where, args)
 	if err != nil {
 		return err
@@ -91,13 +125,13 @@ func windowStarts(ctx context.Context, conn *sql.Conn, where string, args []any)
 }
 
 // eachInWindow runs q and hands each task, with its targets, to fn.
-func eachInWindow(ctx context.Context, conn *sql.Conn, q string, args []any, fn func(*task) error) error {
+func eachInWindow(ctx context.Context, conn *sql.Conn, q string, args []any, fn func(*Task) error) error {
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("read the synthetic targets: %w", err)
 	}
 	defer rows.Close()
-	var cur *task
+	var cur *Task
 	for rows.Next() {
 		var id, repo, commit, text, stage, targetID, target string
 		if err := rows.Scan(&id, &repo, &commit, &text, &stage, &targetID, &target); err != nil {
@@ -110,7 +144,7 @@ func eachInWindow(ctx context.Context, conn *sql.Conn, q string, args []any, fn 
 			cur = nil
 		}
 		if cur == nil {
-			cur = &task{ID: id, Repo: repo, Commit: commit, Task: text,
+			cur = &Task{ID: id, Repo: repo, Commit: commit, Task: text,
 				Targets: map[string]json.RawMessage{}, TargetIDs: map[string]string{}}
 		}
 		cur.Targets[stage] = json.RawMessage(target)
