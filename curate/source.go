@@ -35,9 +35,15 @@ func SyntheticTaskIDs(ctx context.Context, conn *sql.Conn, repos []string) ([]st
 		return nil, err
 	}
 	where, args := repoFilter(repos)
-	rows, err := conn.QueryContext(ctx, `SELECT k.id FROM synthetic_tasks k WHERE true`+where+` ORDER BY k.id`, args...)
+	return taskIDs(ctx, conn, "select synthetic tasks", `SELECT k.id FROM synthetic_tasks k WHERE true`+where+` ORDER BY k.id`, args...)
+}
+
+// taskIDs are the ids query q selects, in its order; what names the
+// query in its error.
+func taskIDs(ctx context.Context, conn *sql.Conn, what, q string, args ...any) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("select synthetic tasks: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	var ids []string
 	for rows.Next() {
@@ -102,26 +108,13 @@ func repoFilter(repos []string) (string, []any) {
 // tasks, in id order: a window starts every taskWindow tasks and where the
 // target bytes of the tasks before it pass a multiple of windowBytes.
 func windowStarts(ctx context.Context, conn *sql.Conn, where string, args []any) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `WITH k AS (SELECT k.id FROM synthetic_tasks k WHERE true`+where+`),
+	return taskIDs(ctx, conn, "size the synthetic targets", `WITH k AS (SELECT k.id FROM synthetic_tasks k WHERE true`+where+`),
 		t AS (SELECT task_id, sum(strlen(target::VARCHAR)) AS b FROM synthetic_targets WHERE task_id IN (SELECT id FROM k) GROUP BY task_id),
 		s AS (SELECT k.id, coalesce(t.b, 0) AS b FROM k LEFT JOIN t ON t.task_id = k.id),
 		c AS (SELECT id, (row_number() OVER w - 1) // ? AS byCount, (sum(b) OVER w - b) // ? AS byBytes FROM s WINDOW w AS (ORDER BY id)),
 		l AS (SELECT id, byCount, byBytes, lag(byCount) OVER (ORDER BY id) AS prevCount, lag(byBytes) OVER (ORDER BY id) AS prevBytes FROM c)
 		SELECT id FROM l WHERE prevCount IS NULL OR byCount <> prevCount OR byBytes <> prevBytes ORDER BY id`,
 		append(args, taskWindow, windowBytes)...)
-	if err != nil {
-		return nil, fmt.Errorf("size the synthetic targets: %w", err)
-	}
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, errors.Join(rows.Err(), rows.Close())
 }
 
 // eachInWindow runs q and hands each task, with its targets, to fn.
