@@ -19,6 +19,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/progress"
 	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -71,7 +72,7 @@ type Options struct {
 	MemoryLimit int64
 	// Progress counts tasks and logged runs read, then examples written;
 	// nil for none.
-	Progress Progress
+	Progress progress.Reporter
 	// ValidationOnly builds a dataset with no train split on purpose (an
 	// evaluation set): checkTrainSplit neither refuses nor warns.
 	ValidationOnly bool
@@ -125,7 +126,7 @@ type record struct {
 // small record per example.
 func Curate(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	if opts.Name == "" || strings.ContainsAny(opts.Name, "@/\\\x00") {
-		return nil, usagef("dataset name %q: give a name without @, / or \\", opts.Name)
+		return nil, Usagef("dataset name %q: give a name without @, / or \\", opts.Name)
 	}
 	plan, err := readPlan(&opts)
 	if err != nil {
@@ -137,7 +138,7 @@ func Curate(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	opts.split = kb.NewSplitRule(opts.Curate, opts.HoldoutRepos)
 	opts.HoldoutRepos = opts.split.HoldoutRepos()
 	if opts.Curate.Secrets != secrets.ModeRedact && opts.Curate.Secrets != secrets.ModeDrop {
-		return nil, usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
+		return nil, Usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
 	}
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.NumCPU()
@@ -149,7 +150,7 @@ func Curate(ctx context.Context, dir string, opts Options) (*Summary, error) {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	if opts.Progress == nil {
-		opts.Progress = noProgress{}
+		opts.Progress = progress.Discard
 	}
 	// One run per dataset name at a time, for the whole run.
 	lock, err := kb.LockInput(ctx, dir, DatasetLock, opts.Name, "cra curate-data --name "+opts.Name, opts.Wait)
@@ -233,7 +234,7 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 		sum.count(r)
 	}
 	if len(synthetic)+len(other) == 0 {
-		return nil, usagef("the selection gave no example (%d tasks, %d logged runs, dropped %v): no dataset written", sum.Tasks, sum.Runs, sum.Dropped)
+		return nil, Usagef("the selection gave no example (%d tasks, %d logged runs, dropped %v): no dataset written", sum.Tasks, sum.Runs, sum.Dropped)
 	}
 	if err := checkHeldOut(ctx, conn, opts.split, recs); err != nil {
 		return nil, err
@@ -279,7 +280,8 @@ type UsageError struct{ msg string }
 
 func (e *UsageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return &UsageError{fmt.Sprintf(format, args...)} }
+// Usagef is a UsageError: curate-data's, and curate/distill's.
+func Usagef(format string, args ...any) error { return &UsageError{fmt.Sprintf(format, args...)} }
 
 // checkRepos refuses --repos and --holdout-repos that name no repository
 // the sources know (a typo would otherwise select nothing), and sources
@@ -312,13 +314,13 @@ func checkRepos(ctx context.Context, conn *sql.Conn, opts Options) error {
 		return err
 	}
 	if len(known) == 0 {
-		return usagef("the raw store has nothing from %s yet: run `cra bootstrap <repo>...` for synthetic data, "+
+		return Usagef("the raw store has nothing from %s yet: run `cra bootstrap <repo>...` for synthetic data, "+
 			"`cra solve` or `cra eval` for logged runs, `cra distill` for distilled answers", strings.Join(opts.Sources, ", "))
 	}
 	for flag, repos := range map[string][]string{"--repos": opts.Repos, "--holdout-repos": opts.HoldoutRepos} {
 		for _, r := range repos {
 			if !slices.Contains(known, r) {
-				return usagef("%s %s: %s has nothing of it; the repositories it has are:\n  %s",
+				return Usagef("%s %s: %s has nothing of it; the repositories it has are:\n  %s",
 					flag, r, strings.Join(opts.Sources, ", "), strings.Join(known, "\n  "))
 			}
 		}
@@ -330,7 +332,7 @@ func checkRepos(ctx context.Context, conn *sql.Conn, opts Options) error {
 func scan(ctx context.Context, conn *sql.Conn, opts Options) ([]record, int, error) {
 	mh := newMinHasher(opts.Curate.MinHashBands, opts.Curate.MinHashRows)
 	type job struct {
-		t   *task
+		t   *Task
 		out []record
 	}
 	var (
@@ -362,7 +364,7 @@ func scan(ctx context.Context, conn *sql.Conn, opts Options) ([]record, int, err
 		}
 		close(collected)
 	}()
-	err := eachTask(ctx, conn, opts, func(t *task) error {
+	err := eachTask(ctx, conn, opts, func(t *Task) error {
 		tasks++
 		opts.Progress.Add(1)
 		jobs <- &job{t: t}
@@ -380,7 +382,7 @@ func scan(ctx context.Context, conn *sql.Conn, opts Options) ([]record, int, err
 }
 
 // scanTask renders one task's selected stages and records each.
-func scanTask(t *task, opts Options, mh *minHasher) []record {
+func scanTask(t *Task, opts Options, mh *minHasher) []record {
 	var out []record
 	for _, stage := range opts.Stages {
 		if _, ok := t.Targets[stage]; !ok || !renderable(stage) {
@@ -388,7 +390,7 @@ func scanTask(t *task, opts Options, mh *minHasher) []record {
 		}
 		targetID := t.TargetIDs[stage]
 		r := record{task: t.ID, stage: stage, repo: t.Repo, commit: t.Commit, kind: kb.KindSFT, label: kb.LabelPositive,
-			id: exampleKey(opts.Name, targetID), split: splitOf(opts.split, t.Repo, t.Commit, "", false)}
+			id: exampleKey(opts.Name, targetID), split: SplitOf(opts.split, t.Repo, t.Commit, "", false)}
 		ex, err := fit(t, stage, opts.Budget)
 		switch {
 		case err != nil:
@@ -411,9 +413,36 @@ func scanTask(t *task, opts Options, mh *minHasher) []record {
 	return out
 }
 
+// StudentExample is a stage's target as the student sees it: the prompt
+// curate-data renders for it, fitted to the student's budget, and the
+// ground truth's answer.
+type StudentExample struct {
+	System, User string
+	Answer       string
+}
+
+// RenderForStudent renders stage's target of t as curate-data does for
+// the student, fitted to b, or says why it is left out before any filter
+// (the reason is then non-empty): DropEmpty or DropTrivial when the ground
+// truth has nothing to teach, DropRenderFailure when it does not decode,
+// DropOverBudget when no trimming makes it fit.
+func RenderForStudent(t *Task, stage string, b llm.Budget) (StudentExample, string) {
+	if why := emptiness(t, stage); why != "" {
+		return StudentExample{}, why
+	}
+	ex, err := fit(t, stage, b)
+	switch {
+	case err != nil:
+		return StudentExample{}, DropRenderFailure
+	case ex == nil:
+		return StudentExample{}, DropOverBudget
+	}
+	return StudentExample{System: ex.system, User: ex.user, Answer: ex.assistant}, ""
+}
+
 // fit renders a stage's example within the budget, trimming the fewest
 // low-priority context items that make it fit; nil when nothing does.
-func fit(t *task, stage string, b llm.Budget) (*rendered, error) {
+func fit(t *Task, stage string, b llm.Budget) (*rendered, error) {
 	for trim := 0; ; trim++ {
 		r, ok, err := renderers[stage](t, trim)
 		if err != nil || !ok {
@@ -426,10 +455,10 @@ func fit(t *task, stage string, b llm.Budget) (*rendered, error) {
 }
 
 // emptiness says whether a stage's ground truth has anything to teach.
-func emptiness(t *task, stage string) string {
+func emptiness(t *Task, stage string) string {
 	switch stage {
 	case schema.StageScope:
-		s, _ := decodeTarget[schema.ScopeTarget](t, stage)
+		s, _ := DecodeTarget[schema.ScopeTarget](t, stage)
 		if len(s.Candidates) == 0 {
 			return DropEmpty
 		}
@@ -440,7 +469,7 @@ func emptiness(t *task, stage string) string {
 		}
 		return DropTrivial
 	case schema.StagePrecision:
-		p, _ := decodeTarget[schema.PrecisionTarget](t, stage)
+		p, _ := DecodeTarget[schema.PrecisionTarget](t, stage)
 		if len(p.Symbols) == 0 {
 			return DropEmpty
 		}
@@ -451,17 +480,17 @@ func emptiness(t *task, stage string) string {
 		}
 		return DropTrivial
 	case schema.StagePlan:
-		p, _ := decodeTarget[schema.PlanArtifact](t, stage)
+		p, _ := DecodeTarget[schema.PlanArtifact](t, stage)
 		if len(p.AffectedFiles) == 0 {
 			return DropEmpty
 		}
 	case schema.StageMetaPlan, schema.StagePartPlan:
-		p, _ := decodeTarget[schema.PartPlan](t, schema.StagePartPlan)
+		p, _ := DecodeTarget[schema.PartPlan](t, schema.StagePartPlan)
 		if len(p.Steps) == 0 {
 			return DropEmpty
 		}
 	case schema.StageImplement:
-		im, _ := decodeTarget[schema.ImplementTarget](t, stage)
+		im, _ := DecodeTarget[schema.ImplementTarget](t, stage)
 		if len(im.Edits) == 0 {
 			return DropEmpty
 		}
@@ -580,9 +609,9 @@ func asciiSpace(b byte) bool {
 	return b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
 }
 
-// exampleID is the id of the example of dataset made from targetID: the
-// hex of exampleKey.
-func exampleID(dataset, targetID string) string {
+// ExampleID is the id of the example of dataset made from targetID: the
+// hex of exampleKey (curate/distill names its examples by it).
+func ExampleID(dataset, targetID string) string {
 	h := exampleKey(dataset, targetID)
 	return hex.EncodeToString(h[:])
 }

@@ -10,10 +10,14 @@
 // kb.SplitRule (split.go: by commit, a merged branch with its parts, by
 // run, eval runs always in validation) and refusing a train split that
 // holds an evaluated task or its branch (decontaminate.go); balancing KTO
-// labels; and storing the dataset as a version in the raw store. And
-// distillation (distill*.go): the student's prompts sent to a teacher
-// model through agent/llm — cached by request, under a budget reserved
-// before each call, live or through the Batch API, resumable — each answer
-// verified against the ground truth before it becomes a training example.
+// labels; and storing the dataset as a version in the raw store.
+//
+// Distillation is curate/distill's, built on a small exported API that
+// is curate's own rules and must stay the only copy of them: the synthetic
+// tasks (Task, SyntheticTaskIDs, EachTaskOf, DecodeTarget), a target
+// rendered as the student sees it (RenderForStudent), the split (SplitOf,
+// ResplitDistilled), dataset versions (BuiltVersion, RegisterVersion,
+// ExampleID, DatasetLock) and UsageError (Usagef). Nothing in curate
+// depends on distill.
 // Prompt text never lives here: it comes from agent/prompt.
 package curate

@@ -118,7 +118,7 @@ func (s *loggedSource) scan(ctx context.Context, mh *minHasher) ([]record, int, 
 func (s *loggedSource) record(e example) record {
 	r := record{task: e.taskID, stage: e.stage, repo: e.repo, commit: e.commit,
 		kind: e.kind, label: e.label, source: e.source, signal: e.signal,
-		id: exampleKey(s.opts.Name, e.target), split: splitOf(s.opts.split, e.repo, e.commit, e.run, e.validation)}
+		id: exampleKey(s.opts.Name, e.target), split: SplitOf(s.opts.split, e.repo, e.commit, e.run, e.validation)}
 	b := s.opts.Budget
 	r.promptTokens = b.Estimate(e.system) + b.Estimate(e.user)
 	answer := e.completion

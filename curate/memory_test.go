@@ -55,7 +55,7 @@ func TestTargetsAreReadInWindowsBoundedByBytes(t *testing.T) {
 			t.Errorf("window %d holds %d tasks and %d bytes: over %d tasks or %d bytes", window, winTasks, winBytes, taskWindow, windowBytes+maxTask)
 		}
 	}
-	err = eachTask(context.Background(), conn, Options{}, func(k *task) error {
+	err = eachTask(context.Background(), conn, Options{}, func(k *Task) error {
 		if window+1 < len(starts) && k.ID == starts[window+1] {
 			if window >= 0 {
 				check()

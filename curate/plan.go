@@ -28,7 +28,7 @@ func readPlan(opts *Options) (*schema.TrainingPlan, error) {
 	}
 	var plan schema.TrainingPlan
 	if err := json.Unmarshal(opts.TrainingPlan, &plan); err != nil {
-		return nil, usagef("--training-plan: not a training plan (a JSON object): %v", err)
+		return nil, Usagef("--training-plan: not a training plan (a JSON object): %v", err)
 	}
 	c := plan.DataCriteria
 	if c == nil {
@@ -36,11 +36,11 @@ func readPlan(opts *Options) (*schema.TrainingPlan, error) {
 	}
 	for _, s := range c.Sources {
 		if !slices.Contains(Sources, s) {
-			return nil, usagef("--training-plan: source %q: curate-data reads %s", s, strings.Join(Sources, ", "))
+			return nil, Usagef("--training-plan: source %q: curate-data reads %s", s, strings.Join(Sources, ", "))
 		}
 	}
 	if c.ValidationFraction < 0 || c.ValidationFraction > 1 {
-		return nil, usagef("--training-plan: validation_fraction %g: give a share between 0 and 1", c.ValidationFraction)
+		return nil, Usagef("--training-plan: validation_fraction %g: give a share between 0 and 1", c.ValidationFraction)
 	}
 	if len(opts.Sources) == 0 {
 		opts.Sources = c.Sources

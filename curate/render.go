@@ -9,10 +9,10 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// task is one synthetic task with the ground truth of every stage, as the
+// Task is one synthetic task with the ground truth of every stage, as the
 // renderers need it (the plan stage's context comes from the precision
 // stage's symbols; the implement stage follows the plan).
-type task struct {
+type Task struct {
 	ID, Repo, Commit, Task string
 	Targets                map[string]json.RawMessage // stage → target
 	TargetIDs              map[string]string          // stage → synthetic_targets.id
@@ -29,7 +29,7 @@ type rendered struct {
 // renderer turns one stage's ground truth into a chat example; trim asks
 // it to leave out that many of its lowest-priority context items, and ok
 // is false when it has no more to leave out.
-type renderer func(t *task, trim int) (r rendered, ok bool, err error)
+type renderer func(t *Task, trim int) (r rendered, ok bool, err error)
 
 var renderers = map[string]renderer{
 	schema.StageScope:     renderScope,
@@ -40,7 +40,9 @@ var renderers = map[string]renderer{
 	schema.StageImplement: renderImplement,
 }
 
-func decodeTarget[T any](t *task, stage string) (T, error) {
+// DecodeTarget is the ground truth of stage in t, as type T (the stage's
+// schema type: schema.ScopeTarget for scope, ...).
+func DecodeTarget[T any](t *Task, stage string) (T, error) {
 	var v T
 	raw, ok := t.Targets[stage]
 	if !ok {
@@ -55,8 +57,8 @@ func decodeTarget[T any](t *task, stage string) (T, error) {
 // renderScope: every candidate in expansion order; the answer lists the
 // relevant ones. Trimming drops irrelevant candidates from the end (the
 // highest tier and rank: the least likely to matter).
-func renderScope(t *task, trim int) (rendered, bool, error) {
-	s, err := decodeTarget[schema.ScopeTarget](t, schema.StageScope)
+func renderScope(t *Task, trim int) (rendered, bool, error) {
+	s, err := DecodeTarget[schema.ScopeTarget](t, schema.StageScope)
 	if err != nil {
 		return rendered{}, false, err
 	}
@@ -79,7 +81,7 @@ func renderScope(t *task, trim int) (rendered, bool, error) {
 // renderPrecision: every symbol of the touched files, the files in the
 // order inference keeps them (scopeOrder); the answer tiers the ones that
 // matter. Trimming drops excluded symbols from the end.
-func renderPrecision(t *task, trim int) (rendered, bool, error) {
+func renderPrecision(t *Task, trim int) (rendered, bool, error) {
 	syms, ok, err := trimmedSymbols(t, trim)
 	if err != nil || !ok {
 		return rendered{}, ok, err
@@ -101,8 +103,8 @@ func renderPrecision(t *task, trim int) (rendered, bool, error) {
 // signatures, type definitions), the files in the order expansion proposed
 // them (files it did not reach last, by path); the answer is the plan.
 // Trimming cuts items in the order assembly does (prompt.CutOrder).
-func renderPlan(t *task, trim int) (rendered, bool, error) {
-	plan, err := decodeTarget[schema.PlanArtifact](t, schema.StagePlan)
+func renderPlan(t *Task, trim int) (rendered, bool, error) {
+	plan, err := DecodeTarget[schema.PlanArtifact](t, schema.StagePlan)
 	if err != nil {
 		return rendered{}, false, err
 	}
@@ -116,8 +118,8 @@ func renderPlan(t *task, trim int) (rendered, bool, error) {
 
 // renderMetaPlan: cra solve's first pass over the same context package as
 // the plan stage; the answer is the task in parts (one for a commit).
-func renderMetaPlan(t *task, trim int) (rendered, bool, error) {
-	meta, err := decodeTarget[schema.MetaPlan](t, schema.StageMetaPlan)
+func renderMetaPlan(t *Task, trim int) (rendered, bool, error) {
+	meta, err := DecodeTarget[schema.MetaPlan](t, schema.StageMetaPlan)
 	if err != nil {
 		return rendered{}, false, err
 	}
@@ -131,12 +133,12 @@ func renderMetaPlan(t *task, trim int) (rendered, bool, error) {
 
 // renderPartPlan: the part plan of the meta plan's first part, over the
 // same context package; the answer is its steps.
-func renderPartPlan(t *task, trim int) (rendered, bool, error) {
-	meta, err := decodeTarget[schema.MetaPlan](t, schema.StageMetaPlan)
+func renderPartPlan(t *Task, trim int) (rendered, bool, error) {
+	meta, err := DecodeTarget[schema.MetaPlan](t, schema.StageMetaPlan)
 	if err != nil {
 		return rendered{}, false, err
 	}
-	part, err := decodeTarget[schema.PartPlan](t, schema.StagePartPlan)
+	part, err := DecodeTarget[schema.PartPlan](t, schema.StagePartPlan)
 	if err != nil {
 		return rendered{}, false, err
 	}
@@ -157,13 +159,13 @@ func renderPartPlan(t *task, trim int) (rendered, bool, error) {
 // signatures, type definitions), the files in the order expansion
 // proposed them (files it did not reach last, by path), trim items cut in
 // the order assembly cuts them (prompt.CutOrder).
-func planContext(t *task, trim int) ([]prompt.ContextFile, bool, error) {
-	pt, err := decodeTarget[schema.PrecisionTarget](t, schema.StagePrecision)
+func planContext(t *Task, trim int) ([]prompt.ContextFile, bool, error) {
+	pt, err := DecodeTarget[schema.PrecisionTarget](t, schema.StagePrecision)
 	if err != nil {
 		return nil, false, err
 	}
 	content := map[string]string{}
-	if im, err := decodeTarget[schema.ImplementTarget](t, schema.StageImplement); err == nil {
+	if im, err := DecodeTarget[schema.ImplementTarget](t, schema.StageImplement); err == nil {
 		for _, f := range im.Files {
 			content[f.Path] = f.Content
 		}
@@ -189,9 +191,9 @@ func planContext(t *task, trim int) ([]prompt.ContextFile, bool, error) {
 // scopeOrder orders files as inference keeps them: in the order expansion
 // proposed them (the scope target's candidates), files it did not reach
 // last, by path.
-func scopeOrder(t *task) func(a, b string) bool {
+func scopeOrder(t *Task) func(a, b string) bool {
 	rank := map[string]int{}
-	if s, err := decodeTarget[schema.ScopeTarget](t, schema.StageScope); err == nil {
+	if s, err := DecodeTarget[schema.ScopeTarget](t, schema.StageScope); err == nil {
 		for i, c := range s.Candidates {
 			rank[c.Path] = i + 1
 		}
@@ -211,8 +213,8 @@ func scopeOrder(t *task) func(a, b string) bool {
 // trimmedSymbols is the precision target's symbols, their files in scope
 // order, without the last trim excluded ones; ok is false when fewer can
 // go.
-func trimmedSymbols(t *task, trim int) ([]schema.PrecisionSymbol, bool, error) {
-	pt, err := decodeTarget[schema.PrecisionTarget](t, schema.StagePrecision)
+func trimmedSymbols(t *Task, trim int) ([]schema.PrecisionSymbol, bool, error) {
+	pt, err := DecodeTarget[schema.PrecisionTarget](t, schema.StagePrecision)
 	if err != nil {
 		return nil, false, err
 	}
@@ -228,15 +230,15 @@ func trimmedSymbols(t *task, trim int) ([]schema.PrecisionSymbol, bool, error) {
 // renderImplement: the plan and the parent content of every changed file;
 // the answer is the verified edits. Nothing can be trimmed: the model must
 // see what it edits.
-func renderImplement(t *task, trim int) (rendered, bool, error) {
+func renderImplement(t *Task, trim int) (rendered, bool, error) {
 	if trim > 0 {
 		return rendered{}, false, nil
 	}
-	im, err := decodeTarget[schema.ImplementTarget](t, schema.StageImplement)
+	im, err := DecodeTarget[schema.ImplementTarget](t, schema.StageImplement)
 	if err != nil {
 		return rendered{}, false, err
 	}
-	plan, err := decodeTarget[schema.PlanArtifact](t, schema.StagePlan)
+	plan, err := DecodeTarget[schema.PlanArtifact](t, schema.StagePlan)
 	if err != nil {
 		return rendered{}, false, err
 	}

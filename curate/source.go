@@ -21,15 +21,55 @@ const (
 
 // eachTask streams the synthetic tasks of the selected repositories, each
 // with all its targets, in task id order (both passes see the same order).
-func eachTask(ctx context.Context, conn *sql.Conn, opts Options, fn func(*task) error) error {
+func eachTask(ctx context.Context, conn *sql.Conn, opts Options, fn func(*Task) error) error {
 	where, args := repoFilter(opts.Repos)
 	return eachTaskWhere(ctx, conn, where, args, fn)
+}
+
+// SyntheticTaskIDs are the ids of the synthetic tasks of repos (all
+// repositories when empty), in id order. Repositories the raw store has
+// nothing of, or a store with no synthetic task, are a UsageError, as in
+// curate-data.
+func SyntheticTaskIDs(ctx context.Context, conn *sql.Conn, repos []string) ([]string, error) {
+	if err := checkRepos(ctx, conn, Options{Repos: repos}); err != nil {
+		return nil, err
+	}
+	where, args := repoFilter(repos)
+	return taskIDs(ctx, conn, "select synthetic tasks", `SELECT k.id FROM synthetic_tasks k WHERE true`+where+` ORDER BY k.id`, args...)
+}
+
+// taskIDs are the ids query q selects, in its order; what names the
+// query in its error.
+func taskIDs(ctx context.Context, conn *sql.Conn, what, q string, args ...any) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, errors.Join(rows.Err(), rows.Close())
+}
+
+// EachTaskOf hands fn each synthetic task of ids, with its targets, in id
+// order, a window at a time.
+func EachTaskOf(ctx context.Context, conn *sql.Conn, ids []string, fn func(*Task) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return eachTaskWhere(ctx, conn, ` AND k.id IN (SELECT unnest(?::VARCHAR[]))`, []any{ids}, fn)
 }
 
 // eachTaskWhere hands fn each task the condition where (ANDed onto a
 // WHERE over synthetic_tasks k) selects, with its targets, in id order,
 // a window at a time.
-func eachTaskWhere(ctx context.Context, conn *sql.Conn, where string, args []any, fn func(*task) error) error {
+func eachTaskWhere(ctx context.Context, conn *sql.Conn, where string, args []any, fn func(*Task) error) error {
 	bounds, err := windowStarts(ctx, conn, where, args)
 	if err != nil {
 		return err
@@ -68,36 +108,23 @@ func repoFilter(repos []string) (string, []any) {
 // tasks, in id order: a window starts every taskWindow tasks and where the
 // target bytes of the tasks before it pass a multiple of windowBytes.
 func windowStarts(ctx context.Context, conn *sql.Conn, where string, args []any) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `WITH k AS (SELECT k.id FROM synthetic_tasks k WHERE true`+where+`),
+	return taskIDs(ctx, conn, "size the synthetic targets", `WITH k AS (SELECT k.id FROM synthetic_tasks k WHERE true`+where+`),
 		t AS (SELECT task_id, sum(strlen(target::VARCHAR)) AS b FROM synthetic_targets WHERE task_id IN (SELECT id FROM k) GROUP BY task_id),
 		s AS (SELECT k.id, coalesce(t.b, 0) AS b FROM k LEFT JOIN t ON t.task_id = k.id),
 		c AS (SELECT id, (row_number() OVER w - 1) // ? AS byCount, (sum(b) OVER w - b) // ? AS byBytes FROM s WINDOW w AS (ORDER BY id)),
 		l AS (SELECT id, byCount, byBytes, lag(byCount) OVER (ORDER BY id) AS prevCount, lag(byBytes) OVER (ORDER BY id) AS prevBytes FROM c)
 		SELECT id FROM l WHERE prevCount IS NULL OR byCount <> prevCount OR byBytes <> prevBytes ORDER BY id`,
 		append(args, taskWindow, windowBytes)...)
-	if err != nil {
-		return nil, fmt.Errorf("size the synthetic targets: %w", err)
-	}
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, errors.Join(rows.Err(), rows.Close())
 }
 
 // eachInWindow runs q and hands each task, with its targets, to fn.
-func eachInWindow(ctx context.Context, conn *sql.Conn, q string, args []any, fn func(*task) error) error {
+func eachInWindow(ctx context.Context, conn *sql.Conn, q string, args []any, fn func(*Task) error) error {
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("read the synthetic targets: %w", err)
 	}
 	defer rows.Close()
-	var cur *task
+	var cur *Task
 	for rows.Next() {
 		var id, repo, commit, text, stage, targetID, target string
 		if err := rows.Scan(&id, &repo, &commit, &text, &stage, &targetID, &target); err != nil {
@@ -110,7 +137,7 @@ func eachInWindow(ctx context.Context, conn *sql.Conn, q string, args []any, fn 
 			cur = nil
 		}
 		if cur == nil {
-			cur = &task{ID: id, Repo: repo, Commit: commit, Task: text,
+			cur = &Task{ID: id, Repo: repo, Commit: commit, Task: text,
 				Targets: map[string]json.RawMessage{}, TargetIDs: map[string]string{}}
 		}
 		cur.Targets[stage] = json.RawMessage(target)

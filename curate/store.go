@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/internal/progress"
 	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
@@ -50,7 +51,7 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 	now := time.Now().UTC()
 	redacted := 0
 	batch := &exampleBatch{w: w, progress: opts.Progress}
-	err = eachTask(ctx, reader, opts, func(t *task) error {
+	err = eachTask(ctx, reader, opts, func(t *Task) error {
 		for _, stage := range opts.Stages {
 			r := kept[exampleKey(opts.Name, t.TargetIDs[stage])]
 			if r == nil {
@@ -85,7 +86,7 @@ func (w *datasetWriter) write(ctx context.Context, db *sql.DB, opts Options, kep
 // writeBytes at a time, one transaction each.
 type exampleBatch struct {
 	w        *datasetWriter
-	progress Progress
+	progress progress.Reporter
 	rows     []kb.TrainingExample
 	bytes    int
 }
@@ -126,58 +127,58 @@ func (w *datasetWriter) register(ctx context.Context, opts Options, sum *Summary
 	}
 	planID := w.planID
 	err = w.Tx(ctx, func() (err error) {
-		planID, err = registerVersion(ctx, w.Writer, builtVersion{name: w.name, version: w.version, source: strings.Join(opts.Sources, ","),
-			stages: opts.Stages, criteria: criteria, plan: opts.TrainingPlan, planID: planID, examples: sum.Examples, kinds: sum.Kinds,
-			labels: sum.kto(), dropped: sum.Dropped})
+		planID, err = RegisterVersion(ctx, w.Writer, BuiltVersion{Name: w.name, Version: w.version, Source: strings.Join(opts.Sources, ","),
+			Stages: opts.Stages, Criteria: criteria, Plan: opts.TrainingPlan, PlanID: planID, Examples: sum.Examples, Kinds: sum.Kinds,
+			Labels: sum.kto(), Dropped: sum.Dropped})
 		return err
 	})
 	return planID, err
 }
 
-// builtVersion is one built version of a dataset, as registerVersion
-// records it.
-type builtVersion struct {
-	name     string
-	version  int
-	source   string // synthetic, distilled
-	stages   []string
-	criteria []byte                               // the selection, JSON
-	plan     []byte                               // the training plan followed; nil: criteria stands for it
-	planID   int64                                // the training_plans row train-plan recorded for it; 0: one is made
-	examples map[string]map[string]int            // stage → split → count (SFT when kinds is nil)
-	kinds    map[string]map[string]map[string]int // kind → stage → split → count; nil: examples are SFT
-	labels   map[string][2]int                    // stage → KTO positives and negatives
-	dropped  map[string]int
+// BuiltVersion is one built version of a dataset, as RegisterVersion
+// records it: curate-data's, or a distillation's (curate/distill).
+type BuiltVersion struct {
+	Name     string
+	Version  int
+	Source   string // SourceSynthetic, SourceDistilled, or curate-data's sources joined by commas
+	Stages   []string
+	Criteria []byte                               // the selection, JSON
+	Plan     []byte                               // the training plan followed; nil: Criteria stands for it
+	PlanID   int64                                // the training_plans row train-plan recorded for it; 0: one is made
+	Examples map[string]map[string]int            // stage → split → count (SFT when Kinds is nil)
+	Kinds    map[string]map[string]map[string]int // kind → stage → split → count; nil: Examples are SFT
+	Labels   map[string][2]int                    // stage → KTO positives and negatives
+	Dropped  map[string]int                       // examples left out, by reason
 }
 
-// registerVersion records v — its training_plans row, a training_datasets
+// RegisterVersion records v — its training_plans row, a training_datasets
 // row per stage, its dataset_versions row — and moves its staged examples
 // into training_examples (kb.RegisterDatasetVersion), in the writer's
 // current transaction, and returns the plan's id. Every writer of
 // training_examples comes through here.
-func registerVersion(ctx context.Context, w kb.Writer, v builtVersion) (int64, error) {
-	rawPlan := string(v.plan)
+func RegisterVersion(ctx context.Context, w kb.Writer, v BuiltVersion) (int64, error) {
+	rawPlan := string(v.Plan)
 	if rawPlan == "" {
-		rawPlan = string(v.criteria)
+		rawPlan = string(v.Criteria)
 	}
-	ref := kb.DatasetRef{Name: v.name, Version: v.version}
-	planID := v.planID
+	ref := kb.DatasetRef{Name: v.Name, Version: v.Version}
+	planID := v.PlanID
 	// A plan train-plan recorded stands as it is: the dataset names it.
 	if planID == 0 {
 		if err := w.Conn.QueryRowContext(ctx, `INSERT INTO training_plans
 			(task_id, target_stage, base_model, source, data_criteria, raw_plan, timestamp)
 			VALUES (?, ?, 'per_stage', ?, ?, ?, now()) RETURNING id`,
-			"curate:"+ref.String(), strings.Join(v.stages, ","), v.source, string(v.criteria), rawPlan).Scan(&planID); err != nil {
+			"curate:"+ref.String(), strings.Join(v.Stages, ","), v.Source, string(v.Criteria), rawPlan).Scan(&planID); err != nil {
 			return 0, err
 		}
 	}
-	kinds := v.kinds
+	kinds := v.Kinds
 	if kinds == nil {
-		kinds = map[string]map[string]map[string]int{kb.KindSFT: v.examples}
+		kinds = map[string]map[string]map[string]int{kb.KindSFT: v.Examples}
 	}
 	total := 0
 	for _, kind := range kb.ExampleKinds {
-		for _, stage := range v.stages {
+		for _, stage := range v.Stages {
 			if kinds[kind] == nil {
 				continue
 			}
@@ -199,19 +200,19 @@ func registerVersion(ctx context.Context, w kb.Writer, v builtVersion) (int64, e
 			case kb.KindSFT:
 				pos = n
 			case kb.KindKTO:
-				pos, neg = v.labels[stage][0], v.labels[stage][1]
+				pos, neg = v.Labels[stage][0], v.Labels[stage][1]
 			}
 			if _, err := w.Conn.ExecContext(ctx, `INSERT INTO training_datasets
 				(training_plan_id, stage_name, base_model, source, dataset_path, example_count, positive_count,
 				 negative_count, format, timestamp, name, version, split_counts, kind)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'table', now(), ?, ?, ?, ?)`,
-				planID, stage, string(llm.StageRole(stage)), v.source, "raw.training_examples", n, pos, neg, v.name, v.version, string(js), kind); err != nil {
+				planID, stage, string(llm.StageRole(stage)), v.Source, "raw.training_examples", n, pos, neg, v.Name, v.Version, string(js), kind); err != nil {
 				return 0, fmt.Errorf("record dataset %s/%s: %w", ref, stage, err)
 			}
 		}
 	}
 	return planID, kb.RegisterDatasetVersion(ctx, w, kb.DatasetVersion{
-		Name: v.name, Version: v.version, TrainingPlanID: planID, Examples: total, Dropped: v.dropped,
-		Criteria: v.criteria, CraVersion: version.String(), Created: time.Now().UTC(),
+		Name: v.Name, Version: v.Version, TrainingPlanID: planID, Examples: total, Dropped: v.Dropped,
+		Criteria: v.Criteria, CraVersion: version.String(), Created: time.Now().UTC(),
 	})
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/curate"
+	"github.com/cra-dev/cra/curate/distill"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -64,10 +65,10 @@ func (a *app) distillCommand() *cli.Command {
 			"The API key is read from the environment variable teacher.api_key_env names; it never\n" +
 			"reaches a store, a log line or an export.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "name", Value: curate.DefaultDistillName, Usage: "the distillation: its spending adds up across runs, its verified answers make the dataset of that name"},
+			&cli.StringFlag{Name: "name", Value: distill.DefaultName, Usage: "the distillation: its spending adds up across runs, its verified answers make the dataset of that name"},
 			&cli.StringFlag{Name: "training-plan", Usage: "take the stages from a training plan (`FILE`, JSON: target_stage or data_criteria.stages)"},
 			&cli.StringFlag{Name: "stage", Usage: "comma-separated stages (default: " + strings.Join(schema.SyntheticStages, ",") + ")"},
-			&cli.StringFlag{Name: "from", Value: curate.FromSynthetic, Usage: "synthetic (bootstrap's tasks) or failed-runs (the student's calls in failed runs)"},
+			&cli.StringFlag{Name: "from", Value: distill.FromSynthetic, Usage: "synthetic (bootstrap's tasks) or failed-runs (the student's calls in failed runs)"},
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these repositories (paths; repeat or comma-separate)"},
 			&cli.IntFlag{Name: "sample", HideDefault: true, Usage: "take `N` tasks (or failed calls), chosen by --seed (default: all)"},
 			&cli.Int64Flag{Name: "seed", HideDefault: true, Usage: "the seed of --sample"},
@@ -99,8 +100,8 @@ func parseDistill(cmd *cli.Command) (distillOptions, error) {
 	if opts.trainingPlan != "" && len(opts.stages) > 0 {
 		return opts, usagef("--training-plan and --stage both choose stages: give one")
 	}
-	if opts.from != curate.FromSynthetic && opts.from != curate.FromFailedRuns {
-		return opts, usagef("--from %q: use %s or %s", opts.from, curate.FromSynthetic, curate.FromFailedRuns)
+	if opts.from != distill.FromSynthetic && opts.from != distill.FromFailedRuns {
+		return opts, usagef("--from %q: use %s or %s", opts.from, distill.FromSynthetic, distill.FromFailedRuns)
 	}
 	if cmd.IsSet("seed") && opts.sample == 0 {
 		return opts, usagef("--seed chooses the --sample: give --sample N too")
@@ -140,7 +141,7 @@ func (a *app) runDistill(ctx context.Context, opts distillOptions) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	d := curate.DistillOptions{Name: opts.name, From: opts.from, Stages: opts.stages, Repos: opts.repos, Sample: opts.sample,
+	d := distill.Options{Name: opts.name, From: opts.from, Stages: opts.stages, Repos: opts.repos, Sample: opts.sample,
 		Seed: opts.seed, Teacher: teacher, Prices: cfg.Teacher.Prices, Verify: cfg.Teacher.Verify, Curate: cfg.Curate,
 		Budget: budget, BudgetUSD: opts.budgetUSD, MaxCalls: opts.maxCalls, DryRun: opts.dryRun, Batch: opts.batch,
 		BatchPoll: time.Duration(cfg.Teacher.BatchPollSeconds) * time.Second, Jobs: opts.jobs, Wait: opts.wait, Log: a.log}
@@ -148,13 +149,13 @@ func (a *app) runDistill(ctx context.Context, opts distillOptions) error {
 		if d.TrainingPlan, err = os.ReadFile(opts.trainingPlan); err != nil {
 			return usagef("--training-plan: %v", err)
 		}
-		if d.Stages, err = curate.PlanStages(d.TrainingPlan); err != nil {
+		if d.Stages, err = distill.PlanStages(d.TrainingPlan); err != nil {
 			return usagef("--training-plan %s: %v", opts.trainingPlan, err)
 		}
 	}
 	p := a.startProgress()
 	d.Progress = p
-	sum, err := curate.Distill(ctx, a.home.Dir, d)
+	sum, err := distill.Run(ctx, a.home.Dir, d)
 	a.stopProgress(p)
 	if errors.As(err, new(*curate.UsageError)) {
 		return usagef("%v", err)
@@ -165,7 +166,7 @@ func (a *app) runDistill(ctx context.Context, opts distillOptions) error {
 	return a.batchDone(sum, func() error { return a.printDistillSummary(sum) }, err, sum.Totals.Failed, sum.Totals.Items)
 }
 
-func (a *app) printDistillSummary(s *curate.DistillSummary) error {
+func (a *app) printDistillSummary(s *distill.Summary) error {
 	how := "from " + s.Source
 	if s.Batch {
 		how += ", through the Batch API"
@@ -179,10 +180,10 @@ func (a *app) printDistillSummary(s *curate.DistillSummary) error {
 	if s.DryRun {
 		fmt.Fprintf(a.stdout, "dry run of %s with teacher %s, %s: nothing is called or written\n\n", s.Name, s.Teacher, how)
 		fmt.Fprintln(tw, "STAGE\tITEMS\tFROM CACHE\tCALLS\tPROMPT TOKENS\tCOMPLETION TOKENS\tCOST USD\tAT MOST USD\t")
-		est := func(name string, st *curate.StageSummary) *curate.Estimate {
+		est := func(name string, st *distill.StageSummary) *distill.Estimate {
 			e := st.Estimate
 			if e == nil {
-				e = &curate.Estimate{}
+				e = &distill.Estimate{}
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.4f\t%.4f\t\n", name, st.Items, st.FromCache, e.Calls, e.PromptTokens,
 				e.CompletionTokens, e.CostUSD, e.MaxCostUSD)
@@ -209,7 +210,7 @@ func (a *app) printDistillSummary(s *curate.DistillSummary) error {
 	// from cache + from teacher; calls are requests (identical prompts
 	// share one), beside the tokens and cost they took.
 	fmt.Fprintln(tw, "STAGE\tITEMS\tVERIFIED\tREJECTED\tFAILED\tLEFT\tRATE\tFROM CACHE\tFROM TEACHER\tCALLS\tTOKENS IN\tTOKENS OUT\tCOST USD\t")
-	row := func(name string, st *curate.StageSummary) {
+	row := func(name string, st *distill.StageSummary) {
 		rate := "-"
 		if st.Verified+st.Rejected > 0 {
 			rate = fmt.Sprintf("%.0f%%", st.Rate*100)
@@ -231,11 +232,11 @@ func (a *app) printDistillSummary(s *curate.DistillSummary) error {
 	fmt.Fprintln(a.stdout)
 	a.printSkipped(s)
 	switch s.Stopped {
-	case curate.StopBudget:
+	case distill.StopBudget:
 		fmt.Fprintf(a.stdout, "stopped: the next call could cost more than the budget left; %d items left: pass a larger --budget-usd to go on\n", s.Totals.Left)
-	case curate.StopMaxCalls:
+	case distill.StopMaxCalls:
 		fmt.Fprintf(a.stdout, "stopped: --max-calls reached; %d items left: run again to go on\n", s.Totals.Left)
-	case curate.StopProviderFault:
+	case distill.StopProviderFault:
 		fmt.Fprintf(a.stdout, "stopped: the teacher reported more completion tokens than max_tokens allows (see the error); %d items left\n", s.Totals.Left)
 	case "interrupted":
 		fmt.Fprintf(a.stdout, "interrupted: what was answered is saved; %d items left: run the same command again to go on\n", s.Totals.Left)
@@ -249,7 +250,7 @@ func (a *app) printDistillSummary(s *curate.DistillSummary) error {
 	return nil
 }
 
-func (a *app) printSkipped(s *curate.DistillSummary) {
+func (a *app) printSkipped(s *distill.Summary) {
 	if len(s.Skipped) == 0 {
 		return
 	}

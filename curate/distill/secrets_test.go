@@ -1,13 +1,14 @@
-package curate
+package distill
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/internal/secrets"
 )
 
-// Distill applies [curate] secrets to the prompts before any becomes a
+// A run applies [curate] secrets to the prompts before any becomes a
 // request: redacted in redact mode, the item left out (and counted) in
 // drop mode, a prompt without a credential untouched in either.
 func TestWithoutSecrets(t *testing.T) {
@@ -31,7 +32,7 @@ func TestWithoutSecrets(t *testing.T) {
 				t.Errorf("%s: item %s prompt %q, want %q", tc.mode, it.id, it.user, tc.wantMsg[it.id])
 			}
 		}
-		if strings.Join(ids, ",") != strings.Join(tc.wantIDs, ",") || skipped[DropSecret] != tc.dropped {
+		if strings.Join(ids, ",") != strings.Join(tc.wantIDs, ",") || skipped[curate.DropSecret] != tc.dropped {
 			t.Errorf("%s: kept %v, skipped %v; want %v and %d dropped", tc.mode, ids, skipped, tc.wantIDs, tc.dropped)
 		}
 	}

@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func TestDistillSummaryAddsUp(t *testing.T) {
 			if !batch {
 				ts.Enqueue(fakellm.Reply{Status: 400, Error: "refused"})
 			}
-			sum, err := Distill(context.Background(), home, opts)
+			sum, err := Run(context.Background(), home, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

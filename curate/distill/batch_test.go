@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 
 // interruptWhen runs a distillation and cancels it once ready says so,
 // as a restart would end it; it returns the run's error.
-func interruptWhen(t *testing.T, home string, opts DistillOptions, ready func() bool) error {
+func interruptWhen(t *testing.T, home string, opts Options, ready func() bool) error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := Distill(ctx, home, opts)
+		_, err := Run(ctx, home, opts)
 		done <- err
 	}()
 	deadline := time.After(20 * time.Second)

@@ -1,14 +1,13 @@
-package curate
+package distill
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"sort"
 
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -32,7 +31,7 @@ func (d *distiller) register(ctx context.Context, rule kb.SplitRule) error {
 		if have == 0 || have == latest {
 			return nil
 		}
-		if err := resplit(ctx, d.w.Conn, name, rule); err != nil {
+		if err := curate.ResplitDistilled(ctx, d.w.Conn, name, rule); err != nil {
 			return err
 		}
 		v, err := kb.NextDatasetVersion(ctx, d.w, name)
@@ -46,7 +45,7 @@ func (d *distiller) register(ctx context.Context, rule kb.SplitRule) error {
 		if err != nil {
 			return err
 		}
-		criteria, err := json.Marshal(map[string]any{"source": "distilled", "from": d.opts.From, "teacher": d.opts.Teacher.Model,
+		criteria, err := json.Marshal(map[string]any{"source": curate.SourceDistilled, "from": d.opts.From, "teacher": d.opts.Teacher.Model,
 			"stages": d.opts.Stages, "repos": d.opts.Repos, "sample": d.opts.Sample, "seed": d.opts.Seed,
 			"verify": d.opts.Verify, "secrets": d.opts.Curate.Secrets, "validation_fraction": rule.Validation(), "holdout_repos": rule.HoldoutRepos(),
 			"context_window": d.opts.Budget.ContextWindow})
@@ -60,8 +59,8 @@ func (d *distiller) register(ctx context.Context, rule kb.SplitRule) error {
 			}
 		}
 		sort.Strings(stages[len(d.opts.Stages):])
-		if _, err := registerVersion(ctx, d.w, builtVersion{name: name, version: v, source: "distilled", stages: stages,
-			criteria: criteria, plan: d.opts.TrainingPlan, examples: examples, dropped: dropped}); err != nil {
+		if _, err := curate.RegisterVersion(ctx, d.w, curate.BuiltVersion{Name: name, Version: v, Source: curate.SourceDistilled, Stages: stages,
+			Criteria: criteria, Plan: d.opts.TrainingPlan, Examples: examples, Dropped: dropped}); err != nil {
 			return err
 		}
 		d.sum.Dataset = kb.DatasetRef{Name: name, Version: v}.String()
@@ -94,45 +93,10 @@ func (d *distiller) versionCounts(ctx context.Context) (map[string]map[string]in
 			}
 			examples[stage][split] += n
 		case verified:
-			dropped[DropSecret] += n
+			dropped[curate.DropSecret] += n
 		default:
 			dropped["unverified"] += n
 		}
 	}
 	return examples, dropped, errors.Join(rows.Err(), rows.Close())
-}
-
-// resplit sets the split of every answer of distillation name in the raw
-// store conn to rule's (splitOf, as curate-data reads them).
-func resplit(ctx context.Context, conn *sql.Conn, name string, rule kb.SplitRule) error {
-	rows, err := conn.QueryContext(ctx, `SELECT o.item_id, o.request_key, o.repo_path, coalesce(o.commit, ''), o.split, `+
-		distilledUnitColumns+` FROM distill_outcomes o`+distilledUnitJoin+` WHERE o.name = ?`, name)
-	if err != nil {
-		return fmt.Errorf("read the splits of %s: %w", name, err)
-	}
-	var items, keys, splits []string
-	for rows.Next() {
-		var item, key, repo, commit, split, run string
-		var evalRun bool
-		if err := rows.Scan(&item, &key, &repo, &commit, &split, &run, &evalRun); err != nil {
-			rows.Close()
-			return err
-		}
-		if s := splitOf(rule, repo, commit, run, evalRun); s != split {
-			items, keys, splits = append(items, item), append(keys, key), append(splits, s)
-		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return err
-	}
-	if len(items) == 0 {
-		return nil
-	}
-	_, err = conn.ExecContext(ctx, `UPDATE distill_outcomes o SET split = u.split
-		FROM (SELECT unnest(?::VARCHAR[]) AS item, unnest(?::VARCHAR[]) AS key, unnest(?::VARCHAR[]) AS split) u
-		WHERE o.name = ? AND o.item_id = u.item AND o.request_key = u.key`, items, keys, splits, name)
-	if err != nil {
-		return fmt.Errorf("split the answers of %s by the rule: %w", name, err)
-	}
-	return nil
 }

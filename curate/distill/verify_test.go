@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"encoding/json"
@@ -10,13 +10,14 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
 // verifyTask is ground truth with every stage: a.py and b.py change
 // (c.py is a candidate that does not), new.py is created, d.py deleted.
-func verifyTask(t *testing.T) *task {
+func verifyTask(t *testing.T) *curate.Task {
 	t.Helper()
 	targets := map[string]any{
 		schema.StageScope: schema.ScopeTarget{Candidates: []schema.ScopeCandidate{
@@ -33,7 +34,7 @@ func verifyTask(t *testing.T) *task {
 			Edits: []schema.Edit{{File: "a.py", Search: "x = 1\n", Replace: "x = 3\n"}, {File: "new.py", Replace: "hi\n"},
 				{File: "d.py", Search: "gone\n"}}},
 	}
-	tk := &task{ID: "t1", Targets: map[string]json.RawMessage{}}
+	tk := &curate.Task{ID: "t1", Targets: map[string]json.RawMessage{}}
 	for stage, v := range targets {
 		js, _ := json.Marshal(v)
 		tk.Targets[stage] = js

@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // their expected prompt and completion tokens and cost (with the batch
 // discount under --batch), and the most they could cost. Nothing is
 // called or written.
-func dryRun(ctx context.Context, w kb.Writer, opts DistillOptions) (*DistillSummary, error) {
+func dryRun(ctx context.Context, w kb.Writer, opts Options) (*Summary, error) {
 	d := newDistiller(opts)
 	d.w = w
 	sel, err := selectionOf(ctx, w.Conn, opts)

@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // distillLive is a run that sends the teacher its requests one by one
 // (not in a batch), up to opts.Jobs at once, on the raw store's writer w
 // (held for the run), a window of the selection at a time.
-func distillLive(ctx context.Context, w kb.Writer, opts DistillOptions) (*DistillSummary, error) {
+func distillLive(ctx context.Context, w kb.Writer, opts Options) (*Summary, error) {
 	d := newDistiller(opts)
 	d.w = w
 	sel, err := selectionOf(ctx, w.Conn, opts)

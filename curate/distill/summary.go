@@ -1,7 +1,7 @@
-package curate
+package distill
 
-// DistillSummary is what a run did (or, dry, would do).
-type DistillSummary struct {
+// Summary is what a run did (or, dry, would do).
+type Summary struct {
 	RunID   int64  `json:"run_id,omitempty"`
 	Name    string `json:"name"`
 	Teacher string `json:"teacher"`

@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/kb"
 )
@@ -33,7 +34,7 @@ func (d *distiller) judge(j *job, e kb.DistillCacheEntry, fromCache bool) []kb.D
 				o.Reason += "; no example: it holds a credential ([curate] secrets = drop)"
 			}
 			if msgs != nil {
-				o.Messages, o.ExampleID = msgs, exampleID(d.opts.Name, it.id)
+				o.Messages, o.ExampleID = msgs, curate.ExampleID(d.opts.Name, it.id)
 				o.PromptTokens = d.opts.Budget.Estimate(msgs[0].Content) + d.opts.Budget.Estimate(msgs[1].Content)
 				o.CompletionTokens = d.opts.Budget.Estimate(msgs[2].Content)
 			}
@@ -54,6 +55,10 @@ func (d *distiller) judge(j *job, e kb.DistillCacheEntry, fromCache bool) []kb.D
 	}
 	return out
 }
+
+// outcomesPerTx bounds one transaction of outcome rows, as curate bounds
+// one of example rows.
+const outcomesPerTx = 2000
 
 // replay judges the jobs answered in cache on every core and stores their
 // outcomes in bounded transactions; fromCache counts the answers as the
@@ -95,7 +100,7 @@ func (d *distiller) replay(ctx context.Context, jobs []*job, cache map[string]kb
 	for _, r := range results {
 		batch = append(batch, r...)
 		d.opts.Progress.Add(1)
-		if len(batch) >= writeBatch {
+		if len(batch) >= outcomesPerTx {
 			if err := flush(); err != nil {
 				return err
 			}

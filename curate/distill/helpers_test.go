@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/bootstrap"
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
@@ -45,7 +46,7 @@ func smallWindows(t testing.TB, n int) {
 }
 
 // allItems are every item of the selection of opts (normalized).
-func allItems(t testing.TB, home string, opts DistillOptions) []*item {
+func allItems(t testing.TB, home string, opts Options) []*item {
 	t.Helper()
 	var items []*item
 	if err := kb.WithWriter(context.Background(), home, kb.Raw, kb.Options{}, func(w kb.Writer) error {
@@ -105,9 +106,9 @@ func newTeacher(t testing.TB, home string, right func(prompt string) bool) *teac
 	// Keyed by system and user prompt: the plan stages share their user
 	// prompt (the task and its context) and differ by the system prompt.
 	for _, it := range allItems(t, home, opts) {
-		ex, _ := fit(it.task, it.stage, opts.Budget)
-		ts.truth[ex.system+"\x00"+it.user] = ex.assistant
-		ts.wrong[ex.system+"\x00"+it.user] = wrongAnswer(it.stage, ex.assistant)
+		ex, _ := curate.RenderForStudent(it.task, it.stage, opts.Budget)
+		ts.truth[ex.System+"\x00"+it.user] = ex.Answer
+		ts.wrong[ex.System+"\x00"+it.user] = wrongAnswer(it.stage, ex.Answer)
 	}
 	ts.SetDefault(func(req fakellm.Request) fakellm.Reply {
 		user := req.Messages[len(req.Messages)-1].Content
@@ -159,19 +160,30 @@ func half(prompt string) bool {
 
 func always(string) bool { return true }
 
-func distillOptions(srv *fakellm.Server) DistillOptions {
+func distillOptions(srv *fakellm.Server) Options {
 	cfg := config.Default()
 	b, _ := llm.NewBudget(cfg)
-	return DistillOptions{Name: "distilled", From: FromSynthetic,
+	return Options{Name: "distilled", From: FromSynthetic,
 		Teacher: llm.ModelConfig{Provider: llm.ProviderRemoteAPI, BaseURL: srv.OpenAIURL(), Model: "teacher-1",
 			APIKeyEnv: teacherKeyEnv, MaxTokens: 2048, Timeout: 20 * time.Second, MaxRetries: 8, MaxConcurrency: 4},
 		Prices: testPrices, Verify: cfg.Teacher.Verify, Curate: cfg.Curate, Budget: b, Jobs: 4,
 		BatchPoll: 10 * time.Millisecond}
 }
 
-func distill(t testing.TB, home string, opts DistillOptions) *DistillSummary {
+// curateData builds dataset name with curate-data, as configured by
+// default.
+func curateData(t testing.TB, home, name string) {
 	t.Helper()
-	sum, err := Distill(context.Background(), home, opts)
+	cfg := config.Default()
+	b, _ := llm.NewBudget(cfg)
+	if _, err := curate.Curate(context.Background(), home, curate.Options{Name: name, Curate: cfg.Curate, Budget: b, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func distill(t testing.TB, home string, opts Options) *Summary {
+	t.Helper()
+	sum, err := Run(context.Background(), home, opts)
 	if err != nil {
 		t.Fatalf("distill: %v", err)
 	}

@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -36,7 +37,7 @@ type verdict struct {
 // the F1 of the files their parts or steps name, implement by
 // applying the edits to the parent content and reproducing the child byte
 // for byte.
-func verify(stage string, t *task, text string, th config.TeacherVerify) verdict {
+func verify(stage string, t *curate.Task, text string, th config.TeacherVerify) verdict {
 	switch stage {
 	case schema.StageScope:
 		return verifyScope(t, text, th)
@@ -75,7 +76,7 @@ func unchecked(answer string) verdict {
 	return verdict{ok: true, checked: CheckedParse, reason: "parsed; no ground truth to check it against", answer: answer}
 }
 
-func verifyScope(t *task, text string, th config.TeacherVerify) verdict {
+func verifyScope(t *curate.Task, text string, th config.TeacherVerify) verdict {
 	resp, err := prompt.ParseScope(text)
 	if err != nil {
 		return verdict{checked: CheckedParse, reason: "unparsable: " + err.Error()}
@@ -84,7 +85,7 @@ func verifyScope(t *task, text string, th config.TeacherVerify) verdict {
 	if t == nil {
 		return unchecked(answer)
 	}
-	truth, err := decodeTarget[schema.ScopeTarget](t, schema.StageScope)
+	truth, err := curate.DecodeTarget[schema.ScopeTarget](t, schema.StageScope)
 	if err != nil {
 		return rejected("ground truth: %v", err)
 	}
@@ -108,7 +109,7 @@ func verifyScope(t *task, text string, th config.TeacherVerify) verdict {
 	return v
 }
 
-func verifyPrecision(t *task, text string, th config.TeacherVerify) verdict {
+func verifyPrecision(t *curate.Task, text string, th config.TeacherVerify) verdict {
 	resp, err := prompt.ParsePrecision(text)
 	if err != nil {
 		return verdict{checked: CheckedParse, reason: "unparsable: " + err.Error()}
@@ -117,7 +118,7 @@ func verifyPrecision(t *task, text string, th config.TeacherVerify) verdict {
 	if t == nil {
 		return unchecked(answer)
 	}
-	truth, err := decodeTarget[schema.PrecisionTarget](t, schema.StagePrecision)
+	truth, err := curate.DecodeTarget[schema.PrecisionTarget](t, schema.StagePrecision)
 	if err != nil {
 		return rejected("ground truth: %v", err)
 	}
@@ -160,7 +161,7 @@ func verifyPrecision(t *task, text string, th config.TeacherVerify) verdict {
 	return v
 }
 
-func verifyPlan(t *task, text string, th config.TeacherVerify) verdict {
+func verifyPlan(t *curate.Task, text string, th config.TeacherVerify) verdict {
 	plan, err := prompt.ParsePlan(text) // parses and validates
 	if err != nil {
 		return verdict{checked: CheckedParse, reason: "invalid plan: " + err.Error()}
@@ -169,7 +170,7 @@ func verifyPlan(t *task, text string, th config.TeacherVerify) verdict {
 	if t == nil {
 		return unchecked(answer)
 	}
-	truth, err := decodeTarget[schema.PlanArtifact](t, schema.StagePlan)
+	truth, err := curate.DecodeTarget[schema.PlanArtifact](t, schema.StagePlan)
 	if err != nil {
 		return rejected("ground truth: %v", err)
 	}
@@ -197,7 +198,7 @@ func verifyPlan(t *task, text string, th config.TeacherVerify) verdict {
 // verifyDecomposition checks a meta plan or a part plan: it parses (and
 // validates), and the files its parts or steps name match the ground
 // truth's by F1 at least the plan's threshold.
-func verifyDecomposition[T any](t *task, text string, th config.TeacherVerify, stage string,
+func verifyDecomposition[T any](t *curate.Task, text string, th config.TeacherVerify, stage string,
 	parse func(string) (T, error), render func(T) string, files func(T) []string) verdict {
 	got, err := parse(text)
 	if err != nil {
@@ -207,7 +208,7 @@ func verifyDecomposition[T any](t *task, text string, th config.TeacherVerify, s
 	if t == nil {
 		return unchecked(answer)
 	}
-	truth, err := decodeTarget[T](t, stage)
+	truth, err := curate.DecodeTarget[T](t, stage)
 	if err != nil {
 		return rejected("ground truth: %v", err)
 	}
@@ -229,9 +230,9 @@ func verifyDecomposition[T any](t *task, text string, th config.TeacherVerify, s
 // ground truth knows: the scope candidates, the precision symbols' files
 // and the implement files (less the ones the commit creates). A path it
 // does not know is taken as the plan says (modify or delete: it exists).
-func parentFiles(t *task, plan schema.PlanArtifact) func(string) bool {
+func parentFiles(t *curate.Task, plan schema.PlanArtifact) func(string) bool {
 	known, created := map[string]bool{}, map[string]bool{}
-	if s, err := decodeTarget[schema.ScopeTarget](t, schema.StageScope); err == nil {
+	if s, err := curate.DecodeTarget[schema.ScopeTarget](t, schema.StageScope); err == nil {
 		for _, c := range s.Candidates {
 			known[c.Path] = true
 		}
@@ -239,12 +240,12 @@ func parentFiles(t *task, plan schema.PlanArtifact) func(string) bool {
 			created[p] = true
 		}
 	}
-	if p, err := decodeTarget[schema.PrecisionTarget](t, schema.StagePrecision); err == nil {
+	if p, err := curate.DecodeTarget[schema.PrecisionTarget](t, schema.StagePrecision); err == nil {
 		for _, s := range p.Symbols {
 			known[s.File] = true
 		}
 	}
-	if im, err := decodeTarget[schema.ImplementTarget](t, schema.StageImplement); err == nil {
+	if im, err := curate.DecodeTarget[schema.ImplementTarget](t, schema.StageImplement); err == nil {
 		for _, f := range im.Files {
 			if f.Created {
 				created[f.Path] = true
@@ -268,7 +269,7 @@ func parentFiles(t *task, plan schema.PlanArtifact) func(string) bool {
 	}
 }
 
-func verifyImplement(t *task, text string) verdict {
+func verifyImplement(t *curate.Task, text string) verdict {
 	edits, err := prompt.ParseEdits(text)
 	if err != nil {
 		return verdict{checked: CheckedParse, reason: "unparsable: " + err.Error()}
@@ -280,7 +281,7 @@ func verifyImplement(t *task, text string) verdict {
 	if t == nil {
 		return unchecked(answer)
 	}
-	truth, err := decodeTarget[schema.ImplementTarget](t, schema.StageImplement)
+	truth, err := curate.DecodeTarget[schema.ImplementTarget](t, schema.StageImplement)
 	if err != nil {
 		return rejected("ground truth: %v", err)
 	}

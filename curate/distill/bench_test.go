@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
@@ -26,7 +27,7 @@ func BenchmarkDistillCachedReplay(b *testing.B) {
 	storetest.SyntheticTasks(b, home, tasks)
 	cfg := config.Default()
 	budget, _ := llm.NewBudget(cfg)
-	opts := DistillOptions{Teacher: llm.ModelConfig{Provider: llm.ProviderRemoteAPI, BaseURL: "http://127.0.0.1:1/v1",
+	opts := Options{Teacher: llm.ModelConfig{Provider: llm.ProviderRemoteAPI, BaseURL: "http://127.0.0.1:1/v1",
 		Model: "teacher-1", APIKeyEnv: "CRA_BENCH_UNUSED_KEY", MaxTokens: 2048}, Prices: testPrices,
 		Verify: cfg.Teacher.Verify, Curate: cfg.Curate, Budget: budget}
 	requests := fillCache(b, home, opts)
@@ -36,7 +37,7 @@ func BenchmarkDistillCachedReplay(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		opts.Name = fmt.Sprintf("replay%d", i) // a new distillation: every item replayed
-		sum, err := Distill(context.Background(), home, opts)
+		sum, err := Run(context.Background(), home, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -50,18 +51,18 @@ func BenchmarkDistillCachedReplay(b *testing.B) {
 
 // fillCache stores, for every item of the selection, the ground truth's
 // answer as the teacher's, and returns how many requests it cached.
-func fillCache(b *testing.B, home string, opts DistillOptions) int {
+func fillCache(b *testing.B, home string, opts Options) int {
 	opts, _ = opts.normalize()
 	items := allItems(b, home, opts)
 	n := 0
 	err := kb.WithWriter(context.Background(), home, kb.Raw, kb.Options{}, func(w kb.Writer) error {
 		var entries []kb.DistillCacheEntry
 		for _, j := range jobsOf(items, opts.Teacher) {
-			ex, err := fit(j.items[0].task, j.stage, opts.Budget)
-			if err != nil || ex == nil {
-				return fmt.Errorf("render %s: %v", j.stage, err)
+			ex, why := curate.RenderForStudent(j.items[0].task, j.stage, opts.Budget)
+			if why != "" {
+				return fmt.Errorf("render %s: %s", j.stage, why)
 			}
-			entries = append(entries, kb.DistillCacheEntry{Key: j.key, Model: opts.Teacher.Model, Response: ex.assistant,
+			entries = append(entries, kb.DistillCacheEntry{Key: j.key, Model: opts.Teacher.Model, Response: ex.Answer,
 				CallTaskID: j.req.TaskID, RunID: 1, At: time.Now()})
 		}
 		n = len(entries)
@@ -79,7 +80,7 @@ func fillCache(b *testing.B, home string, opts DistillOptions) int {
 func BenchmarkVerifyImplement(b *testing.B) {
 	const answers = 10000
 	th := config.Default().Teacher.Verify
-	tasks := make([]*task, answers)
+	tasks := make([]*curate.Task, answers)
 	texts := make([]string, answers)
 	for i := range tasks {
 		var files []schema.ImplementFile
@@ -97,7 +98,7 @@ func BenchmarkVerifyImplement(b *testing.B) {
 			}
 		}
 		js, _ := json.Marshal(schema.ImplementTarget{Files: files, Edits: edits})
-		tasks[i] = &task{ID: fmt.Sprint(i), Targets: map[string]json.RawMessage{schema.StageImplement: js}}
+		tasks[i] = &curate.Task{ID: fmt.Sprint(i), Targets: map[string]json.RawMessage{schema.StageImplement: js}}
 		if i%2 == 1 {
 			edits[len(edits)-1].Replace = "    broken\n"
 		}

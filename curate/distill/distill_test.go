@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func TestDistillVerifiesAndKeepsOnlyVerified(t *testing.T) {
 	}
 	// Every prompt sent is one curate-data renders for the student.
 	curated := map[string]bool{}
-	run(t, home, testOptions("student"))
+	curateData(t, home, "student")
 	for _, r := range rawRows(t, home, `SELECT messages[1].content || chr(0) || messages[2].content FROM training_examples WHERE dataset = 'student'`) {
 		curated[r] = true
 	}
@@ -230,7 +230,7 @@ func TestDistillStopsOnAnOverReportingTeacher(t *testing.T) {
 			ts.overReports(tt.reported)
 			opts := distillOptions(ts.Server)
 			opts.Batch, opts.BudgetUSD = tt.batch, &tt.budget
-			sum, err := Distill(context.Background(), home, opts)
+			sum, err := Run(context.Background(), home, opts)
 			var fault *ProviderFaultError
 			if !errors.As(err, &fault) || fault.Reported != int64(tt.reported) || fault.Allowed != int64(opts.Teacher.MaxTokens) ||
 				fault.Model != "teacher-1" || !strings.Contains(err.Error(), fmt.Sprintf("teacher-1 (remote_api at %s) reported %d completion tokens for a request that allowed %d",
@@ -349,7 +349,7 @@ func TestDistillDoesNotResendARequestThatGotNoAnswer(t *testing.T) {
 	opts.Teacher.Timeout = 300 * time.Millisecond
 	opts.Stages = []string{"scope"}
 	ts.HoldAfter(2) // two answered, every later request held until its attempt times out
-	first, err := Distill(context.Background(), home, opts)
+	first, err := Run(context.Background(), home, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

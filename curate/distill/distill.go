@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"context"
@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/progress"
 	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
@@ -26,9 +28,9 @@ const (
 	FromFailedRuns = "failed-runs" // the logged prompts of the student's calls in failed runs
 )
 
-// DefaultDistillName is the distillation (and dataset) name when none is
+// DefaultName is the distillation (and dataset) name when none is
 // given.
-const DefaultDistillName = "distilled"
+const DefaultName = "distilled"
 
 // Why a distill run stopped before every item was done.
 const (
@@ -39,8 +41,8 @@ const (
 	StopProviderFault = "provider_fault"
 )
 
-// DistillOptions configure one cra distill run.
-type DistillOptions struct {
+// Options configure one cra distill run.
+type Options struct {
 	// Name is the distillation: its spending adds up across runs and its
 	// verified answers make the dataset of that name.
 	Name   string
@@ -72,7 +74,7 @@ type DistillOptions struct {
 	// Wait is how long to wait for another run of the same Name.
 	Wait     time.Duration
 	Log      *slog.Logger
-	Progress Progress
+	Progress progress.Reporter // where the run says how far it got
 	// ClientOptions are given to llm.New and llm.NewBatches.
 	ClientOptions []llm.Option
 	// TrainingPlan is the training plan (JSON) the selection came from,
@@ -80,24 +82,18 @@ type DistillOptions struct {
 	TrainingPlan []byte
 }
 
-// Progress is where a run reports how far it got.
-type Progress interface {
-	Phase(label string, total int64)
-	Add(n int64)
-}
-
-// Distill runs the distillation opts.Name in home dir: the selected items'
+// Run runs the distillation opts.Name in home dir: the selected items'
 // prompts go to the teacher (from the cache when asked before), each answer
 // is verified against its ground truth, and the verified ones become the
 // next version of the dataset opts.Name. A dry run says what it would cost
 // and calls nothing.
-func Distill(ctx context.Context, dir string, opts DistillOptions) (*DistillSummary, error) {
+func Run(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	opts, err := opts.normalize()
 	if err != nil {
 		return nil, err
 	}
 	if opts.DryRun {
-		var sum *DistillSummary
+		var sum *Summary
 		err := kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra distill --dry-run", Wait: kb.BatchWait},
 			func(w kb.Writer) (err error) {
 				sum, err = dryRun(ctx, w, opts)
@@ -107,7 +103,7 @@ func Distill(ctx context.Context, dir string, opts DistillOptions) (*DistillSumm
 	}
 	// The name is a dataset's: one run builds it at a time, curate-data's
 	// or distill's, for the whole run.
-	lock, err := kb.LockInput(ctx, dir, DatasetLock, opts.Name, "cra distill --name "+opts.Name, opts.Wait)
+	lock, err := kb.LockInput(ctx, dir, curate.DatasetLock, opts.Name, "cra distill --name "+opts.Name, opts.Wait)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +111,7 @@ func Distill(ctx context.Context, dir string, opts DistillOptions) (*DistillSumm
 	if opts.Batch {
 		return distillBatches(ctx, dir, opts)
 	}
-	var sum *DistillSummary
+	var sum *Summary
 	err = kb.WithWriter(ctx, dir, kb.Raw, kb.Options{Command: "cra distill", Wait: kb.BatchWait},
 		func(w kb.Writer) (err error) {
 			sum, err = distillLive(ctx, w, opts)
@@ -124,41 +120,41 @@ func Distill(ctx context.Context, dir string, opts DistillOptions) (*DistillSumm
 	return sum, err
 }
 
-func (opts DistillOptions) normalize() (DistillOptions, error) {
+func (opts Options) normalize() (Options, error) {
 	if opts.Name == "" {
-		opts.Name = DefaultDistillName
+		opts.Name = DefaultName
 	}
 	if strings.ContainsAny(opts.Name, "@/\\\x00") {
-		return opts, usagef("name %q: give a name without @, / or \\", opts.Name)
+		return opts, curate.Usagef("name %q: give a name without @, / or \\", opts.Name)
 	}
 	if opts.From == "" {
 		opts.From = FromSynthetic
 	}
 	if opts.From != FromSynthetic && opts.From != FromFailedRuns {
-		return opts, usagef("--from %q: use %s or %s", opts.From, FromSynthetic, FromFailedRuns)
+		return opts, curate.Usagef("--from %q: use %s or %s", opts.From, FromSynthetic, FromFailedRuns)
 	}
 	if len(opts.Stages) == 0 {
 		opts.Stages = schema.SyntheticStages
 	}
 	for _, s := range opts.Stages {
 		if !slices.Contains(schema.SyntheticStages, s) {
-			return opts, usagef("stage %q: distill knows %s", s, strings.Join(schema.SyntheticStages, ", "))
+			return opts, curate.Usagef("stage %q: distill knows %s", s, strings.Join(schema.SyntheticStages, ", "))
 		}
 	}
 	if opts.Curate.Secrets != secrets.ModeRedact && opts.Curate.Secrets != secrets.ModeDrop {
-		return opts, usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
+		return opts, curate.Usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
 	}
 	if opts.Teacher.Model == "" {
-		return opts, usagef("no teacher model: set teacher.model and teacher.base_url in config.toml, or pass --teacher")
+		return opts, curate.Usagef("no teacher model: set teacher.model and teacher.base_url in config.toml, or pass --teacher")
 	}
 	if opts.Teacher.MaxTokens <= 0 {
-		return opts, usagef("teacher.max_tokens must be set: it bounds what a call can cost")
+		return opts, curate.Usagef("teacher.max_tokens must be set: it bounds what a call can cost")
 	}
 	if opts.BudgetUSD != nil && opts.Prices.Zero() {
-		return opts, usagef("--budget-usd needs the teacher's prices: set [teacher.prices] input_per_million and output_per_million in config.toml")
+		return opts, curate.Usagef("--budget-usd needs the teacher's prices: set [teacher.prices] input_per_million and output_per_million in config.toml")
 	}
 	if opts.BudgetUSD != nil && *opts.BudgetUSD < 0 {
-		return opts, usagef("--budget-usd must not be negative")
+		return opts, curate.Usagef("--budget-usd must not be negative")
 	}
 	if opts.Jobs <= 0 {
 		opts.Jobs = max(opts.Teacher.MaxConcurrency, 1)
@@ -172,20 +168,15 @@ func (opts DistillOptions) normalize() (DistillOptions, error) {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	if opts.Progress == nil {
-		opts.Progress = noProgress{}
+		opts.Progress = progress.Discard
 	}
 	return opts, nil
 }
 
-type noProgress struct{}
-
-func (noProgress) Phase(string, int64) {}
-func (noProgress) Add(int64)           {}
-
 // distiller is one run on the raw store's writer: its selection, its
 // teacher client, its spending, its summary.
 type distiller struct {
-	opts  DistillOptions
+	opts  Options
 	w     kb.Writer
 	wmu   sync.Mutex // one transaction at a time on w
 	runID int64
@@ -193,7 +184,7 @@ type distiller struct {
 	spend *ledger
 
 	smu   sync.Mutex // guards sum, stop and fault
-	sum   *DistillSummary
+	sum   *Summary
 	stop  string
 	fault error // the first ProviderFaultError: the run ends with it
 
@@ -204,8 +195,8 @@ type distiller struct {
 	turns int64        // the next call's turn in the ledger (the dispatcher's)
 }
 
-func newDistiller(opts DistillOptions) *distiller {
-	sum := &DistillSummary{Name: opts.Name, Teacher: opts.Teacher.Model, Source: opts.From, DryRun: opts.DryRun,
+func newDistiller(opts Options) *distiller {
+	sum := &Summary{Name: opts.Name, Teacher: opts.Teacher.Model, Source: opts.From, DryRun: opts.DryRun,
 		Batch: opts.Batch, Skipped: map[string]int{}, Stages: map[string]*StageSummary{}, BudgetUSD: opts.BudgetUSD,
 		Margin: opts.Budget.SafetyMargin}
 	for _, s := range opts.Stages {
@@ -354,7 +345,7 @@ func (d *distiller) overReported(j *job, resp llm.Response) *ProviderFaultError 
 func (d *distiller) newTeacher() (*llm.Logged, error) {
 	inner, err := llm.New(d.opts.Teacher, append([]llm.Option{llm.WithSendOnce()}, d.opts.ClientOptions...)...)
 	if err != nil {
-		return nil, usagef("teacher: %v", err)
+		return nil, curate.Usagef("teacher: %v", err)
 	}
 	return llm.NewLogged(inner, d.opts.Teacher, func(_ context.Context, calls []kb.LLMCall) error {
 		d.cmu.Lock()
@@ -387,7 +378,7 @@ func PlanStages(plan []byte) ([]string, error) {
 		} `json:"data_criteria"`
 	}
 	if err := json.Unmarshal(plan, &p); err != nil {
-		return nil, usagef("training plan: %v", err)
+		return nil, curate.Usagef("training plan: %v", err)
 	}
 	var out []string
 	for _, s := range append(append([]string{p.TargetStage}, p.DataCriteria.Stages...), p.Stages...) {
@@ -396,7 +387,7 @@ func PlanStages(plan []byte) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, usagef("training plan names no stage (target_stage, data_criteria.stages or stages)")
+		return nil, curate.Usagef("training plan names no stage (target_stage, data_criteria.stages or stages)")
 	}
 	return out, nil
 }

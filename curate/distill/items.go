@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/internal/secrets"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -21,8 +22,8 @@ import (
 // failed run (its logged prompt).
 type item struct {
 	id, stage, source   string
-	task                *task  // the ground truth; nil when there is none
-	student             *int64 // the student's call (failed-runs)
+	task                *curate.Task // the ground truth; nil when there is none
+	student             *int64       // the student's call (failed-runs)
 	repo, commit, split string
 	system, user        string
 	expect              int64 // the answer's expected tokens (chars/4)
@@ -53,13 +54,14 @@ type selection struct {
 	split kb.SplitRule
 }
 
-// selectionWindow is how many ids one window loads (a variable for tests
-// that need several windows).
-var selectionWindow = taskWindow
+// selectionWindow is how many ids one window loads, as many as curate
+// reads tasks at a time, so memory stays flat (a variable for tests that
+// need several windows).
+var selectionWindow = 2000
 
 // Its split rule is curate-data's ([curate], with its held-out
 // repositories), loaded once.
-func selectionOf(ctx context.Context, conn *sql.Conn, opts DistillOptions) (*selection, error) {
+func selectionOf(ctx context.Context, conn *sql.Conn, opts Options) (*selection, error) {
 	rule, err := kb.NewSplitRule(opts.Curate, nil).WithGroups(ctx, conn)
 	if err != nil {
 		return nil, err
@@ -77,22 +79,19 @@ func selectionOf(ctx context.Context, conn *sql.Conn, opts DistillOptions) (*sel
 	return sel, nil
 }
 
-// syntheticSelection renders the selected tasks' targets through curate's
-// renderers, fitted to the student's budget, leaving out what curate-data
-// drops before filtering (empty and trivial targets, prompts that cannot
-// fit, ground truth that does not decode).
-func syntheticSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions, rule kb.SplitRule) (*selection, error) {
-	if err := checkRepos(ctx, conn, Options{Repos: opts.Repos}); err != nil {
-		return nil, err
-	}
-	where, args := repoFilter(opts.Repos)
-	ids, err := queryStrings(ctx, conn, `SELECT k.id FROM synthetic_tasks k WHERE true`+where+` ORDER BY k.id`, args...)
+// syntheticSelection renders the selected tasks' targets as curate-data
+// does for the student (curate.RenderForStudent), fitted to the student's
+// budget, leaving out what curate-data drops before filtering (empty and
+// trivial targets, prompts that cannot fit, ground truth that does not
+// decode).
+func syntheticSelection(ctx context.Context, conn *sql.Conn, opts Options, rule kb.SplitRule) (*selection, error) {
+	ids, err := curate.SyntheticTaskIDs(ctx, conn, opts.Repos)
 	if err != nil {
 		return nil, err
 	}
 	load := func(ctx context.Context, conn *sql.Conn, ids []string, skipped map[string]int) ([]*item, error) {
-		var tasks []*task
-		if err := eachTaskOf(ctx, conn, ids, func(t *task) error { tasks = append(tasks, t); return nil }); err != nil {
+		var tasks []*curate.Task
+		if err := curate.EachTaskOf(ctx, conn, ids, func(t *curate.Task) error { tasks = append(tasks, t); return nil }); err != nil {
 			return nil, err
 		}
 		var items []*item
@@ -101,22 +100,14 @@ func syntheticSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions
 				if _, ok := t.Targets[stage]; !ok {
 					continue
 				}
-				if why := emptiness(t, stage); why != "" {
+				ex, why := curate.RenderForStudent(t, stage, opts.Budget)
+				if why != "" {
 					skipped[why]++
 					continue
 				}
-				ex, err := fit(t, stage, opts.Budget)
-				switch {
-				case err != nil:
-					skipped[DropRenderFailure]++
-					continue
-				case ex == nil:
-					skipped[DropOverBudget]++
-					continue
-				}
 				items = append(items, &item{id: t.TargetIDs[stage], stage: stage, source: FromSynthetic, task: t,
-					repo: t.Repo, commit: t.Commit, split: splitOf(rule, t.Repo, t.Commit, "", false),
-					system: ex.system, user: ex.user, expect: int64(chars4.Estimate(ex.assistant))})
+					repo: t.Repo, commit: t.Commit, split: curate.SplitOf(rule, t.Repo, t.Commit, "", false),
+					system: ex.System, user: ex.User, expect: int64(chars4.Estimate(ex.Answer))})
 			}
 		}
 		return items, nil
@@ -128,7 +119,7 @@ func syntheticSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions
 // runs that failed (task_runs.success = false). A call of an eval run has
 // the ground truth of the synthetic task the eval replayed; others have
 // none and are checked by parsing alone.
-func failedRunSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions, rule kb.SplitRule) (*selection, error) {
+func failedRunSelection(ctx context.Context, conn *sql.Conn, opts Options, rule kb.SplitRule) (*selection, error) {
 	stages := make([]any, len(opts.Stages))
 	for i, s := range opts.Stages {
 		stages[i] = s
@@ -148,7 +139,7 @@ func failedRunSelection(ctx context.Context, conn *sql.Conn, opts DistillOptions
 		return nil, err
 	}
 	if len(ids) == 0 {
-		return nil, usagef("no failed run has a call of %s to learn from: run `cra solve` or `cra eval` first, or use --from synthetic",
+		return nil, curate.Usagef("no failed run has a call of %s to learn from: run `cra solve` or `cra eval` first, or use --from synthetic",
 			strings.Join(opts.Stages, ", "))
 	}
 	load := func(ctx context.Context, conn *sql.Conn, ids []string, _ map[string]int) ([]*item, error) {
@@ -174,7 +165,7 @@ func failedRunItems(ctx context.Context, conn *sql.Conn, rule kb.SplitRule, from
 		return nil, err
 	}
 	var calls []call
-	truth := map[string]*task{}
+	truth := map[string]*curate.Task{}
 	for rows.Next() {
 		var c call
 		if err := rows.Scan(&c.id, &c.stage, &c.system, &c.user, &c.response, &c.repo, &c.runTask, &c.evalTask); err != nil {
@@ -194,7 +185,7 @@ func failedRunItems(ctx context.Context, conn *sql.Conn, rule kb.SplitRule, from
 		tasks = append(tasks, id)
 	}
 	sort.Strings(tasks)
-	if err := eachTaskOf(ctx, conn, tasks, func(t *task) error { truth[t.ID] = t; return nil }); err != nil {
+	if err := curate.EachTaskOf(ctx, conn, tasks, func(t *curate.Task) error { truth[t.ID] = t; return nil }); err != nil {
 		return nil, err
 	}
 	items := make([]*item, 0, len(calls))
@@ -206,7 +197,7 @@ func failedRunItems(ctx context.Context, conn *sql.Conn, rule kb.SplitRule, from
 				it.task, it.commit = t, t.Commit
 			}
 		}
-		it.split = splitOf(rule, c.repo, it.commit, strings.SplitN(c.runTask, ":", 2)[0], c.evalTask != "")
+		it.split = curate.SplitOf(rule, c.repo, it.commit, strings.SplitN(c.runTask, ":", 2)[0], c.evalTask != "")
 		items = append(items, it)
 	}
 	return items, nil
@@ -217,14 +208,6 @@ func failedRunItems(ctx context.Context, conn *sql.Conn, rule kb.SplitRule, from
 func evalJoin(from string) string {
 	return strings.Replace(from, " WHERE ", ` LEFT JOIN (SELECT task_run_id, any_value(task_id) AS task_id FROM eval_tasks
 		GROUP BY task_run_id) e ON e.task_run_id = r.id WHERE `, 1)
-}
-
-// eachTaskOf hands fn each task of ids (with its targets), in id order.
-func eachTaskOf(ctx context.Context, conn *sql.Conn, ids []string, fn func(*task) error) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	return eachTaskWhere(ctx, conn, ` AND k.id IN (SELECT unnest(?::VARCHAR[]))`, []any{ids}, fn)
 }
 
 // sample keeps n of ids (all when n <= 0), chosen by a hash of seed and
@@ -320,12 +303,12 @@ func (d *distiller) eachWindow(ctx context.Context, sel *selection, count bool, 
 // commit or a logged prompt must not leave the machine, nor reach the call
 // log or the cache (whose key is the request's). Redacted prompts are
 // what is sent; in drop mode an item with a credential is not asked about
-// and counted as skipped (DropSecret).
+// and counted as skipped (curate.DropSecret).
 func withoutSecrets(items []*item, mode string, skipped map[string]int) []*item {
 	out := items[:0]
 	for _, it := range items {
 		if _, keep := secrets.Apply(mode, &it.system, &it.user); !keep {
-			skipped[DropSecret]++
+			skipped[curate.DropSecret]++
 			continue
 		}
 		out = append(out, it)

@@ -1,4 +1,4 @@
-package curate
+package distill
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -30,16 +31,16 @@ const (
 // the name are driven too: a restart resumes them by their ids, and one
 // created by a run killed before recording it is found by its input file,
 // never created twice.
-func distillBatches(ctx context.Context, dir string, opts DistillOptions) (*DistillSummary, error) {
+func distillBatches(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	d := newDistiller(opts)
 	api, err := llm.NewBatches(opts.Teacher, opts.ClientOptions...)
 	if err != nil {
-		return nil, usagef("teacher: %v", err)
+		return nil, curate.Usagef("teacher: %v", err)
 	}
 	defer api.Close()
 	inner, err := llm.New(opts.Teacher, opts.ClientOptions...)
 	if err != nil {
-		return nil, usagef("teacher: %v", err)
+		return nil, curate.Usagef("teacher: %v", err)
 	}
 	// Rows are built by the logged client and stored with the results.
 	client := llm.NewLogged(inner, opts.Teacher, func(context.Context, []kb.LLMCall) error { return nil })
