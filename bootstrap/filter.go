@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/walk"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/kb/schema"
@@ -140,7 +139,7 @@ func (f *Filter) Check(c CommitInfo) (reason, detail string) {
 		case f.generated(base):
 			return ReasonGenerated, fs.Path
 		}
-		if lang.Supported(lang.LanguageOf(fs.Path)) {
+		if walk.SourceFile(fs.Path) {
 			sources++
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cra-dev/cra/ingest/walk"
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -101,7 +102,7 @@ func TestBootstrapParsesEachBlobOnce(t *testing.T) {
 	// Distinct source blobs in the whole history bound the parses.
 	blobs := map[string]bool{}
 	for _, line := range strings.Split(gitOut(t, dir, "rev-list", "--objects", "--all"), "\n") {
-		if _, p, ok := strings.Cut(line, " "); ok && source(p) {
+		if _, p, ok := strings.Cut(line, " "); ok && walk.SourceFile(p) {
 			blobs[line[:40]] = true
 		}
 	}

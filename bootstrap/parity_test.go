@@ -15,6 +15,7 @@ import (
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/ingest"
 	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/ingest/walk"
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
@@ -80,7 +81,7 @@ func TestRetrievalOverTheKnowledgeBaseMatchesBootstrap(t *testing.T) {
 				t.Fatal(err)
 			}
 			g, err := retrieval.LoadKnowledgeGraph(context.Background(), curated.DB, r.ID,
-				retrieval.GraphOptions{LanguageOf: lang.LanguageOf, Source: source})
+				retrieval.GraphOptions{LanguageOf: lang.LanguageOf, Source: walk.SourceFile})
 			if err != nil {
 				t.Fatal(err)
 			}

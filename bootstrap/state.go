@@ -91,17 +91,11 @@ func (w *worker) snapshot(commit string) (*snapshot, error) {
 	return s, nil
 }
 
-// source reports whether replay parses the file at p: a language with an
-// extractor, outside vendored directories.
-func source(p string) bool {
-	return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p)
-}
-
 // facts returns the facts of the blob at p, nil for a file replay does not
 // parse. A blob that cannot be read is an error; one that cannot be parsed
 // has facts with failed set.
 func (w *worker) facts(p string, h plumbing.Hash) (*facts, error) {
-	if !source(p) {
+	if !walk.SourceFile(p) {
 		return nil, nil
 	}
 	var readErr error

@@ -153,6 +153,9 @@ func indexTree(ctx context.Context, w *writer, src *source, opts Options, res *R
 
 func parse(set *lang.Set, j fileJob) parsedFile {
 	p := parsedFile{fileJob: j}
+	if !walk.SourceFile(j.path) { // the walk left vendored directories out already
+		return p
+	}
 	ex, err := set.ForPath(j.path)
 	if err != nil || ex == nil {
 		p.err = err

@@ -127,12 +127,8 @@ func parseCurate(cmd *cli.Command) (curateOptions, error) {
 	if cmd.IsSet("stages") {
 		opts.stages = splitList(cmd.String("stages"))
 	}
-	for _, r := range splitAll(cmd.StringSlice("repos")) {
-		opts.repos = append(opts.repos, kb.CanonicalPath(r))
-	}
-	for _, r := range splitAll(cmd.StringSlice("holdout-repos")) {
-		opts.holdoutRepos = append(opts.holdoutRepos, kb.CanonicalPath(r))
-	}
+	opts.repos = repoPaths(cmd, "repos")
+	opts.holdoutRepos = repoPaths(cmd, "holdout-repos")
 	return opts, nil
 }
 
@@ -163,24 +159,6 @@ func (a *app) runCurate(ctx context.Context, opts curateOptions) error {
 		return err
 	}
 	return a.batchDone(sum, func() error { return a.printCurateSummary(sum) }, nil, 0, 0)
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func splitAll(xs []string) []string {
-	var out []string
-	for _, x := range xs {
-		out = append(out, splitList(x)...)
-	}
-	return out
 }
 
 func (a *app) printCurateSummary(sum *curate.Summary) error {

@@ -16,7 +16,6 @@ import (
 	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/curate/distill"
 	"github.com/cra-dev/cra/internal/config"
-	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -116,9 +115,7 @@ func parseDistill(cmd *cli.Command) (distillOptions, error) {
 		}
 		opts.budgetUSD = &b
 	}
-	for _, r := range splitAll(cmd.StringSlice("repos")) {
-		opts.repos = append(opts.repos, kb.CanonicalPath(r))
-	}
+	opts.repos = repoPaths(cmd, "repos")
 	wait, err := waitOf(cmd)
 	opts.wait = wait
 	return opts, err

@@ -102,12 +102,8 @@ func parseEval(cmd *cli.Command) (evalOptions, error) {
 	if opts.wait, err = waitOf(cmd); err != nil {
 		return opts, err
 	}
-	for _, r := range splitAll(cmd.StringSlice("repos")) {
-		opts.repos = append(opts.repos, kb.CanonicalPath(r))
-	}
-	for _, r := range splitAll(cmd.StringSlice("holdout-repos")) {
-		opts.holdoutRepos = append(opts.holdoutRepos, kb.CanonicalPath(r))
-	}
+	opts.repos = repoPaths(cmd, "repos")
+	opts.holdoutRepos = repoPaths(cmd, "holdout-repos")
 	return opts, nil
 }
 
@@ -128,7 +124,7 @@ func (a *app) runEval(ctx context.Context, opts evalOptions) error {
 		Selection: eval.Selection{Repos: opts.repos, Split: opts.split, Rule: kb.NewSplitRule(cfg.Curate, opts.holdoutRepos),
 			Sample: opts.sample, Seed: opts.seed},
 		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
-			Source: func(p string) bool { return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p) }}})
+			Source: walk.SourceFile}})
 	a.stopProgress(p)
 	var usage *eval.UsageError
 	var sel *eval.SelectionError

@@ -61,7 +61,7 @@ func (a *app) runPlan(ctx context.Context, opts planOptions) error {
 	}
 	run, err := execute.RunPlan(ctx, execute.PlanOptions{Dir: a.home.Dir, Repo: opts.repo, Rev: opts.rev, Task: opts.task, Config: cfg, Log: a.log,
 		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
-			Source: func(p string) bool { return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p) }}})
+			Source: walk.SourceFile}})
 	var pre *retrieval.PreflightError
 	if errors.As(err, &pre) {
 		return usagef("%v", err)

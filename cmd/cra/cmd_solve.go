@@ -99,7 +99,7 @@ func (a *app) runSolve(ctx context.Context, opts orchestrator.Options) error {
 	}
 	opts.Config = cfg
 	opts.GraphOptions = retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
-		Source: func(p string) bool { return lang.Supported(lang.LanguageOf(p)) && !walk.VendoredPath(p) }}
+		Source: walk.SourceFile}
 	opts.Started = a.solveStarted
 	out, err := orchestrator.Solve(ctx, opts)
 	var pre *retrieval.PreflightError

@@ -70,9 +70,7 @@ func parseTrainPlan(cmd *cli.Command) (trainPlanOptions, error) {
 		return trainPlanOptions{}, err
 	}
 	opts := trainPlanOptions{since: since, evals: splitAll(cmd.StringSlice("eval")), out: cmd.String("out"), noLLM: cmd.Bool("no-llm")}
-	for _, r := range splitAll(cmd.StringSlice("repos")) {
-		opts.repos = append(opts.repos, kb.CanonicalPath(r))
-	}
+	opts.repos = repoPaths(cmd, "repos")
 	return opts, nil
 }
 

@@ -25,6 +25,18 @@ var vendorDirs = map[string]bool{
 	".venv": true, "site-packages": true,
 }
 
+// SourceFile reports whether cra parses the file at slash path p: a
+// language with an extractor, outside vendored directories. It is the one
+// rule of what is source code: the index parses these files, bootstrap's
+// replay parses them and its commit filter counts them, and the agent's
+// retrieval graph (cra plan, solve and eval) expands over them, so ground
+// truth and inference see the same files. No setting changes it; the size
+// limit ([index] max_file_bytes) is a separate rule, applied by the walk
+// and by replay.
+func SourceFile(p string) bool {
+	return lang.Supported(lang.LanguageOf(p)) && !VendoredPath(p)
+}
+
 // VendoredPath reports whether a slash path lies in a directory of
 // someone else's code (vendor/, node_modules/, third_party/, ...): the
 // directories a walk skips as vendored.

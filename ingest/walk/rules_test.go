@@ -190,3 +190,25 @@ func TestVendoredPath(t *testing.T) {
 		}
 	}
 }
+
+// SourceFile is the one rule of what cra parses: a language with an
+// extractor, outside vendored directories.
+func TestSourceFile(t *testing.T) {
+	for p, want := range map[string]bool{
+		"app/api.py":                    true,
+		"cmd/main.go":                   true,
+		"web/src/app.tsx":               true,
+		"web/src/util.js":               true,
+		"README.md":                     false, // no extractor
+		"Dockerfile":                    false,
+		"styles/site.css":               false,
+		"vendor/github.com/x/y/y.go":    false, // vendored
+		"web/node_modules/lib/index.js": false,
+		"env/.venv/lib/site.py":         false,
+		"vendors/a.go":                  true, // not a vendored directory's name
+	} {
+		if got := SourceFile(p); got != want {
+			t.Errorf("SourceFile(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
