@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -226,7 +227,7 @@ func (r *Report) sections() []section {
 			"left out of the regression and of rule 2. "+
 			"Train-plan concludes from at least %d scored tasks; a blame share chooses only with %d or more failed runs charged; "+
 			"the regression needs %d failures and %d successes per stage; sample sizes ask for %.0f %% power at %.0f %% over the stages tested.",
-			BootstrapReps, MinClusterRepos, definitionalList(), MinObservations, MinCharged, EventsPerStage, EventsPerStage, 100*Power, 100*Alpha),
+			stats.BootstrapReps, stats.MinClusterRepos, definitionalList(), MinObservations, MinCharged, EventsPerStage, EventsPerStage, 100*Power, 100*Alpha),
 	}})
 	return out
 }
@@ -236,7 +237,7 @@ func (r *Report) scoreSections() []section {
 	scores := section{title: "Per-stage scores", level: 2, charts: []string{chartScores},
 		paras: []string{fmt.Sprintf("Right against ground truth with Wilson intervals; other metrics as the mean of repository means, each repository counting once, "+
 			"with a bootstrap interval over repositories when there are %d or more, else over tasks (speaking of these repositories only). "+
-			"Each row names its interval's method.", MinClusterRepos)}}
+			"Each row names its interval's method.", stats.MinClusterRepos)}}
 	t := table{head: []string{"stage", "metric", "value", "95% CI", "interval method", "tasks", "repositories"}}
 	for _, s := range e.Stages {
 		if s.Correct != nil {
@@ -462,7 +463,7 @@ func repoRateCell(f RepoFailure) string {
 	return fmt.Sprintf("%s (%s)", pct(f.Failure.Value), ci(f.Failure.CI))
 }
 
-func ci(iv Interval) string { return fmt.Sprintf("%s–%s %%", pct1(iv.Lo), pct1(iv.Hi)) }
+func ci(iv stats.Interval) string { return fmt.Sprintf("%s–%s %%", pct1(iv.Lo), pct1(iv.Hi)) }
 
 // plural is "1 repository", "2 repositories", "3 eval runs", "0 successes".
 func plural(n int, noun string) string {

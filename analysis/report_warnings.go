@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cra-dev/cra/internal/stats"
 )
 
 // FewTasks is the fewest tasks a rate or a cell of an association rests on
@@ -39,9 +41,9 @@ func (r *Report) warnings() []string {
 		}
 		out = append(out, fmt.Sprintf("**One repository only**%s: every figure speaks of its tasks alone, and nothing here says how another "+
 			"repository would fare; means are bootstrapped over its tasks and the per-repository rate has no interval. Evaluate more repositories.", repo))
-	case e.Repos > 1 && e.Repos < MinClusterRepos:
+	case e.Repos > 1 && e.Repos < stats.MinClusterRepos:
 		out = append(out, fmt.Sprintf("**Only %d repositories**: means are bootstrapped over tasks, not repositories (that needs %d), "+
-			"so their intervals speak of these repositories only.", e.Repos, MinClusterRepos))
+			"so their intervals speak of these repositories only.", e.Repos, stats.MinClusterRepos))
 	}
 	for _, stage := range r.definitionalStages() {
 		a := e.Stage(stage).Association
@@ -157,7 +159,7 @@ func meanCICell(m MetricMean) string {
 // noSpread says why a mean's bootstrap interval has zero width.
 func noSpread(m MetricMean) string {
 	switch {
-	case m.Method == MethodRepoBootstrap:
+	case m.Method == stats.MethodRepoBootstrap:
 		return fmt.Sprintf("all %d repositories' means are %s", m.Repos, num(m.Value))
 	case m.Repos == 1:
 		return fmt.Sprintf("every task scored %s", num(m.Value))
@@ -168,9 +170,9 @@ func noSpread(m MetricMean) string {
 // meanMethodCell says what a mean's bootstrap resampled.
 func meanMethodCell(m MetricMean) string {
 	switch m.Method {
-	case MethodRepoBootstrap:
+	case stats.MethodRepoBootstrap:
 		return fmt.Sprintf("bootstrap over %d repositories", m.Repos)
-	case MethodTaskBootstrap:
+	case stats.MethodTaskBootstrap:
 		if m.Repos == 1 {
 			return "bootstrap over tasks of 1 repository (speaks of it only)"
 		}

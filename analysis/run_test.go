@@ -18,6 +18,7 @@ import (
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/golden"
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
@@ -174,7 +175,7 @@ func TestOneRepository(t *testing.T) {
 		t.Fatalf("%d repositories, status %s: want 1 and a plan", e.Repos, res.Status)
 	}
 	for _, m := range e.Stage("scope").Metrics {
-		if m.Method != MethodTaskBootstrap || !(m.CI.Lo < m.Value && m.Value < m.CI.Hi) {
+		if m.Method != stats.MethodTaskBootstrap || !(m.CI.Lo < m.Value && m.Value < m.CI.Hi) {
 			t.Errorf("scope %s: %v %v by %s, want a bootstrap over tasks with a nonzero interval around the mean", m.Metric, m.Value, m.CI, m.Method)
 		}
 	}
