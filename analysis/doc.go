@@ -11,9 +11,10 @@
 // failure, first-error attribution, oracle lift, logged solve runs),
 // chooses the target by a stated rule (decide.go), builds the training plan
 // (plan.go, plan.schema.json) and writes plan.json, a training_plans row and
-// the reports (report.go, report_md.go, report_html.go, report_warnings.go:
-// what a reviewer would flag; charts.go, chart_legend.go: one
-// self-contained HTML page with SVG charts drawn by internal/charts). An optional
+// the reports (report.go, report_warnings.go: what a reviewer would flag;
+// charts.go: SVG charts drawn by internal/charts; report_md.go and
+// report_html.go hand the sections to internal/report, which writes the
+// Markdown and the self-contained HTML page). An optional
 // narrative by the reasoning model (narrative.go, logged like every model
 // call) sits under its own heading and changes no figure.
 //

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
 
+	"github.com/cra-dev/cra/internal/report"
 	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/kb"
 )
@@ -28,10 +29,8 @@ func analysed(outcomes []kb.EvalOutcome) *Report {
 func sectionMD(t *testing.T, r *Report, title string) string {
 	t.Helper()
 	for _, s := range r.sections() {
-		if s.title == title {
-			var b strings.Builder
-			writeSectionMD(&b, s)
-			return b.String()
+		if s.Title == title {
+			return report.MarkdownSections(s)
 		}
 	}
 	t.Fatalf("no section %q", title)
@@ -376,11 +375,10 @@ func TestTrendLegendOutsideData(t *testing.T) {
 // TestEveryFigureStatesItsMethod: each chart's caption names how its
 // intervals were made, or that it has none.
 func TestEveryFigureStatesItsMethod(t *testing.T) {
-	want := map[string]string{chartScores: "Wilson", chartBlame: "Wilson", chartLift: "Newcombe", chartRepos: "Wilson", chartTrend: "without intervals"}
 	r := &Report{Evidence: &Evidence{RepoFailures: []RepoFailure{{}, {}}, Trend: make([]TrendPoint, 2)}}
 	for _, id := range Charts {
-		if c := r.caption(id); !strings.Contains(c, want[id]) {
-			t.Errorf("caption of %s %q: want it to name %q", id, c, want[id])
+		if c := r.caption(id); !strings.Contains(c, chartMethod[id]) {
+			t.Errorf("caption of %s %q: want it to name %q", id, c, chartMethod[id])
 		}
 	}
 	r.Evidence.RepoFailures = r.Evidence.RepoFailures[:1]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cra-dev/cra/internal/report"
 	"github.com/cra-dev/cra/internal/stats"
 )
 
@@ -18,13 +19,13 @@ const methodWilson = "Wilson"
 // warningsSection lists what a reviewer would flag before trusting the
 // figures: where the evidence is thin, where an interval and a test seem
 // to disagree, and where an association says nothing by construction.
-func (r *Report) warningsSection() section {
-	sec := section{title: "Warnings", level: 2}
-	sec.list = r.warnings()
-	if len(sec.list) == 0 {
-		sec.paras = []string{"None: more than one repository, no definitional association, no interval resting on too few tasks."}
+func (r *Report) warningsSection() report.Section {
+	sec := report.Section{Title: "Warnings", Level: 2}
+	sec.List = r.warnings()
+	if len(sec.List) == 0 {
+		sec.Paras = []string{"None: more than one repository, no definitional association, no interval resting on too few tasks."}
 	} else {
-		sec.paras = []string{"What a reviewer would flag before trusting the figures below."}
+		sec.Paras = []string{"What a reviewer would flag before trusting the figures below."}
 	}
 	return sec
 }
