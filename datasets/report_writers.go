@@ -17,7 +17,8 @@ func (r *versionReport) document() report.Document {
 	return report.Document{Title: r.title(), Byline: r.byline(), Sections: r.sections(), MutedCaptions: true}
 }
 
-// figures are charts ids, each drawn with its caption.
+// figures are the charts ids names, each with its caption and drawn on the
+// page only.
 func (r *versionReport) figures(ids ...string) []report.Figure {
 	out := make([]report.Figure, len(ids))
 	for i, id := range ids {
