@@ -7,9 +7,8 @@ import "github.com/cra-dev/cra/internal/report"
 func HTML(r *Report) ([]byte, error) { return report.HTML(r.document()) }
 
 // figures are the charts ids names, each with its caption and drawn on the
-// page only; a
-// chart with nothing to draw is left out (the section's text says there is
-// nothing yet: a blank frame would only take room).
+// page only; a chart with nothing to draw is left out (the section's text
+// says there is nothing yet: a blank frame would only take room).
 func (r *Report) figures(ids ...string) []report.Figure {
 	var out []report.Figure
 	for _, id := range ids {
