@@ -37,11 +37,12 @@ exit $status
 `
 
 // solveScript answers each call type of a solve run, told apart by its
-// system prompt (prompt.StageOf). An implement call writes the first file
-// its step targets, with the next of that file's notes (the last one
-// repeats; none: "ok", which passes the tests). Adjustments are answered
-// in turn, then by keeping every remaining step by its id. It records
-// the user prompt of every call per call type.
+// system prompt (prompt.StageOf); retrieval finds nothing. An implement
+// call writes the first file its step targets with the next of that
+// file's notes (the last one repeats; none: "ok", which passes the
+// tests). Adjustments are answered in turn, then by keeping every
+// remaining step by its id. It records the user prompt of every call per
+// call type.
 type solveScript struct {
 	meta   schema.MetaPlan
 	parts  map[string]schema.PartPlan // by part id
@@ -65,12 +66,6 @@ func (s *solveScript) reply(t *testing.T, req fakellm.Request) fakellm.Reply {
 	defer s.mu.Unlock()
 	s.prompts[kind] = append(s.prompts[kind], user)
 	switch kind {
-	case schema.StageTaskAnalysis:
-		return fakellm.Reply{Text: `{"summary": "", "files": [], "symbols": [], "keywords": []}`}
-	case schema.StageScope:
-		return fakellm.Reply{Text: `{"relevant": []}`}
-	case schema.StagePrecision:
-		return fakellm.Reply{Text: `{"symbols": {}}`}
 	case schema.StageMetaPlan:
 		return fakellm.Reply{Text: mustJSON(t, s.meta)}
 	case schema.StagePartPlan:
@@ -84,9 +79,12 @@ func (s *solveScript) reply(t *testing.T, req fakellm.Request) fakellm.Reply {
 		}
 		var kept []json.RawMessage
 		for _, id := range prompt.RemainingSteps(user) {
-			kept = append(kept, keep(id))
+			kept = append(kept, keptStep(id))
 		}
-		return fakellm.Reply{Text: adjustment(kept...)}
+		return fakellm.Reply{Text: adjustAnswer(kept...)}
+	}
+	if text, ok := oneNotesPart(req.Messages[0].Content); ok { // retrieval's stages: nothing found
+		return fakellm.Reply{Text: text}
 	}
 	t.Errorf("a call the script does not know: system prompt %.60q", req.Messages[0].Content)
 	return fakellm.Reply{Status: 500}
@@ -116,13 +114,13 @@ func (s *solveScript) sent(kind string) []string {
 	return append([]string(nil), s.prompts[kind]...)
 }
 
-// step is a plan step that writes one note.
-func step(id, description, file string) schema.PlanStep {
+// noteStep is a plan step that writes one note.
+func noteStep(id, description, file string) schema.PlanStep {
 	return schema.PlanStep{ID: id, Description: description, TargetFiles: []string{file}}
 }
 
-// partPlan is part id's plan of steps.
-func partPlan(id string, steps ...schema.PlanStep) schema.PartPlan {
+// notesPlan is part id's plan of steps.
+func notesPlan(id string, steps ...schema.PlanStep) schema.PartPlan {
 	return schema.PartPlan{PartID: id, Steps: steps, Rationale: "one note per step"}
 }
 
@@ -131,13 +129,13 @@ func onePart() schema.MetaPlan {
 	return schema.MetaPlan{Parts: []schema.MetaPart{{ID: "p1", Description: "Write the notes", AffectedFiles: []string{"notes"}}}}
 }
 
-// keep is an adjustment's step kept by its id alone, as a model writes it.
-func keep(id string) json.RawMessage {
+// keptStep is an adjustment's step kept by its id alone, as a model writes it.
+func keptStep(id string) json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"id": %q, "keep": true}`, id))
 }
 
-// written is an adjustment's step written out: revised or added.
-func written(s schema.PlanStep) json.RawMessage {
+// writtenStep is an adjustment's step written out: revised or added.
+func writtenStep(s schema.PlanStep) json.RawMessage {
 	b, err := json.Marshal(s)
 	if err != nil {
 		panic(err)
@@ -145,8 +143,8 @@ func written(s schema.PlanStep) json.RawMessage {
 	return b
 }
 
-// adjustment is an adjustment pass's answer of steps.
-func adjustment(steps ...json.RawMessage) string {
+// adjustAnswer is an adjustment pass's answer of steps.
+func adjustAnswer(steps ...json.RawMessage) string {
 	b, err := json.Marshal(map[string]any{"revised_steps": append([]json.RawMessage{}, steps...), "rationale": "scripted", "changes_made": []string{}})
 	if err != nil {
 		panic(err)
@@ -236,9 +234,22 @@ func (f *solveFixture) rows(t *testing.T, q string, args ...any) []string {
 	return storetest.Rows(t, f.home, kb.Raw, q, args...)
 }
 
-// ran is the part/step of each step outcome, in order, with its verdict
+// attempts are the rows of the run's implement attempts, in order: the
+// pass's task id after the run's, whether the pass succeeded, the
+// attempt's number, whether its patch applied, its validation's verdict
+// and failing tests, and whether the test output it kept names a
+// failing test.
+func (f *solveFixture) attempts(t *testing.T, out *Outcome) []string {
+	t.Helper()
+	return f.rows(t, `SELECT substr(t.task_id, length(?) + 1), t.success, a.attempt, a.patch_applied, v.success, v.failing_tests,
+			contains(v.test_output, '--- FAIL: ')
+		FROM run_attempts a JOIN validation_results v ON v.attempt_id = a.id JOIN task_runs t ON t.id = a.task_run_id
+		WHERE starts_with(t.task_id, ?) ORDER BY a.id`, out.TaskID, out.TaskID+":")
+}
+
+// stepsRan is the part/step of each step outcome, in order, with its verdict
 // and attempts.
-func ran(out *Outcome) []string {
+func stepsRan(out *Outcome) []string {
 	var steps []string
 	for _, s := range out.Steps {
 		verdict := "ok"

@@ -30,8 +30,8 @@ func testStepOrder(t *testing.T, f *solveFixture) {
 			{ID: "store", Description: "Write the store notes", AffectedFiles: []string{"notes"}},
 		}},
 		parts: map[string]schema.PartPlan{
-			"store": partPlan("store", step("s2", "Write the schema note", "notes/schema.txt"), step("s1", "Write the table note", "notes/table.txt")),
-			"api":   partPlan("api", step("s1", "Write the handler note", "notes/handler.txt")),
+			"store": notesPlan("store", noteStep("s2", "Write the schema note", "notes/schema.txt"), noteStep("s1", "Write the table note", "notes/table.txt")),
+			"api":   notesPlan("api", noteStep("s1", "Write the handler note", "notes/handler.txt")),
 		},
 	})
 	out := f.solve(t, "Write the notes of the store, then of the api")
@@ -42,7 +42,7 @@ func testStepOrder(t *testing.T, f *solveFixture) {
 	if got := f.commits(out); !slices.Equal(got, want) {
 		t.Errorf("commits on %s:\n%q\nwant\n%q", out.Branch, got, want)
 	}
-	if got, want := ran(out), []string{"store/s2 ok 1", "store/s1 ok 1", "api/s1 ok 1"}; !slices.Equal(got, want) {
+	if got, want := stepsRan(out), []string{"store/s2 ok 1", "store/s1 ok 1", "api/s1 ok 1"}; !slices.Equal(got, want) {
 		t.Errorf("steps %q, want %q", got, want)
 	}
 	// A part is planned when its turn comes: after the parts it depends on.
@@ -65,11 +65,11 @@ func testStepOrder(t *testing.T, f *solveFixture) {
 func testRetry(t *testing.T, f *solveFixture) {
 	f.use(t, &solveScript{
 		meta:  onePart(),
-		parts: map[string]schema.PartPlan{"p1": partPlan("p1", step("s1", "Write the first note", "notes/first.txt"))},
+		parts: map[string]schema.PartPlan{"p1": notesPlan("p1", noteStep("s1", "Write the first note", "notes/first.txt"))},
 		notes: map[string][]string{"notes/first.txt": {"not yet", "ok"}},
 	})
 	out := f.solve(t, "Write the first note")
-	if got := ran(out); out.Status != StatusComplete || !slices.Equal(got, []string{"p1/s1 ok 2"}) {
+	if got := stepsRan(out); out.Status != StatusComplete || !slices.Equal(got, []string{"p1/s1 ok 2"}) {
 		t.Fatalf("status %s, steps %q (want p1/s1 passed at its second attempt); problems %v", out.Status, got, out.Problems)
 	}
 	impl := f.script.sent(schema.StageImplement)
@@ -91,11 +91,8 @@ func testRetry(t *testing.T, f *solveFixture) {
 	if got := f.repo.Git("show", out.Branch+":notes/first.txt"); got != "ok" {
 		t.Errorf("the branch's note reads %q, want the retry's", got)
 	}
-	attempts := f.rows(t, `SELECT substr(t.task_id, length(?) + 1), a.attempt, a.patch_applied, v.success, v.failing_tests, v.test_output LIKE '%--- FAIL: Test_first%'
-		FROM run_attempts a JOIN validation_results v ON v.attempt_id = a.id JOIN task_runs t ON t.id = a.task_run_id
-		WHERE starts_with(t.task_id, ?) ORDER BY a.id`, out.TaskID, out.TaskID+":")
-	want := []string{":impl:p1:s1\t1\ttrue\tfalse\t[Test_first]\ttrue", ":impl:p1:s1:retry_1\t2\ttrue\ttrue\t[]\tfalse"}
-	if !slices.Equal(attempts, want) {
+	want := []string{":impl:p1:s1\tfalse\t1\ttrue\tfalse\t[Test_first]\ttrue", ":impl:p1:s1:retry_1\ttrue\t2\ttrue\ttrue\t[]\tfalse"}
+	if attempts := f.attempts(t, out); !slices.Equal(attempts, want) {
 		t.Errorf("attempts:\n%q\nwant\n%q", attempts, want)
 	}
 }
@@ -104,18 +101,18 @@ func testRetry(t *testing.T, f *solveFixture) {
 // its id runs as planned, one it revises runs as revised, one it adds
 // runs, one it leaves out does not, in the adjustment's order.
 func testAdjustment(t *testing.T, f *solveFixture) {
-	revised := step("s2", "Write the second note, renamed", "notes/second-renamed.txt")
-	added := step("s5", "Write the fifth note", "notes/fifth.txt")
+	revised := noteStep("s2", "Write the second note, renamed", "notes/second-renamed.txt")
+	added := noteStep("s5", "Write the fifth note", "notes/fifth.txt")
 	f.use(t, &solveScript{
 		meta: onePart(),
-		parts: map[string]schema.PartPlan{"p1": partPlan("p1",
-			step("s1", "Write the first note", "notes/first.txt"),
-			step("s2", "Write the second note", "notes/second.txt"),
-			step("s3", "Write the third note", "notes/third.txt"),
-			step("s4", "Write the fourth note", "notes/fourth.txt"))},
+		parts: map[string]schema.PartPlan{"p1": notesPlan("p1",
+			noteStep("s1", "Write the first note", "notes/first.txt"),
+			noteStep("s2", "Write the second note", "notes/second.txt"),
+			noteStep("s3", "Write the third note", "notes/third.txt"),
+			noteStep("s4", "Write the fourth note", "notes/fourth.txt"))},
 		// After s1: s3 kept and moved first, s2 revised, s5 added, s4
 		// dropped; after that every adjustment keeps what is left.
-		adjust: []string{adjustment(keep("s3"), written(revised), written(added))},
+		adjust: []string{adjustAnswer(keptStep("s3"), writtenStep(revised), writtenStep(added))},
 	})
 	out := f.solve(t, "Write the notes")
 	want := []string{"p1/s1: Write the first note", "p1/s3: Write the third note", "p1/s2: Write the second note, renamed", "p1/s5: Write the fifth note"}
@@ -142,14 +139,14 @@ func testAdjustment(t *testing.T, f *solveFixture) {
 func testFailedStep(t *testing.T, f *solveFixture) {
 	f.use(t, &solveScript{
 		meta: onePart(),
-		parts: map[string]schema.PartPlan{"p1": partPlan("p1",
-			step("s1", "Write the first note", "notes/first.txt"),
-			step("s2", "Write the second note", "notes/second.txt"),
-			step("s3", "Write the third note", "notes/third.txt"))},
+		parts: map[string]schema.PartPlan{"p1": notesPlan("p1",
+			noteStep("s1", "Write the first note", "notes/first.txt"),
+			noteStep("s2", "Write the second note", "notes/second.txt"),
+			noteStep("s3", "Write the third note", "notes/third.txt"))},
 		notes: map[string][]string{"notes/second.txt": {"wrong"}},
 	})
 	out := f.solve(t, "Write the notes")
-	if got, want := ran(out), []string{"p1/s1 ok 1", "p1/s2 FAIL 2", "p1/s3 ok 1"}; out.Status != StatusPartial || !slices.Equal(got, want) {
+	if got, want := stepsRan(out), []string{"p1/s1 ok 1", "p1/s2 FAIL 2", "p1/s3 ok 1"}; out.Status != StatusPartial || !slices.Equal(got, want) {
 		t.Fatalf("status %s, steps %q, want partial with %q; problems %v", out.Status, got, want, out.Problems)
 	}
 	if s2 := out.Steps[1]; !slices.Equal(s2.FailingTests, []string{"Test_second"}) || s2.Error != "" {
@@ -158,16 +155,13 @@ func testFailedStep(t *testing.T, f *solveFixture) {
 	if got, want := f.commits(out), []string{"p1/s1: Write the first note", "p1/s3: Write the third note"}; !slices.Equal(got, want) {
 		t.Errorf("commits %q, want %q", got, want)
 	}
-	attempts := f.rows(t, `SELECT substr(t.task_id, length(?) + 1), t.success, a.attempt, a.patch_applied, v.success, v.failing_tests
-		FROM run_attempts a JOIN validation_results v ON v.attempt_id = a.id JOIN task_runs t ON t.id = a.task_run_id
-		WHERE starts_with(t.task_id, ?) ORDER BY a.id`, out.TaskID, out.TaskID+":")
 	want := []string{
-		":impl:p1:s1\ttrue\t1\ttrue\ttrue\t[]",
-		":impl:p1:s2\tfalse\t1\ttrue\tfalse\t[Test_second]",
-		":impl:p1:s2:retry_1\tfalse\t2\ttrue\tfalse\t[Test_second]",
-		":impl:p1:s3\ttrue\t1\ttrue\ttrue\t[]",
+		":impl:p1:s1\ttrue\t1\ttrue\ttrue\t[]\tfalse",
+		":impl:p1:s2\tfalse\t1\ttrue\tfalse\t[Test_second]\ttrue",
+		":impl:p1:s2:retry_1\tfalse\t2\ttrue\tfalse\t[Test_second]\ttrue",
+		":impl:p1:s3\ttrue\t1\ttrue\ttrue\t[]\tfalse",
 	}
-	if !slices.Equal(attempts, want) {
+	if attempts := f.attempts(t, out); !slices.Equal(attempts, want) {
 		t.Errorf("attempts:\n%q\nwant\n%q", attempts, want)
 	}
 	runs := f.rows(t, `SELECT status, total_parts, parts_completed, total_steps, steps_completed, completed_at IS NOT NULL FROM orchestrator_runs WHERE task_id = ?`, out.TaskID)
