@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -27,10 +28,6 @@ const (
 	Alpha = 0.05
 	// Power is the power the sample-size estimate asks for.
 	Power = 0.8
-	// BootstrapReps resamples give every mean's interval (RepoMean, here
-	// and in cra eval's scoreboard); the seed keeps reports repeatable.
-	BootstrapReps = 2000
-	BootstrapSeed = 1
 )
 
 // Definitional holds the stages whose being right is defined by the
@@ -177,8 +174,8 @@ func stageEvidence(stage string, obs []kb.EvalOutcome, e *Evidence) *StageEviden
 			groups = append(groups, byMetric[m][repo])
 			n += len(byMetric[m][repo])
 		}
-		v, ci, method := RepoMean(groups, BootstrapReps, BootstrapSeed)
-		s.Metrics = append(s.Metrics, MetricMean{Metric: m, Value: round4(v), CI: ci, Method: method, Tasks: n, Repos: len(groups)})
+		v, ci, method := stats.RepoMean(groups, stats.BootstrapReps, stats.BootstrapSeed)
+		s.Metrics = append(s.Metrics, MetricMean{Metric: m, Value: stats.Round4(v), CI: ci, Method: method, Tasks: n, Repos: len(groups)})
 	}
 	if a+b > 0 && c+d > 0 {
 		s.Association = newAssociation(a, b, c, d)
@@ -201,7 +198,7 @@ func holm(e *Evidence) {
 	}
 	for j, adj := range Holm(ps) {
 		s := &e.Stages[idx[j]]
-		s.Association.HolmP = round4(adj)
+		s.Association.HolmP = stats.Round4(adj)
 		s.Significant = adj < Alpha && s.Association.ORCI.Lo > 1
 		as := s.Association
 		ratio := float64(as.FailIfNot.N) / float64(as.FailIf.N)
@@ -308,8 +305,8 @@ func regress(e *Evidence, obs []kb.EvalOutcome) Regression {
 		if j > 0 {
 			term = stages[j-1] + " wrong"
 		}
-		r.Coefficients = append(r.Coefficients, Coefficient{Term: term, Estimate: round4(coef), SE: round4(fit.SE[j]),
-			CI: fit.CI[j], OddsRatio: round4(math.Exp(coef))})
+		r.Coefficients = append(r.Coefficients, Coefficient{Term: term, Estimate: stats.Round4(coef), SE: stats.Round4(fit.SE[j]),
+			CI: fit.CI[j], OddsRatio: stats.Round4(math.Exp(coef))})
 	}
 	return r
 }
@@ -371,9 +368,9 @@ func oracleLifts(runs []kb.EvalRunInfo, outcomes []kb.EvalOutcome) []OracleLift 
 		if n == 0 {
 			continue
 		}
-		lift, ci := PairedDifference(p.cells[0], p.cells[1], p.cells[2], p.cells[3])
+		lift, ci := stats.PairedDifference(p.cells[0], p.cells[1], p.cells[2], p.cells[3])
 		out = append(out, OracleLift{Oracle: strings.Split(key, ","), EvalName: strings.Join(sortedKeys(p.names), ","), Pairs: n,
-			WithOracle: newRate(p.cells[0]+p.cells[1], n), Without: newRate(p.cells[0]+p.cells[2], n), Lift: round4(lift), CI: ci})
+			WithOracle: newRate(p.cells[0]+p.cells[1], n), Without: newRate(p.cells[0]+p.cells[2], n), Lift: stats.Round4(lift), CI: ci})
 	}
 	return out
 }
@@ -436,7 +433,7 @@ func repoFailures(obs []kb.EvalOutcome) []RepoFailure {
 		out = append(out, RepoFailure{Repo: repo, Failure: newRate(c.fail, c.n)})
 	}
 	if len(out) == 1 {
-		out[0].Failure.CI, out[0].Note = NoInterval(), NoteOneRepository
+		out[0].Failure.CI, out[0].Note = stats.NoInterval(), NoteOneRepository
 	}
 	slices.SortFunc(out, func(a, b RepoFailure) int {
 		return cmp.Or(cmp.Compare(b.Failure.Value, a.Failure.Value), cmp.Compare(a.Repo, b.Repo))

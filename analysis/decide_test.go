@@ -1,6 +1,10 @@
 package analysis
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cra-dev/cra/internal/stats"
+)
 
 // TestDecide holds the target rule on both sides of each of its
 // comparisons: an oracle lift counts only when its interval's lower end is
@@ -10,11 +14,11 @@ import "testing"
 // the largest blame share.
 func TestDecide(t *testing.T) {
 	lift := func(l, lo, hi float64) *OracleLift {
-		return &OracleLift{Lift: l, CI: Interval{lo, hi}, Pairs: 40}
+		return &OracleLift{Lift: l, CI: stats.Interval{Lo: lo, Hi: hi}, Pairs: 40}
 	}
 	blamed := func(stage string, k int, share float64, significant bool) StageEvidence {
 		return StageEvidence{Stage: stage, Significant: significant, Blame: Rate{K: k, N: 40, Value: share},
-			Association: &Association{FailIf: Rate{Value: 0.9}, FailIfNot: Rate{Value: 0.2}, OddsRatio: 30, ORCI: Interval{5, 100}, HolmP: 0.001}}
+			Association: &Association{FailIf: Rate{Value: 0.9}, FailIfNot: Rate{Value: 0.2}, OddsRatio: 30, ORCI: stats.Interval{Lo: 5, Hi: 100}, HolmP: 0.001}}
 	}
 	cases := map[string]struct {
 		obs    int

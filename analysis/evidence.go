@@ -3,6 +3,7 @@ package analysis
 import (
 	"time"
 
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -23,10 +24,10 @@ const (
 
 // Rate is k of n with its Wilson interval.
 type Rate struct {
-	K     int      `json:"k"`
-	N     int      `json:"n"`
-	Value float64  `json:"value"`
-	CI    Interval `json:"ci"`
+	K     int            `json:"k"`
+	N     int            `json:"n"`
+	Value float64        `json:"value"`
+	CI    stats.Interval `json:"ci"`
 }
 
 func newRate(k, n int) Rate {
@@ -34,16 +35,16 @@ func newRate(k, n int) Rate {
 	if n > 0 {
 		v = float64(k) / float64(n)
 	}
-	return Rate{K: k, N: n, Value: round4(v), CI: Wilson(k, n)}
+	return Rate{K: k, N: n, Value: stats.Round4(v), CI: stats.Wilson(k, n)}
 }
 
 // Association compares task failure when an indicator holds (a stage's
 // output was wrong, a file was dropped) with when it does not.
 type Association struct {
-	FailIf    Rate     `json:"fail_if"`     // P(fail | indicator)
-	FailIfNot Rate     `json:"fail_if_not"` // P(fail | not indicator)
-	OddsRatio float64  `json:"odds_ratio"`
-	ORCI      Interval `json:"odds_ratio_ci"`
+	FailIf    Rate           `json:"fail_if"`     // P(fail | indicator)
+	FailIfNot Rate           `json:"fail_if_not"` // P(fail | not indicator)
+	OddsRatio float64        `json:"odds_ratio"`
+	ORCI      stats.Interval `json:"odds_ratio_ci"`
 	// Corrected says 0.5 was added to every cell for a zero cell.
 	Corrected bool    `json:"haldane_corrected"`
 	FisherP   float64 `json:"fisher_p"`
@@ -55,19 +56,19 @@ type Association struct {
 func newAssociation(failIf, okIf, failNot, okNot int) *Association {
 	or, ci, corr := OddsRatio(failIf, okIf, failNot, okNot)
 	return &Association{FailIf: newRate(failIf, failIf+okIf), FailIfNot: newRate(failNot, failNot+okNot),
-		OddsRatio: round4(or), ORCI: ci, Corrected: corr, FisherP: round4(FisherExact(failIf, okIf, failNot, okNot))}
+		OddsRatio: stats.Round4(or), ORCI: ci, Corrected: corr, FisherP: stats.Round4(FisherExact(failIf, okIf, failNot, okNot))}
 }
 
 // MetricMean is a stage metric's mean over repositories (each counts
 // once) with its bootstrap interval; Method says what the bootstrap
-// resampled (RepoMean).
+// resampled (stats.RepoMean).
 type MetricMean struct {
-	Metric string   `json:"metric"`
-	Value  float64  `json:"value"`
-	CI     Interval `json:"ci"`
-	Method string   `json:"method"`
-	Tasks  int      `json:"tasks"`
-	Repos  int      `json:"repos"`
+	Metric string         `json:"metric"`
+	Value  float64        `json:"value"`
+	CI     stats.Interval `json:"ci"`
+	Method string         `json:"method"`
+	Tasks  int            `json:"tasks"`
+	Repos  int            `json:"repos"`
 }
 
 // StageEvidence is what the evals say of one stage.
@@ -92,11 +93,11 @@ type StageEvidence struct {
 
 // Coefficient is one term of the logistic regression.
 type Coefficient struct {
-	Term      string   `json:"term"` // "intercept" or "<stage> wrong"
-	Estimate  float64  `json:"estimate"`
-	SE        float64  `json:"se"`
-	CI        Interval `json:"ci"`
-	OddsRatio float64  `json:"odds_ratio"`
+	Term      string         `json:"term"` // "intercept" or "<stage> wrong"
+	Estimate  float64        `json:"estimate"`
+	SE        float64        `json:"se"`
+	CI        stats.Interval `json:"ci"`
+	OddsRatio float64        `json:"odds_ratio"`
 }
 
 // Regression is the logistic regression of end-to-end failure on the
@@ -111,13 +112,13 @@ type Regression struct {
 // OracleLift is the paired difference in end-to-end success when the
 // oracle stages are replaced by ground truth, on the same tasks.
 type OracleLift struct {
-	Oracle     []string `json:"oracle"`
-	EvalName   string   `json:"eval"`
-	Pairs      int      `json:"pairs"`
-	WithOracle Rate     `json:"success_with_oracle"`
-	Without    Rate     `json:"success_without"`
-	Lift       float64  `json:"lift"`
-	CI         Interval `json:"ci"`
+	Oracle     []string       `json:"oracle"`
+	EvalName   string         `json:"eval"`
+	Pairs      int            `json:"pairs"`
+	WithOracle Rate           `json:"success_with_oracle"`
+	Without    Rate           `json:"success_without"`
+	Lift       float64        `json:"lift"`
+	CI         stats.Interval `json:"ci"`
 }
 
 // RepoFailure is one repository's end-to-end failure rate. With one

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -73,12 +74,12 @@ type Hyperparameters struct {
 
 // ImprovementTarget is a metric now and what training should bring it to.
 type ImprovementTarget struct {
-	Stage  string   `json:"stage"`
-	Metric string   `json:"metric"`
-	Now    float64  `json:"now"`
-	NowCI  Interval `json:"now_ci"`
-	Target float64  `json:"target"`
-	Basis  string   `json:"basis"`
+	Stage  string         `json:"stage"`
+	Metric string         `json:"metric"`
+	Now    float64        `json:"now"`
+	NowCI  stats.Interval `json:"now_ci"`
+	Target float64        `json:"target"`
+	Basis  string         `json:"basis"`
 }
 
 // gapClosed is the share of a stage's errors the targets assume training
@@ -192,21 +193,21 @@ func targets(e *Evidence, s *StageEvidence) []ImprovementTarget {
 	if s.Correct != nil {
 		c := s.Correct
 		out = append(out, ImprovementTarget{Stage: s.Stage, Metric: MetricCorrect, Now: c.Value, NowCI: c.CI,
-			Target: round4(c.Value + gapClosed*(1-c.Value)),
+			Target: stats.Round4(c.Value + gapClosed*(1-c.Value)),
 			Basis:  "training removes half of the stage's wrong outputs (an assumption; measure it with `cra eval` after training)"})
 	}
 	now := e.Success
 	t := ImprovementTarget{Stage: EndToEnd, Metric: MetricSuccess, Now: now.Value, NowCI: now.CI}
 	switch {
 	case s.Lift != nil:
-		t.Target = round4(now.Value + gapClosed*s.Lift.Lift)
+		t.Target = stats.Round4(now.Value + gapClosed*s.Lift.Lift)
 		t.Basis = "half the oracle lift of the stage: ground truth in its place is the ceiling"
 	case s.Association != nil && s.Correct != nil:
 		// Failure rates given right and wrong stay as observed while the
 		// wrong share halves.
 		w := (1 - s.Correct.Value) * (1 - gapClosed)
 		fail := s.Association.FailIfNot.Value*(1-w) + s.Association.FailIf.Value*w
-		t.Target = round4(math.Max(now.Value, 1-fail))
+		t.Target = stats.Round4(math.Max(now.Value, 1-fail))
 		t.Basis = "the stage's wrong share halves while failure given right and given wrong stays as observed"
 	default:
 		return out

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cra-dev/cra/internal/report"
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -22,24 +24,6 @@ type Report struct {
 	Plan          *Plan
 	Narrative     *Narrative
 	NarrativeNote string // why there is no narrative
-}
-
-// section is one part of a report, rendered by both writers: paragraphs
-// (with `code` and **bold**), tables, an optional code block and the
-// charts the HTML report draws there.
-type section struct {
-	title  string
-	level  int // 2 or 3
-	paras  []string
-	list   []string // a bulleted list, after the paragraphs
-	tables []table
-	code   string
-	charts []string
-}
-
-type table struct {
-	head []string
-	rows [][]string
 }
 
 // Ranked orders the stages for the terminal and the reports: the target
@@ -96,6 +80,12 @@ func RankedTable(e *Evidence, d Decision) ([]string, [][]string) {
 			strings.Join(notes, "; ")})
 	}
 	return head, rows
+}
+
+// targetRow picks the ranked row of the target, which the page
+// highlights.
+func targetRow(row []string) bool {
+	return len(row) > 0 && strings.HasPrefix(row[len(row)-1], noteTarget)
 }
 
 func rateCell(r *Rate) string {
@@ -191,20 +181,20 @@ func (r *Report) byline() string {
 }
 
 // sections is the report's content, in order.
-func (r *Report) sections() []section {
+func (r *Report) sections() []report.Section {
 	e, d := r.Evidence, r.Decision
-	decision := section{title: "Decision", level: 2}
+	decision := report.Section{Title: "Decision", Level: 2}
 	switch d.Status {
 	case StatusPlan:
 		rule := map[string]string{RuleOracleLift: "rule 1, oracle lift", RuleBlameShare: "rule 2, blame share"}[d.Rule]
-		decision.paras = append(decision.paras, fmt.Sprintf("**Train %s** (%s): %s", d.Target, rule, d.Reason))
+		decision.Paras = append(decision.Paras, fmt.Sprintf("**Train %s** (%s): %s", d.Target, rule, d.Reason))
 	default:
-		decision.paras = append(decision.paras, "**No training plan.** "+upperFirst(d.Reason))
+		decision.Paras = append(decision.Paras, "**No training plan.** "+upperFirst(d.Reason))
 	}
-	decision.paras = append(decision.paras, "The rule: "+TheRule)
+	decision.Paras = append(decision.Paras, "The rule: "+TheRule)
 	head, rows := RankedTable(e, d)
-	out := []section{decision, r.warningsSection(), {title: "Stages ranked", level: 2, tables: []table{{head, rows}},
-		paras: []string{"Right: share of outputs right against ground truth. Blame share: failed runs whose earliest wrong stage it is. " +
+	out := []report.Section{decision, r.warningsSection(), {Title: "Stages ranked", Level: 2, Tables: []report.Table{{Head: head, Rows: rows, Highlight: targetRow}},
+		Paras: []string{"Right: share of outputs right against ground truth. Blame share: failed runs whose earliest wrong stage it is. " +
 			"Odds ratio: of end-to-end failure, stage wrong against stage right (* 0.5 added to every cell for a zero cell); " +
 			"its interval is not adjusted for the stages tested, the Holm p is (see the association below). " +
 			"A definitional association (a stage scored wrong exactly when the task fails) is no evidence and is not tested."}}}
@@ -214,7 +204,7 @@ func (r *Report) sections() []section {
 	if r.Plan != nil {
 		out = append(out, r.planSections()...)
 	}
-	out = append(out, section{title: "Method", level: 2, paras: []string{
+	out = append(out, report.Section{Title: "Method", Level: 2, Paras: []string{
 		fmt.Sprintf("Plain eval runs (no oracle stage) give the scores, the association and the attribution; one observation is one task of one run. "+
 			"Tasks an eval could not run (infrastructure errors) are left out. Intervals are 95 %%: Wilson for rates, Woolf for odds ratios, "+
 			"Newcombe's square-and-add for paired differences, the percentile bootstrap (%d resamples, fixed seed) for means: of whole repositories "+
@@ -226,31 +216,31 @@ func (r *Report) sections() []section {
 			"left out of the regression and of rule 2. "+
 			"Train-plan concludes from at least %d scored tasks; a blame share chooses only with %d or more failed runs charged; "+
 			"the regression needs %d failures and %d successes per stage; sample sizes ask for %.0f %% power at %.0f %% over the stages tested.",
-			BootstrapReps, MinClusterRepos, definitionalList(), MinObservations, MinCharged, EventsPerStage, EventsPerStage, 100*Power, 100*Alpha),
+			stats.BootstrapReps, stats.MinClusterRepos, definitionalList(), MinObservations, MinCharged, EventsPerStage, EventsPerStage, 100*Power, 100*Alpha),
 	}})
 	return out
 }
 
-func (r *Report) scoreSections() []section {
+func (r *Report) scoreSections() []report.Section {
 	e := r.Evidence
-	scores := section{title: "Per-stage scores", level: 2, charts: []string{chartScores},
-		paras: []string{fmt.Sprintf("Right against ground truth with Wilson intervals; other metrics as the mean of repository means, each repository counting once, "+
+	scores := report.Section{Title: "Per-stage scores", Level: 2, Figures: r.figures(chartScores),
+		Paras: []string{fmt.Sprintf("Right against ground truth with Wilson intervals; other metrics as the mean of repository means, each repository counting once, "+
 			"with a bootstrap interval over repositories when there are %d or more, else over tasks (speaking of these repositories only). "+
-			"Each row names its interval's method.", MinClusterRepos)}}
-	t := table{head: []string{"stage", "metric", "value", "95% CI", "interval method", "tasks", "repositories"}}
+			"Each row names its interval's method.", stats.MinClusterRepos)}}
+	t := report.Table{Head: []string{"stage", "metric", "value", "95% CI", "interval method", "tasks", "repositories"}}
 	for _, s := range e.Stages {
 		if s.Correct != nil {
-			t.rows = append(t.rows, []string{s.Stage, "right", pct(s.Correct.Value), ci(s.Correct.CI), methodWilson, fmt.Sprint(s.Correct.N), "—"})
+			t.Rows = append(t.Rows, []string{s.Stage, "right", pct(s.Correct.Value), ci(s.Correct.CI), methodWilson, fmt.Sprint(s.Correct.N), "—"})
 		}
 		for _, m := range s.Metrics {
-			t.rows = append(t.rows, []string{s.Stage, m.Metric, num(m.Value), meanCICell(m), meanMethodCell(m), fmt.Sprint(m.Tasks), fmt.Sprint(m.Repos)})
+			t.Rows = append(t.Rows, []string{s.Stage, m.Metric, num(m.Value), meanCICell(m), meanMethodCell(m), fmt.Sprint(m.Tasks), fmt.Sprint(m.Repos)})
 		}
 	}
-	t.rows = append(t.rows, []string{EndToEnd, "success", pct(e.Success.Value), ci(e.Success.CI), methodWilson, fmt.Sprint(e.Success.N), fmt.Sprint(e.Repos)})
-	scores.tables = []table{t}
+	t.Rows = append(t.Rows, []string{EndToEnd, "success", pct(e.Success.Value), ci(e.Success.CI), methodWilson, fmt.Sprint(e.Success.N), fmt.Sprint(e.Repos)})
+	scores.Tables = []report.Table{t}
 
 	tested := 0
-	assoc := table{head: []string{"stage", "failed when wrong", "failed when right", "odds ratio (95% Woolf CI, unadjusted)", "Fisher p", "Holm p",
+	assoc := report.Table{Head: []string{"stage", "failed when wrong", "failed when right", "odds ratio (95% Woolf CI, unadjusted)", "Fisher p", "Holm p",
 		"significant (Holm p < 0.05, interval above 1)", "tasks needed"}}
 	for _, s := range e.Stages {
 		a := s.Association
@@ -258,7 +248,7 @@ func (r *Report) scoreSections() []section {
 			continue
 		}
 		if _, def := Definitional[s.Stage]; def {
-			assoc.rows = append(assoc.rows, []string{s.Stage, assocCell(a.FailIf), assocCell(a.FailIfNot), "definitional, not evidence", "—", "—",
+			assoc.Rows = append(assoc.Rows, []string{s.Stage, assocCell(a.FailIf), assocCell(a.FailIfNot), "definitional, not evidence", "—", "—",
 				"not tested: definitional", "—"})
 			continue
 		}
@@ -271,37 +261,37 @@ func (r *Report) scoreSections() []section {
 		default:
 			need = thousands(*s.TasksNeeded)
 		}
-		assoc.rows = append(assoc.rows, []string{s.Stage, assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP), pval(a.HolmP),
+		assoc.Rows = append(assoc.Rows, []string{s.Stage, assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP), pval(a.HolmP),
 			significantCell(s), need})
 	}
-	association := section{title: "Association with end-to-end failure", level: 2, paras: []string{fmt.Sprintf(
+	association := report.Section{Title: "Association with end-to-end failure", Level: 2, Paras: []string{fmt.Sprintf(
 		"P(fail | stage wrong) against P(fail | stage right), on plain-run tasks scored for the stage and with an outcome. Fisher's exact test, "+
 			"Holm-adjusted over the %s tested; significant means Holm p < 0.05 with the odds ratio's interval above 1. "+
 			"The interval is Woolf's, 95 %% for each stage alone (not adjusted for testing several) and approximate when a cell is small, "+
 			"so it can exclude 1 where the adjusted test finds no significance: the test decides. "+
 			"Tasks needed: scored tasks that would show the difference observed (80 %% power).", plural(tested, "stage"))}}
 	if def := r.definitionalStages(); len(def) > 0 {
-		association.paras = append(association.paras, definitionalNote(def))
+		association.Paras = append(association.Paras, definitionalNote(def))
 	}
-	if len(assoc.rows) > 0 {
-		association.tables = []table{assoc}
+	if len(assoc.Rows) > 0 {
+		association.Tables = []report.Table{assoc}
 	} else {
-		association.paras = append(association.paras, "No stage was both right and wrong in tasks with an outcome.")
+		association.Paras = append(association.Paras, "No stage was both right and wrong in tasks with an outcome.")
 	}
-	reg := section{title: "Logistic regression", level: 3, paras: []string{"End-to-end failure on the stages' wrong-output indicators together, " +
+	reg := report.Section{Title: "Logistic regression", Level: 3, Paras: []string{"End-to-end failure on the stages' wrong-output indicators together, " +
 		"so each stage's odds ratio is adjusted for the others; stages wrong by definition when the task fails are left out."}}
 	if e.Regression.Fitted {
-		t := table{head: []string{"term", "coefficient", "SE", "95% Wald CI", "odds ratio (95% Wald CI)"}}
+		t := report.Table{Head: []string{"term", "coefficient", "SE", "95% Wald CI", "odds ratio (95% Wald CI)"}}
 		for _, c := range e.Regression.Coefficients {
-			t.rows = append(t.rows, []string{c.Term, num(c.Estimate), num(c.SE), fmt.Sprintf("%s to %s", num(c.CI.Lo), num(c.CI.Hi)),
+			t.Rows = append(t.Rows, []string{c.Term, num(c.Estimate), num(c.SE), fmt.Sprintf("%s to %s", num(c.CI.Lo), num(c.CI.Hi)),
 				fmt.Sprintf("%s (%s–%s)", num(c.OddsRatio), num(exp(c.CI.Lo)), num(exp(c.CI.Hi)))})
 		}
-		reg.tables = []table{t}
-		reg.paras = append(reg.paras, fmt.Sprintf("Fitted on %s.", plural(e.Regression.Observations, "task")))
+		reg.Tables = []report.Table{t}
+		reg.Paras = append(reg.Paras, fmt.Sprintf("Fitted on %s.", plural(e.Regression.Observations, "task")))
 	} else {
-		reg.paras = append(reg.paras, upperFirst(e.Regression.Reason)+".")
+		reg.Paras = append(reg.Paras, upperFirst(e.Regression.Reason)+".")
 	}
-	return []section{scores, association, reg}
+	return []report.Section{scores, association, reg}
 }
 
 // significantCell says whether a tested stage is significant, and why not
@@ -321,52 +311,52 @@ func significantCell(s StageEvidence) string {
 	return "no"
 }
 
-func (r *Report) attributionSections() []section {
+func (r *Report) attributionSections() []report.Section {
 	e := r.Evidence
-	attr := section{title: "First-error attribution", level: 2, charts: []string{chartBlame}, paras: []string{fmt.Sprintf(
+	attr := report.Section{Title: "First-error attribution", Level: 2, Figures: r.figures(chartBlame), Paras: []string{fmt.Sprintf(
 		"Each failed run is charged to the earliest stage, in pipeline order (%s: the stages the evals scored), whose output was wrong against ground truth; "+
 			"failed runs with no wrong stage are unattributed. %s.", strings.Join(scoredStages(e), " → "), upperFirst(plural(e.Failures, "failed run")))}}
 	if def := r.definitionalStages(); len(def) > 0 {
-		attr.paras = append(attr.paras, fmt.Sprintf("A failed run is charged to %s whenever no earlier stage was wrong: %s is wrong in every failed run by definition, "+
+		attr.Paras = append(attr.Paras, fmt.Sprintf("A failed run is charged to %s whenever no earlier stage was wrong: %s is wrong in every failed run by definition, "+
 			"so its share is what the earlier stages leave.", strings.Join(def, ", "), strings.Join(def, ", ")))
 	}
-	t := table{head: []string{"stage", "failed runs charged", "share (95% Wilson CI)"}}
+	t := report.Table{Head: []string{"stage", "failed runs charged", "share (95% Wilson CI)"}}
 	for _, s := range e.Stages {
-		t.rows = append(t.rows, []string{s.Stage, fmt.Sprint(s.Blame.K), fmt.Sprintf("%s (%s)", pct(s.Blame.Value), ci(s.Blame.CI))})
+		t.Rows = append(t.Rows, []string{s.Stage, fmt.Sprint(s.Blame.K), fmt.Sprintf("%s (%s)", pct(s.Blame.Value), ci(s.Blame.CI))})
 	}
-	t.rows = append(t.rows, []string{"unattributed", fmt.Sprint(e.Unattributed.K), fmt.Sprintf("%s (%s)", pct(e.Unattributed.Value), ci(e.Unattributed.CI))})
-	attr.tables = []table{t}
+	t.Rows = append(t.Rows, []string{"unattributed", fmt.Sprint(e.Unattributed.K), fmt.Sprintf("%s (%s)", pct(e.Unattributed.Value), ci(e.Unattributed.CI))})
+	attr.Tables = []report.Table{t}
 
-	lift := section{title: "Oracle lift", level: 2, charts: []string{chartLift}, paras: []string{
+	lift := report.Section{Title: "Oracle lift", Level: 2, Figures: r.figures(chartLift), Paras: []string{
 		"An oracle eval replaces the named stages' output by ground truth; on the same tasks as a plain run, the paired difference in end-to-end success is their causal lift (Newcombe's interval)."}}
 	if len(e.Lifts) == 0 {
-		lift.paras = append(lift.paras, "No oracle evals yet: run `cra eval` with oracle stages on the tasks of a plain eval to measure each stage's lift.")
+		lift.Paras = append(lift.Paras, "No oracle evals yet: run `cra eval` with oracle stages on the tasks of a plain eval to measure each stage's lift.")
 	} else {
-		t := table{head: []string{"oracle stages", "eval", "paired tasks", "success with oracle", "success without", "lift (95% Newcombe CI)"}}
+		t := report.Table{Head: []string{"oracle stages", "eval", "paired tasks", "success with oracle", "success without", "lift (95% Newcombe CI)"}}
 		for _, l := range e.Lifts {
-			t.rows = append(t.rows, []string{strings.Join(l.Oracle, " + "), l.EvalName, fmt.Sprint(l.Pairs), pct(l.WithOracle.Value), pct(l.Without.Value), liftCell(&l)})
+			t.Rows = append(t.Rows, []string{strings.Join(l.Oracle, " + "), l.EvalName, fmt.Sprint(l.Pairs), pct(l.WithOracle.Value), pct(l.Without.Value), liftCell(&l)})
 		}
-		lift.tables = []table{t}
+		lift.Tables = []report.Table{t}
 	}
 
-	repos := section{title: "Failure rate by repository", level: 2, charts: []string{chartRepos}}
-	rt := table{head: []string{"repository", "failed", "rate (95% Wilson CI)"}}
+	repos := report.Section{Title: "Failure rate by repository", Level: 2, Figures: r.figures(chartRepos)}
+	rt := report.Table{Head: []string{"repository", "failed", "rate (95% Wilson CI)"}}
 	for _, f := range e.RepoFailures {
-		rt.rows = append(rt.rows, []string{f.Repo, fmt.Sprintf("%d of %d", f.Failure.K, f.Failure.N), repoRateCell(f)})
+		rt.Rows = append(rt.Rows, []string{f.Repo, fmt.Sprintf("%d of %d", f.Failure.K, f.Failure.N), repoRateCell(f)})
 	}
-	if len(rt.rows) > 0 {
-		repos.tables = []table{rt}
+	if len(rt.Rows) > 0 {
+		repos.Tables = []report.Table{rt}
 	} else {
-		repos.paras = []string{"No scored task has an end-to-end outcome."}
+		repos.Paras = []string{"No scored task has an end-to-end outcome."}
 	}
 
-	trend := section{title: "Scores over eval runs", level: 2, charts: []string{chartTrend},
-		paras: []string{"Share right per stage in each plain eval run, oldest first (the figures alone: the intervals are in the tables above)."}}
+	trend := report.Section{Title: "Scores over eval runs", Level: 2, Figures: r.figures(chartTrend),
+		Paras: []string{"Share right per stage in each plain eval run, oldest first (the figures alone: the intervals are in the tables above)."}}
 	if len(e.Trend) == 1 {
-		trend.paras = append(trend.paras, "One plain eval run so far: a trend needs two, so the chart shows its points alone.")
+		trend.Paras = append(trend.Paras, "One plain eval run so far: a trend needs two, so the chart shows its points alone.")
 	}
 	stages := scoredStages(e)
-	tt := table{head: append(append([]string{"eval run", "started"}, stages...), "end-to-end success")}
+	tt := report.Table{Head: append(append([]string{"eval run", "started"}, stages...), "end-to-end success")}
 	for _, p := range e.Trend {
 		row := []string{fmt.Sprintf("%s (#%d)", p.Name, p.EvalRunID), p.StartedAt.UTC().Format("2006-01-02")}
 		for _, s := range stages {
@@ -381,27 +371,27 @@ func (r *Report) attributionSections() []section {
 		} else {
 			row = append(row, "—")
 		}
-		tt.rows = append(tt.rows, row)
+		tt.Rows = append(tt.Rows, row)
 	}
-	trend.tables = []table{tt}
-	return []section{attr, lift, repos, trend}
+	trend.Tables = []report.Table{tt}
+	return []report.Section{attr, lift, repos, trend}
 }
 
-func (r *Report) solveSection() section {
+func (r *Report) solveSection() report.Section {
 	s := r.Evidence.Solve
-	sec := section{title: "Logged solve runs (weaker evidence)", level: 2, paras: []string{
+	sec := report.Section{Title: "Logged solve runs (weaker evidence)", Level: 2, Paras: []string{
 		"These runs have no ground truth: they show what went with failure, not which stage was wrong. They never choose the target."}}
 	if s == nil {
-		sec.paras = append(sec.paras, "No finished `cra solve` runs in the window.")
+		sec.Paras = append(sec.Paras, "No finished `cra solve` runs in the window.")
 		return sec
 	}
-	sec.paras = append(sec.paras, fmt.Sprintf("%s, %d not complete. Odds ratios with 95 %% Woolf intervals (* 0.5 added to every cell for a zero cell), "+
+	sec.Paras = append(sec.Paras, fmt.Sprintf("%s, %d not complete. Odds ratios with 95 %% Woolf intervals (* 0.5 added to every cell for a zero cell), "+
 		"Fisher's exact p unadjusted.", upperFirst(plural(s.Runs, "run")), s.Failed))
 	if a := s.ScopeDroppedTouched; a != nil {
-		sec.paras = append(sec.paras, fmt.Sprintf("Scope left out a file the final diff touched in %s: they failed %s, the others %s (odds ratio %s, Fisher p %s).",
+		sec.Paras = append(sec.Paras, fmt.Sprintf("Scope left out a file the final diff touched in %s: they failed %s, the others %s (odds ratio %s, Fisher p %s).",
 			plural(s.DroppedTouchedRuns, "run"), assocCell(a.FailIf), assocCell(a.FailIfNot), orCell(a), pval(a.FisherP)))
 	} else {
-		sec.paras = append(sec.paras, fmt.Sprintf("Scope left out a file the final diff touched in %s.", plural(s.DroppedTouchedRuns, "run")))
+		sec.Paras = append(sec.Paras, fmt.Sprintf("Scope left out a file the final diff touched in %s.", plural(s.DroppedTouchedRuns, "run")))
 	}
 	retry := fmt.Sprintf("%s, %.2f attempts per step.", upperFirst(plural(s.Steps, "implement step")), s.AttemptsPerStep)
 	if a := s.Retried; a != nil {
@@ -412,16 +402,16 @@ func (r *Report) solveSection() section {
 	if s.Adjustments > 0 {
 		adjust = fmt.Sprintf("%s, %s of them failed.", upperFirst(plural(s.Adjustments, "adjustment pass")), pct(s.AdjustmentsFailed.Value))
 	}
-	sec.paras = append(sec.paras, retry, adjust)
-	t := table{head: []string{"pass type", "passes", "failed (95% Wilson CI)"}}
+	sec.Paras = append(sec.Paras, retry, adjust)
+	t := report.Table{Head: []string{"pass type", "passes", "failed (95% Wilson CI)"}}
 	for _, p := range s.PassFailures {
-		t.rows = append(t.rows, []string{p.PassType, fmt.Sprint(p.Failed.N), fmt.Sprintf("%s (%s)", pct(p.Failed.Value), ci(p.Failed.CI))})
+		t.Rows = append(t.Rows, []string{p.PassType, fmt.Sprint(p.Failed.N), fmt.Sprintf("%s (%s)", pct(p.Failed.Value), ci(p.Failed.CI))})
 	}
-	sec.tables = []table{t}
+	sec.Tables = []report.Table{t}
 	return sec
 }
 
-func (r *Report) planSections() []section {
+func (r *Report) planSections() []report.Section {
 	p := r.Plan
 	ds := p.DataSource
 	source := ds.Source
@@ -436,20 +426,20 @@ func (r *Report) planSections() []section {
 	}
 	crit, _ := json.MarshalIndent(p.DataCriteria, "", "  ")
 	h := p.Hyperparameters
-	hyper := table{head: []string{"LoRA rank", "alpha", "dropout", "learning rate", "epochs", "batch", "steps", "warmup"},
-		rows: [][]string{{fmt.Sprint(h.LoRARank), fmt.Sprint(h.LoRAAlpha), fmt.Sprint(h.LoRADropout), fmt.Sprintf("%g", h.LearningRate),
+	hyper := report.Table{Head: []string{"LoRA rank", "alpha", "dropout", "learning rate", "epochs", "batch", "steps", "warmup"},
+		Rows: [][]string{{fmt.Sprint(h.LoRARank), fmt.Sprint(h.LoRAAlpha), fmt.Sprint(h.LoRADropout), fmt.Sprintf("%g", h.LearningRate),
 			fmt.Sprint(h.Epochs), fmt.Sprint(h.BatchSize), fmt.Sprint(h.Steps), fmt.Sprint(h.WarmupRatio)}}}
-	targets := table{head: []string{"stage", "metric", "now (95% Wilson CI)", "target", "basis"}}
+	targets := report.Table{Head: []string{"stage", "metric", "now (95% Wilson CI)", "target", "basis"}}
 	for _, t := range p.ImprovementTargets {
-		targets.rows = append(targets.rows, []string{t.Stage, t.Metric, fmt.Sprintf("%s (%s)", pct(t.Now), ci(t.NowCI)), pct(t.Target), t.Basis})
+		targets.Rows = append(targets.Rows, []string{t.Stage, t.Metric, fmt.Sprintf("%s (%s)", pct(t.Now), ci(t.NowCI)), pct(t.Target), t.Basis})
 	}
-	return []section{
-		{title: "Training plan", level: 2, paras: []string{
+	return []report.Section{
+		{Title: "Training plan", Level: 2, Paras: []string{
 			fmt.Sprintf("Plan %d: train the **%s** stage on the **%s** model role.", p.PlanID, p.TargetStage, p.BaseModel), data,
 			"Build the dataset with `cra curate-data --training-plan plan.json --name " + p.TargetStage + "` (plan.json is beside this report); these are its data criteria:"},
-			code: string(crit)},
-		{title: "Hyperparameters", level: 3, tables: []table{hyper}, paras: []string{fmt.Sprintf("For %s: %s.", plural(h.Examples, "train example"), h.Basis)}},
-		{title: "Improvement targets", level: 3, tables: []table{targets}, paras: []string{"Check them with `cra eval` once the adapter is trained."}},
+			Code: string(crit)},
+		{Title: "Hyperparameters", Level: 3, Tables: []report.Table{hyper}, Paras: []string{fmt.Sprintf("For %s: %s.", plural(h.Examples, "train example"), h.Basis)}},
+		{Title: "Improvement targets", Level: 3, Tables: []report.Table{targets}, Paras: []string{"Check them with `cra eval` once the adapter is trained."}},
 	}
 }
 
@@ -462,7 +452,7 @@ func repoRateCell(f RepoFailure) string {
 	return fmt.Sprintf("%s (%s)", pct(f.Failure.Value), ci(f.Failure.CI))
 }
 
-func ci(iv Interval) string { return fmt.Sprintf("%s–%s %%", pct1(iv.Lo), pct1(iv.Hi)) }
+func ci(iv stats.Interval) string { return fmt.Sprintf("%s–%s %%", pct1(iv.Lo), pct1(iv.Hi)) }
 
 // plural is "1 repository", "2 repositories", "3 eval runs", "0 successes".
 func plural(n int, noun string) string {
@@ -498,16 +488,12 @@ func upperFirst(s string) string {
 // from: the decision, the ranked stages, the oracle lifts and the solve
 // runs, as Markdown.
 func Findings(r *Report) string {
-	var keep []section
+	var keep []report.Section
 	for _, s := range r.sections() {
-		switch s.title {
+		switch s.Title {
 		case "Decision", "Warnings", "Stages ranked", "Oracle lift", "Logged solve runs (weaker evidence)", "Training plan", "Improvement targets":
 			keep = append(keep, s)
 		}
 	}
-	var b strings.Builder
-	for _, s := range keep {
-		writeSectionMD(&b, s)
-	}
-	return b.String()
+	return report.MarkdownSections(keep...)
 }

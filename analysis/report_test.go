@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
 
+	"github.com/cra-dev/cra/internal/report"
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -27,10 +29,8 @@ func analysed(outcomes []kb.EvalOutcome) *Report {
 func sectionMD(t *testing.T, r *Report, title string) string {
 	t.Helper()
 	for _, s := range r.sections() {
-		if s.title == title {
-			var b strings.Builder
-			writeSectionMD(&b, s)
-			return b.String()
+		if s.Title == title {
+			return report.MarkdownSections(s)
 		}
 	}
 	t.Fatalf("no section %q", title)
@@ -117,7 +117,7 @@ func TestDefinitionalAssociationIsFlaggedNotTested(t *testing.T) {
 // other cases say what they are.
 func TestSignificanceAndIntervalExplained(t *testing.T) {
 	assoc := func(lo, hi, holm float64) *Association {
-		return &Association{FailIf: newRate(3, 3), FailIfNot: newRate(40, 97), OddsRatio: 177, ORCI: Interval{lo, hi}, Corrected: true,
+		return &Association{FailIf: newRate(3, 3), FailIfNot: newRate(40, 97), OddsRatio: 177, ORCI: stats.Interval{Lo: lo, Hi: hi}, Corrected: true,
 			FisherP: holm / 2, HolmP: holm}
 	}
 	for _, tc := range []struct {
@@ -156,11 +156,11 @@ func TestSignificanceAndIntervalExplained(t *testing.T) {
 // names what was resampled.
 func TestZeroWidthIntervalIsNotPrinted(t *testing.T) {
 	oneRepo := [][]float64{{0.3, 0.3, 0.3, 0.3}}
-	v, iv, method := RepoMean(oneRepo, BootstrapReps, BootstrapSeed)
+	v, iv, method := stats.RepoMean(oneRepo, stats.BootstrapReps, stats.BootstrapSeed)
 	equal := [][]float64{{0.72}, {0.72}, {0.72}, {0.72}, {0.72}, {0.72}}
-	v2, iv2, method2 := RepoMean(equal, BootstrapReps, BootstrapSeed)
+	v2, iv2, method2 := stats.RepoMean(equal, stats.BootstrapReps, stats.BootstrapSeed)
 	spread := [][]float64{{0.2, 0.9, 0.4, 0.7}}
-	v3, iv3, method3 := RepoMean(spread, BootstrapReps, BootstrapSeed)
+	v3, iv3, method3 := stats.RepoMean(spread, stats.BootstrapReps, stats.BootstrapSeed)
 	for _, tc := range []struct {
 		m            MetricMean
 		ci, method   string
@@ -173,7 +173,7 @@ func TestZeroWidthIntervalIsNotPrinted(t *testing.T) {
 			"n/a: all 6 repositories' means are 0.72", "bootstrap over 6 repositories", "0.72–0.72", true},
 		{MetricMean{Metric: "recall", Value: v3, CI: iv3, Method: method3, Tasks: 4, Repos: 1},
 			fmt.Sprintf("%s–%s", num(iv3.Lo), num(iv3.Hi)), "bootstrap over tasks of 1 repository", "n/a", false},
-		{MetricMean{Metric: "recall", Value: 0.7, CI: Interval{0.6999, 0.7012}, Method: MethodRepoBootstrap, Tasks: 6, Repos: 6},
+		{MetricMean{Metric: "recall", Value: 0.7, CI: stats.Interval{Lo: 0.6999, Hi: 0.7012}, Method: stats.MethodRepoBootstrap, Tasks: 6, Repos: 6},
 			"0.6999–0.7012", "bootstrap over 6 repositories", "0.70–0.70", false},
 	} {
 		r := &Report{Evidence: &Evidence{Repos: tc.m.Repos, Stages: []StageEvidence{{Stage: "scope", Metrics: []MetricMean{tc.m}}}}}
@@ -284,7 +284,7 @@ func TestWarnings(t *testing.T) {
 			Lifts: []OracleLift{{Oracle: []string{"scope"}, Pairs: 4}}},
 			[]string{"scope's share right rests on 6 tasks", "the oracle lift of scope rests on 4 paired tasks"}},
 		{"small association cell", Evidence{Repos: 8, Trend: make([]TrendPoint, 2), Stages: []StageEvidence{{Stage: "precision",
-			Association: &Association{FailIf: newRate(3, 3), FailIfNot: newRate(40, 97), ORCI: Interval{0.5, 40}, HolmP: 0.3}}}},
+			Association: &Association{FailIf: newRate(3, 3), FailIfNot: newRate(40, 97), ORCI: stats.Interval{Lo: 0.5, Hi: 40}, HolmP: 0.3}}}},
 			[]string{"precision's association rests on 3 tasks where it was wrong"}},
 		{"one run", Evidence{Repos: 8, Trend: make([]TrendPoint, 1)}, []string{"**One plain eval run**"}},
 	} {
@@ -318,7 +318,7 @@ func TestWarnings(t *testing.T) {
 // its range (the default ticks of [-0.1, 0.36] skipped it).
 func TestLiftAxisMarksZero(t *testing.T) {
 	for _, lifts := range [][3]float64{{0.3, 0.233, 0.364}, {-0.05, -0.2, 0.1}, {0.02, -0.01, 0.05}, {0.6, 0.45, 0.8}} {
-		r := &Report{Evidence: &Evidence{Lifts: []OracleLift{{Oracle: []string{"scope"}, Lift: lifts[0], CI: Interval{lifts[1], lifts[2]}}}}}
+		r := &Report{Evidence: &Evidence{Lifts: []OracleLift{{Oracle: []string{"scope"}, Lift: lifts[0], CI: stats.Interval{Lo: lifts[1], Hi: lifts[2]}}}}}
 		p, err := r.liftChart()
 		if err != nil {
 			t.Fatal(err)
@@ -375,11 +375,10 @@ func TestTrendLegendOutsideData(t *testing.T) {
 // TestEveryFigureStatesItsMethod: each chart's caption names how its
 // intervals were made, or that it has none.
 func TestEveryFigureStatesItsMethod(t *testing.T) {
-	want := map[string]string{chartScores: "Wilson", chartBlame: "Wilson", chartLift: "Newcombe", chartRepos: "Wilson", chartTrend: "without intervals"}
 	r := &Report{Evidence: &Evidence{RepoFailures: []RepoFailure{{}, {}}, Trend: make([]TrendPoint, 2)}}
 	for _, id := range Charts {
-		if c := r.caption(id); !strings.Contains(c, want[id]) {
-			t.Errorf("caption of %s %q: want it to name %q", id, c, want[id])
+		if c := r.caption(id); !strings.Contains(c, chartMethod[id]) {
+			t.Errorf("caption of %s %q: want it to name %q", id, c, chartMethod[id])
 		}
 	}
 	r.Evidence.RepoFailures = r.Evidence.RepoFailures[:1]

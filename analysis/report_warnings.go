@@ -3,6 +3,9 @@ package analysis
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cra-dev/cra/internal/report"
+	"github.com/cra-dev/cra/internal/stats"
 )
 
 // FewTasks is the fewest tasks a rate or a cell of an association rests on
@@ -16,13 +19,13 @@ const methodWilson = "Wilson"
 // warningsSection lists what a reviewer would flag before trusting the
 // figures: where the evidence is thin, where an interval and a test seem
 // to disagree, and where an association says nothing by construction.
-func (r *Report) warningsSection() section {
-	sec := section{title: "Warnings", level: 2}
-	sec.list = r.warnings()
-	if len(sec.list) == 0 {
-		sec.paras = []string{"None: more than one repository, no definitional association, no interval resting on too few tasks."}
+func (r *Report) warningsSection() report.Section {
+	sec := report.Section{Title: "Warnings", Level: 2}
+	sec.List = r.warnings()
+	if len(sec.List) == 0 {
+		sec.Paras = []string{"None: more than one repository, no definitional association, no interval resting on too few tasks."}
 	} else {
-		sec.paras = []string{"What a reviewer would flag before trusting the figures below."}
+		sec.Paras = []string{"What a reviewer would flag before trusting the figures below."}
 	}
 	return sec
 }
@@ -39,9 +42,9 @@ func (r *Report) warnings() []string {
 		}
 		out = append(out, fmt.Sprintf("**One repository only**%s: every figure speaks of its tasks alone, and nothing here says how another "+
 			"repository would fare; means are bootstrapped over its tasks and the per-repository rate has no interval. Evaluate more repositories.", repo))
-	case e.Repos > 1 && e.Repos < MinClusterRepos:
+	case e.Repos > 1 && e.Repos < stats.MinClusterRepos:
 		out = append(out, fmt.Sprintf("**Only %d repositories**: means are bootstrapped over tasks, not repositories (that needs %d), "+
-			"so their intervals speak of these repositories only.", e.Repos, MinClusterRepos))
+			"so their intervals speak of these repositories only.", e.Repos, stats.MinClusterRepos))
 	}
 	for _, stage := range r.definitionalStages() {
 		a := e.Stage(stage).Association
@@ -157,7 +160,7 @@ func meanCICell(m MetricMean) string {
 // noSpread says why a mean's bootstrap interval has zero width.
 func noSpread(m MetricMean) string {
 	switch {
-	case m.Method == MethodRepoBootstrap:
+	case m.Method == stats.MethodRepoBootstrap:
 		return fmt.Sprintf("all %d repositories' means are %s", m.Repos, num(m.Value))
 	case m.Repos == 1:
 		return fmt.Sprintf("every task scored %s", num(m.Value))
@@ -168,9 +171,9 @@ func noSpread(m MetricMean) string {
 // meanMethodCell says what a mean's bootstrap resampled.
 func meanMethodCell(m MetricMean) string {
 	switch m.Method {
-	case MethodRepoBootstrap:
+	case stats.MethodRepoBootstrap:
 		return fmt.Sprintf("bootstrap over %d repositories", m.Repos)
-	case MethodTaskBootstrap:
+	case stats.MethodTaskBootstrap:
 		if m.Repos == 1 {
 			return "bootstrap over tasks of 1 repository (speaks of it only)"
 		}

@@ -3,6 +3,7 @@ package analysis
 import (
 	"slices"
 
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -67,7 +68,7 @@ func solveEvidence(runs []kb.SolveRun) *SolveEvidence {
 		s.Retried = newAssociation(retried[0], retried[1], retried[2], retried[3])
 	}
 	if s.Steps > 0 {
-		s.AttemptsPerStep = round4(float64(attempts) / float64(s.Steps))
+		s.AttemptsPerStep = stats.Round4(float64(attempts) / float64(s.Steps))
 	}
 	s.AdjustmentsFailed = newRate(adjFailed, s.Adjustments)
 	for _, t := range sortedKeys(passes) {

@@ -8,28 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cra-dev/cra/internal/report"
 	"github.com/cra-dev/cra/kb"
 )
-
-// reportSection is one part of the report, rendered by both writers:
-// paragraphs (with `code` and **bold**), a bulleted list, the charts the
-// HTML page draws there, tables, notes under them and an optional code
-// block.
-type reportSection struct {
-	title  string
-	level  int // 2 or 3
-	paras  []string
-	list   []string
-	charts []string
-	tables []reportTable
-	notes  []string
-	code   string
-}
-
-type reportTable struct {
-	head []string
-	rows [][]string
-}
 
 // maxRepoRows keeps the repository table readable; the rest are summed.
 const maxRepoRows = 30
@@ -62,8 +43,8 @@ func (r *versionReport) byline() string {
 }
 
 // sections is the report's content, in order.
-func (r *versionReport) sections() []reportSection {
-	out := []reportSection{r.warningsSection(), r.examplesSection(), r.sourcesSection(), r.reposSection(), r.dropsSection()}
+func (r *versionReport) sections() []report.Section {
+	out := []report.Section{r.warningsSection(), r.examplesSection(), r.sourcesSection(), r.reposSection(), r.dropsSection()}
 	out = append(out, r.signalSections()...)
 	out = append(out, r.tokensSection(), r.changesSection())
 	crit := "null"
@@ -71,15 +52,17 @@ func (r *versionReport) sections() []reportSection {
 	if json.Indent(&b, r.info.Criteria, "", "  ") == nil {
 		crit = b.String()
 	}
-	return append(out, reportSection{title: "Selection criteria", level: 2, code: crit,
-		paras: []string{"As `cra curate-data` recorded them in `dataset_versions.criteria`."}})
+	return append(out, report.Section{Title: "Selection criteria", Level: 2, Code: crit,
+		Paras: []string{"As `cra curate-data` recorded them in `dataset_versions.criteria`."}})
 }
 
 // charts lists the ids of the charts the sections draw, in order.
 func (r *versionReport) charts() []string {
 	var ids []string
 	for _, s := range r.sections() {
-		ids = append(ids, s.charts...)
+		for _, f := range s.Figures {
+			ids = append(ids, f.ID)
+		}
 	}
 	return ids
 }
@@ -94,65 +77,65 @@ const (
 	chartTokens   = "tokens-"
 )
 
-func (r *versionReport) examplesSection() reportSection {
-	s := reportSection{title: "Examples", level: 2, charts: []string{chartExamples}}
+func (r *versionReport) examplesSection() report.Section {
+	s := report.Section{Title: "Examples", Level: 2, Figures: r.figures(chartExamples)}
 	var train, val int
-	t := reportTable{head: []string{"stage", "kind", "train", "validation", "total"}}
+	t := report.Table{Head: []string{"stage", "kind", "train", "validation", "total"}}
 	for _, c := range r.stageKinds {
-		t.rows = append(t.rows, []string{c.stage, c.kind, reportCount(c.train), reportCount(c.val), reportCount(c.total())})
+		t.Rows = append(t.Rows, []string{c.stage, c.kind, reportCount(c.train), reportCount(c.val), reportCount(c.total())})
 		train, val = train+c.train, val+c.val
 	}
-	t.rows = append(t.rows, []string{"**all**", "", reportCount(train), reportCount(val), reportCount(train + val)})
-	s.paras = []string{fmt.Sprintf("%s in train, %s in validation, per stage and kind "+
+	t.Rows = append(t.Rows, []string{"**all**", "", reportCount(train), reportCount(val), reportCount(train + val)})
+	s.Paras = []string{fmt.Sprintf("%s in train, %s in validation, per stage and kind "+
 		"(sft: a whole conversation; preference: a prompt with a chosen and a rejected answer; kto: a completion labelled positive or negative).",
 		reportCount(train), reportCount(val))}
-	s.tables = []reportTable{t}
+	s.Tables = []report.Table{t}
 	return s
 }
 
-func (r *versionReport) sourcesSection() reportSection {
-	t := reportTable{head: []string{"source", "train", "validation", "total"}}
+func (r *versionReport) sourcesSection() report.Section {
+	t := report.Table{Head: []string{"source", "train", "validation", "total"}}
 	for _, c := range r.sources {
-		t.rows = append(t.rows, []string{c.key, reportCount(c.train), reportCount(c.val), reportCount(c.total())})
+		t.Rows = append(t.Rows, []string{c.key, reportCount(c.train), reportCount(c.val), reportCount(c.total())})
 	}
-	return reportSection{title: "By source", level: 3, tables: []reportTable{t},
-		paras: []string{"synthetic: mined from history; logged: from `cra solve` and `cra eval` runs; distilled: a teacher's answers."}}
+	return report.Section{Title: "By source", Level: 3, Tables: []report.Table{t},
+		Paras: []string{"synthetic: mined from history; logged: from `cra solve` and `cra eval` runs; distilled: a teacher's answers."}}
 }
 
-func (r *versionReport) reposSection() reportSection {
-	s := reportSection{title: "By repository", level: 3, charts: []string{chartRepos},
-		paras: []string{fmt.Sprintf("%s, most examples first.", reportPlural(len(r.repos), "repository"))}}
-	t := reportTable{head: []string{"repository", "train", "validation", "total"}}
+func (r *versionReport) reposSection() report.Section {
+	s := report.Section{Title: "By repository", Level: 3, Figures: r.figures(chartRepos),
+		Paras: []string{fmt.Sprintf("%s, most examples first.", reportPlural(len(r.repos), "repository"))}}
+	t := report.Table{Head: []string{"repository", "train", "validation", "total"}}
 	var rest splitCount
 	for i, c := range r.repos {
 		if i >= maxRepoRows {
 			rest.train, rest.val = rest.train+c.train, rest.val+c.val
 			continue
 		}
-		t.rows = append(t.rows, []string{"`" + c.key + "`", reportCount(c.train), reportCount(c.val), reportCount(c.total())})
+		t.Rows = append(t.Rows, []string{"`" + c.key + "`", reportCount(c.train), reportCount(c.val), reportCount(c.total())})
 	}
 	if n := len(r.repos) - maxRepoRows; n > 0 {
-		t.rows = append(t.rows, []string{fmt.Sprintf("%s more", reportPlural(n, "repository")), reportCount(rest.train), reportCount(rest.val), reportCount(rest.total())})
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("%s more", reportPlural(n, "repository")), reportCount(rest.train), reportCount(rest.val), reportCount(rest.total())})
 	}
-	s.tables = []reportTable{t}
+	s.Tables = []report.Table{t}
 	return s
 }
 
-func (r *versionReport) dropsSection() reportSection {
-	s := reportSection{title: "Drops", level: 2}
+func (r *versionReport) dropsSection() report.Section {
+	s := report.Section{Title: "Drops", Level: 2}
 	reasons := r.dropReasons()
 	if len(reasons) == 0 {
-		s.paras = []string{"Nothing was dropped."}
+		s.Paras = []string{"Nothing was dropped."}
 		return s
 	}
 	total := 0
-	t := reportTable{head: []string{"reason", "dropped"}}
+	t := report.Table{Head: []string{"reason", "dropped"}}
 	for _, reason := range reasons {
 		total += r.info.Dropped[reason]
-		t.rows = append(t.rows, []string{reason, reportCount(r.info.Dropped[reason])})
+		t.Rows = append(t.Rows, []string{reason, reportCount(r.info.Dropped[reason])})
 	}
-	s.paras = []string{fmt.Sprintf("%s left out while the version was built, per reason (`dataset_versions.dropped`).", reportPlural(total, "candidate"))}
-	s.charts, s.tables = []string{chartDrops}, []reportTable{t}
+	s.Paras = []string{fmt.Sprintf("%s left out while the version was built, per reason (`dataset_versions.dropped`).", reportPlural(total, "candidate"))}
+	s.Figures, s.Tables = r.figures(chartDrops), []report.Table{t}
 	return s
 }
 
@@ -163,44 +146,44 @@ func (r *versionReport) dropReasons() []string {
 	return slices.DeleteFunc(reasons, func(k string) bool { return r.info.Dropped[k] == 0 })
 }
 
-func (r *versionReport) signalSections() []reportSection {
-	pairs := reportSection{title: "Pair signals", level: 2,
-		paras: []string{"Preference pairs per stage and the signal that chose between their two answers (`training_examples.signal`)."}}
-	pt := reportTable{head: []string{"stage", "signal", "pairs"}}
+func (r *versionReport) signalSections() []report.Section {
+	pairs := report.Section{Title: "Pair signals", Level: 2,
+		Paras: []string{"Preference pairs per stage and the signal that chose between their two answers (`training_examples.signal`)."}}
+	pt := report.Table{Head: []string{"stage", "signal", "pairs"}}
 	for _, l := range r.labels {
 		if l.kind == kb.KindPreference {
-			pt.rows = append(pt.rows, []string{l.stage, reportOrNone(l.signal), reportCount(l.n)})
+			pt.Rows = append(pt.Rows, []string{l.stage, reportOrNone(l.signal), reportCount(l.n)})
 		}
 	}
-	if len(pt.rows) == 0 {
-		pairs.paras = append(pairs.paras, "No preference pairs in this version.")
+	if len(pt.Rows) == 0 {
+		pairs.Paras = append(pairs.Paras, "No preference pairs in this version.")
 	} else {
-		pairs.charts, pairs.tables = []string{chartSignals}, []reportTable{pt}
+		pairs.Figures, pairs.Tables = r.figures(chartSignals), []report.Table{pt}
 	}
 
-	kto := reportSection{title: "KTO balance", level: 2,
-		paras: []string{"KTO rows per stage by label: whether the completion was right."}}
-	kt := reportTable{head: []string{"stage", "positive", "negative", "positive share"}}
+	kto := report.Section{Title: "KTO balance", Level: 2,
+		Paras: []string{"KTO rows per stage by label: whether the completion was right."}}
+	kt := report.Table{Head: []string{"stage", "positive", "negative", "positive share"}}
 	for _, b := range r.ktoBalance() {
-		kt.rows = append(kt.rows, []string{b.stage, reportCount(b.pos), reportCount(b.neg), reportPct(b.pos, b.pos+b.neg)})
+		kt.Rows = append(kt.Rows, []string{b.stage, reportCount(b.pos), reportCount(b.neg), reportPct(b.pos, b.pos+b.neg)})
 	}
-	if len(kt.rows) == 0 {
-		kto.paras = append(kto.paras, "No KTO rows in this version.")
+	if len(kt.Rows) == 0 {
+		kto.Paras = append(kto.Paras, "No KTO rows in this version.")
 	} else {
-		kto.charts, kto.tables = []string{chartKTO}, []reportTable{kt}
+		kto.Figures, kto.Tables = r.figures(chartKTO), []report.Table{kt}
 	}
 
-	logged := reportSection{title: "Where logged labels came from", level: 3,
-		paras: []string{"SFT and KTO rows by the signal behind their label (`training_examples.signal`; none for synthetic rows, whose label is ground truth)."}}
-	lt := reportTable{head: []string{"stage", "kind", "signal", "label", "rows"}}
+	logged := report.Section{Title: "Where logged labels came from", Level: 3,
+		Paras: []string{"SFT and KTO rows by the signal behind their label (`training_examples.signal`; none for synthetic rows, whose label is ground truth)."}}
+	lt := report.Table{Head: []string{"stage", "kind", "signal", "label", "rows"}}
 	for _, l := range r.labels {
 		if l.kind != kb.KindPreference && l.signal != "" {
-			lt.rows = append(lt.rows, []string{l.stage, l.kind, l.signal, l.label, reportCount(l.n)})
+			lt.Rows = append(lt.Rows, []string{l.stage, l.kind, l.signal, l.label, reportCount(l.n)})
 		}
 	}
-	out := []reportSection{pairs, kto}
-	if len(lt.rows) > 0 {
-		logged.tables = []reportTable{lt}
+	out := []report.Section{pairs, kto}
+	if len(lt.Rows) > 0 {
+		logged.Tables = []report.Table{lt}
 		out = append(out, logged)
 	}
 	return out
@@ -230,28 +213,28 @@ func (r *versionReport) ktoBalance() []ktoBalance {
 	return out
 }
 
-func (r *versionReport) tokensSection() reportSection {
-	s := reportSection{title: "Token lengths", level: 2}
+func (r *versionReport) tokensSection() report.Section {
+	s := report.Section{Title: "Token lengths", Level: 2}
 	estimate := fmt.Sprintf("Prompt plus completion tokens per example: curate's estimate, %s. "+
 		"Median and 95th percentile are nearest-rank (an example's own length, not interpolated). "+
 		"Each stage's histogram spans that stage's own lengths", r.tokenEstimate())
 	if r.window > 0 {
-		s.paras = []string{fmt.Sprintf("%s; the context window of %s tokens is its dashed line where it falls among them (or just past the longest), "+
+		s.Paras = []string{fmt.Sprintf("%s; the context window of %s tokens is its dashed line where it falls among them (or just past the longest), "+
 			"and is named above the chart otherwise. Over 90 %%: longer than %s tokens.", estimate, reportCount(r.window), reportCount(r.window*9/10))}
 	} else {
-		s.paras = []string{estimate + ". The criteria record no context window to compare them with."}
+		s.Paras = []string{estimate + ". The criteria record no context window to compare them with."}
 	}
-	t := reportTable{head: []string{"stage", "examples", "median", "95th percentile", "longest", "over 90 % of the window", "over the window"}}
+	t := report.Table{Head: []string{"stage", "examples", "median", "95th percentile", "longest", "over 90 % of the window", "over the window"}}
 	for _, st := range r.tokens {
 		over90, over := "—", "—"
 		if r.window > 0 {
 			over90, over = fmt.Sprintf("%s (%s)", reportCount(st.over90), reportPct(st.over90, st.n)), reportCount(st.over)
 		}
-		t.rows = append(t.rows, []string{st.stage, reportCount(st.n), reportCount(st.median), reportCount(st.p95), reportCount(st.max), over90, over})
-		s.charts = append(s.charts, chartTokens+st.stage)
+		t.Rows = append(t.Rows, []string{st.stage, reportCount(st.n), reportCount(st.median), reportCount(st.p95), reportCount(st.max), over90, over})
+		s.Figures = append(s.Figures, r.figures(chartTokens+st.stage)...)
 	}
 	if len(r.tokens) > 0 {
-		s.tables = []reportTable{t}
+		s.Tables = []report.Table{t}
 	}
 	return s
 }
@@ -265,32 +248,32 @@ func (r *versionReport) tokenEstimate() string {
 	return fmt.Sprintf("characters / 4 × (1 + %g safety margin)", *r.safetyMargin)
 }
 
-func (r *versionReport) changesSection() reportSection {
+func (r *versionReport) changesSection() report.Section {
 	c := r.changes
 	if c == nil {
-		return reportSection{title: "What changed", level: 2,
-			paras: []string{fmt.Sprintf("First version of %s: there is no earlier version to compare with.", r.info.Name)}}
+		return report.Section{Title: "What changed", Level: 2,
+			Paras: []string{fmt.Sprintf("First version of %s: there is no earlier version to compare with.", r.info.Name)}}
 	}
 	was, now := fmt.Sprintf("v%d", c.previous), fmt.Sprintf("v%d", r.info.Version)
-	s := reportSection{title: fmt.Sprintf("What changed since %s", was), level: 2, paras: []string{fmt.Sprintf(
+	s := report.Section{Title: fmt.Sprintf("What changed since %s", was), Level: 2, Paras: []string{fmt.Sprintf(
 		"Against %s@%d, the newest earlier version in the store: %s added, %s removed. "+
 			"Examples are told apart by id, which is fixed per dataset name and source row: an id in both versions is the same example. "+
 			"Examples per stage, kind and split then and now, then per stage and kind by id:",
 		r.info.Name, c.previous, reportPlural(c.added, "example"), reportPlural(c.removed, "example"))}}
-	counts := reportTable{head: []string{"stage", "kind", "split", was, now, "change"}}
+	counts := report.Table{Head: []string{"stage", "kind", "split", was, now, "change"}}
 	for _, d := range c.counts {
-		counts.rows = append(counts.rows, []string{d.stage, d.kind, d.split, reportCount(d.was), reportCount(d.now), reportSigned(d.now - d.was)})
+		counts.Rows = append(counts.Rows, []string{d.stage, d.kind, d.split, reportCount(d.was), reportCount(d.now), reportSigned(d.now - d.was)})
 	}
-	churn := reportTable{head: []string{"stage", "kind", "added", "removed", "kept", "kept, other split"}}
+	churn := report.Table{Head: []string{"stage", "kind", "added", "removed", "kept", "kept, other split"}}
 	for _, ch := range c.churn {
-		churn.rows = append(churn.rows, []string{ch.stage, ch.kind, reportCount(ch.added), reportCount(ch.removed), reportCount(ch.kept), reportCount(ch.moved)})
+		churn.Rows = append(churn.Rows, []string{ch.stage, ch.kind, reportCount(ch.added), reportCount(ch.removed), reportCount(ch.kept), reportCount(ch.moved)})
 	}
-	s.tables = []reportTable{counts, churn}
+	s.Tables = []report.Table{counts, churn}
 	if len(c.addedIDs) > 0 {
-		s.notes = append(s.notes, "First ids added: "+reportCodeList(c.addedIDs)+".")
+		s.Notes = append(s.Notes, "First ids added: "+reportCodeList(c.addedIDs)+".")
 	}
 	if len(c.removedIDs) > 0 {
-		s.notes = append(s.notes, "First ids removed: "+reportCodeList(c.removedIDs)+".")
+		s.Notes = append(s.Notes, "First ids removed: "+reportCodeList(c.removedIDs)+".")
 	}
 	return s
 }

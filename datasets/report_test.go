@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cra-dev/cra/internal/charts"
 	"github.com/cra-dev/cra/internal/golden"
+	"github.com/cra-dev/cra/internal/report/reporttest"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
@@ -226,13 +226,13 @@ func TestReportHTMLIsSelfContained(t *testing.T) {
 			t.Fatal(err)
 		}
 		page := readReport(t, paths[1])
-		f, err := charts.CheckPage(page)
+		f, err := reporttest.CheckPage(page)
 		if err != nil {
 			t.Fatalf("v%d: report.html: %v", v, err)
 		}
 		var figures []string
-		for _, id := range f.Figures {
-			figures = append(figures, strings.TrimPrefix(id, "chart-"))
+		for _, fig := range f.Figures {
+			figures = append(figures, strings.TrimPrefix(fig.ID, "chart-"))
 		}
 		svgs := f.SVGs
 		want := []string{chartExamples, chartRepos, chartDrops, chartSignals, chartKTO, chartTokens + "implement", chartTokens + "scope"}
@@ -384,13 +384,13 @@ func TestReportWarnings(t *testing.T) {
 		c.change(r)
 		s := r.warningsSection()
 		if c.want == "" {
-			if len(s.list) > 0 || len(s.paras) != 1 || !strings.HasPrefix(s.paras[0], "Nothing to flag") {
-				t.Errorf("%s: warnings %q, want none and a paragraph saying so", c.name, s.list)
+			if len(s.List) > 0 || len(s.Paras) != 1 || !strings.HasPrefix(s.Paras[0], "Nothing to flag") {
+				t.Errorf("%s: warnings %q, want none and a paragraph saying so", c.name, s.List)
 			}
 			continue
 		}
-		if !slices.ContainsFunc(s.list, func(w string) bool { return strings.Contains(w, c.want) }) {
-			t.Errorf("%s: warnings %q, want one holding %q", c.name, s.list, c.want)
+		if !slices.ContainsFunc(s.List, func(w string) bool { return strings.Contains(w, c.want) }) {
+			t.Errorf("%s: warnings %q, want one holding %q", c.name, s.List, c.want)
 		}
 	}
 }
@@ -434,7 +434,7 @@ func TestReportLopsidedVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, page := string(readReport(t, paths[0])), string(readReport(t, paths[1]))
-	warnings := r.warningsSection().list
+	warnings := r.warningsSection().List
 	for _, want := range []string{"`scope-sft`: 12 of 386 rows (3.1 %) in train", "`implement-preference`: 1 of 91 rows (1.1 %) in train",
 		"`plan-sft` has no train rows", "one repository (`/repos/click`)", "91 preference pairs beside 1,050 SFT rows",
 		"KTO rows all positive (30)", "3 examples longer than the context window"} {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cra-dev/cra/internal/report"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -29,23 +30,23 @@ const (
 
 // warningsSection lists what a reviewer would flag in the version, or
 // says what was checked when nothing is.
-func (r *versionReport) warningsSection() reportSection {
-	s := reportSection{title: "Warnings", level: 2}
+func (r *versionReport) warningsSection() report.Section {
+	s := report.Section{Title: "Warnings", Level: 2}
 	split, lopsided := r.splitWarnings()
-	s.list = append(split, r.otherWarnings()...)
-	if len(s.list) == 0 {
-		s.paras = []string{fmt.Sprintf("Nothing to flag: every config (a stage and kind) has train rows, at least %s of them and at least %.0f %% of its rows in train; "+
+	s.List = append(split, r.otherWarnings()...)
+	if len(s.List) == 0 {
+		s.Paras = []string{fmt.Sprintf("Nothing to flag: every config (a stage and kind) has train rows, at least %s of them and at least %.0f %% of its rows in train; "+
 			"more than one repository; preference pairs at least %.0f %% of their stage's SFT rows; both KTO labels; no example over the context window.",
 			reportCount(minTrainRows), 100*minTrainShare, 100*minPairShare)}
 		return s
 	}
-	s.paras = []string{fmt.Sprintf("What a reviewer would question before training on this version. "+
+	s.Paras = []string{fmt.Sprintf("What a reviewer would question before training on this version. "+
 		"A config (a stage and kind, as the export's card names them) is flagged with no train rows, with under %.0f %% of its rows in train, "+
 		"or with fewer than %s train rows; so is the whole version under %.0f %% in train; a stage whose preference pairs are under %.0f %% of its SFT rows, "+
 		"whose KTO rows carry one label only, or with examples over the context window; and a version drawn from one repository.",
 		100*minTrainShare, reportCount(minTrainRows), 100*minTrainShare, 100*minPairShare)}
 	if lopsided {
-		s.notes = []string{r.splitCause()}
+		s.Notes = []string{r.splitCause()}
 	}
 	return s
 }

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/cra-dev/cra/analysis"
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
@@ -40,15 +40,15 @@ type Report struct {
 // its mean with a 95 % interval. Rates get Wilson's; other means are the
 // mean of repository means (one large repository cannot dominate) with a
 // percentile bootstrap over repositories, or over tasks with fewer than
-// analysis.MinClusterRepos of them (analysis.RepoMean). Method says which.
+// stats.MinClusterRepos of them (stats.RepoMean). Method says which.
 type StageScore struct {
-	Stage    string            `json:"stage"`
-	Metric   string            `json:"metric"`
-	N        int               `json:"n"`
-	Repos    int               `json:"repos"`
-	Mean     float64           `json:"mean"`
-	Interval analysis.Interval `json:"interval"`
-	Method   string            `json:"method"`
+	Stage    string         `json:"stage"`
+	Metric   string         `json:"metric"`
+	N        int            `json:"n"`
+	Repos    int            `json:"repos"`
+	Mean     float64        `json:"mean"`
+	Interval stats.Interval `json:"interval"`
+	Method   string         `json:"method"`
 }
 
 // Comparison is paired differences of rates between two evals on the
@@ -61,13 +61,13 @@ type Comparison struct {
 // Diff is this eval's rate minus the other's, with Newcombe's interval
 // for paired proportions.
 type Diff struct {
-	Stage    string            `json:"stage"`
-	Metric   string            `json:"metric"`
-	N        int               `json:"n"`
-	This     float64           `json:"this"`
-	Other    float64           `json:"other"`
-	Diff     float64           `json:"diff"`
-	Interval analysis.Interval `json:"interval"`
+	Stage    string         `json:"stage"`
+	Metric   string         `json:"metric"`
+	N        int            `json:"n"`
+	This     float64        `json:"this"`
+	Other    float64        `json:"other"`
+	Diff     float64        `json:"diff"`
+	Interval stats.Interval `json:"interval"`
 }
 
 // rates are the metrics that are 0 or 1 per task.
@@ -211,9 +211,9 @@ func scoreboard(res map[string]*result, stages []string) []StageScore {
 			}
 		}
 		if slices.Contains(rates, k.metric) {
-			s.Mean, s.Interval, s.Method = float64(ones)/float64(s.N), analysis.Wilson(ones, s.N), analysis.MethodWilson
+			s.Mean, s.Interval, s.Method = float64(ones)/float64(s.N), stats.Wilson(ones, s.N), stats.MethodWilson
 		} else {
-			s.Mean, s.Interval, s.Method = analysis.RepoMean(all, analysis.BootstrapReps, analysis.BootstrapSeed)
+			s.Mean, s.Interval, s.Method = stats.RepoMean(all, stats.BootstrapReps, stats.BootstrapSeed)
 		}
 		out = append(out, s)
 	}
@@ -277,7 +277,7 @@ func compare(this, other map[string]*result, against string, stages []string) *C
 	order := append(slices.Clone(ScoredStages), StageEndToEnd)
 	for k, c := range cells {
 		n := c.both + c.only1 + c.only2 + c.neither
-		d, iv := analysis.PairedDifference(c.both, c.only1, c.only2, c.neither)
+		d, iv := stats.PairedDifference(c.both, c.only1, c.only2, c.neither)
 		out.Rows = append(out.Rows, Diff{Stage: k.stage, Metric: k.metric, N: n, This: float64(c.both+c.only1) / float64(n),
 			Other: float64(c.both+c.only2) / float64(n), Diff: d, Interval: iv})
 	}

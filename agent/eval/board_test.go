@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cra-dev/cra/analysis"
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -30,7 +30,7 @@ func btoi(b bool) int {
 }
 
 // TestScoreboardIntervals: a mean's interval bootstraps tasks below
-// analysis.MinClusterRepos repositories and repositories from there on,
+// stats.MinClusterRepos repositories and repositories from there on,
 // and is never a point from 18 varied tasks of one repository (the bug:
 // recall 18 0.344 [0.344, 0.344]); rates keep Wilson's.
 func TestScoreboardIntervals(t *testing.T) {
@@ -38,10 +38,10 @@ func TestScoreboardIntervals(t *testing.T) {
 		repos  int
 		method string
 	}{
-		{1, analysis.MethodTaskBootstrap},
-		{analysis.MinClusterRepos - 1, analysis.MethodTaskBootstrap},
-		{analysis.MinClusterRepos, analysis.MethodRepoBootstrap},
-		{6, analysis.MethodRepoBootstrap},
+		{1, stats.MethodTaskBootstrap},
+		{stats.MinClusterRepos - 1, stats.MethodTaskBootstrap},
+		{stats.MinClusterRepos, stats.MethodRepoBootstrap},
+		{6, stats.MethodRepoBootstrap},
 	} {
 		t.Run(fmt.Sprintf("%d repositories", tc.repos), func(t *testing.T) {
 			board := scoreboard(results18(tc.repos), nil)
@@ -56,7 +56,7 @@ func TestScoreboardIntervals(t *testing.T) {
 			if !(r.Interval.Lo < r.Mean && r.Mean < r.Interval.Hi) {
 				t.Errorf("recall %.3f %v: want a nonzero interval around the mean", r.Mean, r.Interval)
 			}
-			if c.Method != analysis.MethodWilson || c.Interval != analysis.Wilson(6, 18) {
+			if c.Method != stats.MethodWilson || c.Interval != stats.Wilson(6, 18) {
 				t.Errorf("correct %v by %s: want Wilson's interval of 6 of 18", c.Interval, c.Method)
 			}
 			b, err := json.Marshal(r)

@@ -13,10 +13,10 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval"
 	"github.com/cra-dev/cra/agent/retrieval"
-	"github.com/cra-dev/cra/analysis"
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/walk"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
@@ -161,9 +161,9 @@ func (a *app) printEval(rep *eval.Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if slices.ContainsFunc(rep.Scores, func(s eval.StageScore) bool { return s.Method == analysis.MethodTaskBootstrap }) {
+	if slices.ContainsFunc(rep.Scores, func(s eval.StageScore) bool { return s.Method == stats.MethodTaskBootstrap }) {
 		fmt.Fprintf(a.stdout, "(means from fewer than %d repositories: their intervals resample tasks and speak of these repositories only)\n",
-			analysis.MinClusterRepos)
+			stats.MinClusterRepos)
 	}
 	for _, c := range []*eval.Comparison{rep.Lift, rep.Compare} {
 		if c == nil || len(c.Rows) == 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cra-dev/cra/analysis"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
@@ -31,7 +32,7 @@ func (a *app) trainPlanCommand() *cli.Command {
 		Description: "Reads the raw store: eval runs scored stage by stage against ground truth (`cra eval`),\n" +
 			"oracle evals that replace a stage by ground truth, and logged `cra solve` runs (weaker evidence:\n" +
 			"no ground truth). Per stage it computes the share right (Wilson interval) and its metrics (mean of\n" +
-			fmt.Sprintf("repository means; bootstrap over repositories, over tasks with fewer than %d), the association\n", analysis.MinClusterRepos) +
+			fmt.Sprintf("repository means; bootstrap over repositories, over tasks with fewer than %d), the association\n", stats.MinClusterRepos) +
 			"of a wrong output with end-to-end failure (odds ratio, Fisher's exact p, Holm-adjusted), a logistic\n" +
 			"regression of failure on every stage when there are enough runs, first-error attribution (each\n" +
 			"failed run charged to its earliest wrong stage) and the oracle lift (paired difference). The\n" +

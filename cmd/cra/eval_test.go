@@ -12,10 +12,10 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval"
 	"github.com/cra-dev/cra/agent/eval/evaltest"
-	"github.com/cra-dev/cra/analysis"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
@@ -267,13 +267,13 @@ func TestPrintEvalSaysWhatTheIntervalsResample(t *testing.T) {
 		method string
 		note   bool
 	}{
-		{analysis.MethodTaskBootstrap, true},
-		{analysis.MethodRepoBootstrap, false},
+		{stats.MethodTaskBootstrap, true},
+		{stats.MethodRepoBootstrap, false},
 	} {
 		var out strings.Builder
 		rep := &eval.Report{Name: "nightly", Scores: []eval.StageScore{
-			{Stage: "task_analysis", Metric: "correct", N: 18, Repos: 1, Mean: 0.5, Interval: analysis.Wilson(9, 18), Method: analysis.MethodWilson},
-			{Stage: "task_analysis", Metric: "recall", N: 18, Repos: 1, Mean: 0.344, Interval: analysis.Interval{Lo: 0.21, Hi: 0.48}, Method: tc.method},
+			{Stage: "task_analysis", Metric: "correct", N: 18, Repos: 1, Mean: 0.5, Interval: stats.Wilson(9, 18), Method: stats.MethodWilson},
+			{Stage: "task_analysis", Metric: "recall", N: 18, Repos: 1, Mean: 0.344, Interval: stats.Interval{Lo: 0.21, Hi: 0.48}, Method: tc.method},
 		}}
 		if err := (&app{stdout: &out}).printEval(rep); err != nil {
 			t.Fatal(err)

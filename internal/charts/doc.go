@@ -2,7 +2,7 @@
 // (train-plan's, a dataset version's) with gonum/plot: one font, one
 // palette, bars with or without intervals, grouped bars, histograms from
 // counts already binned, and each chart as an <svg> element to inline in a
-// page, together with the page's stylesheet.
+// page. The page around them is internal/report's.
 //
 // It must not import any cra package, fetch anything or emit scripts: a
 // report that embeds its output stays one file that opens offline.

@@ -1,4 +1,4 @@
-package charts
+package report
 
 import (
 	"fmt"
@@ -8,14 +8,14 @@ import (
 	"strings"
 )
 
-// PageStart writes the head of a self-contained report page: the title
+// pageStart writes the head of a self-contained report page: the title
 // (escaped here), the inline stylesheet, and the byline (HTML, escaped by
 // the caller).
-func PageStart(w io.Writer, title, byline string) {
+func pageStart(w io.Writer, title, byline string) {
 	t := html.EscapeString(title)
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"+
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n"+
-		"<body>\n<main>\n<h1>%s</h1>\n<p class=\"byline\">%s</p>\n", t, CSS, t, byline)
+		"<body>\n<main>\n<h1>%s</h1>\n<p class=\"byline\">%s</p>\n", t, css, t, byline)
 }
 
 var (
@@ -23,9 +23,9 @@ var (
 	strongRE = regexp.MustCompile(`\*\*([^*]+)\*\*`)
 )
 
-// Inline turns a report paragraph's Markdown (`code`, **bold**, _a whole
+// inline turns a report paragraph's Markdown (`code`, **bold**, _a whole
 // paragraph in italics_) into escaped HTML.
-func Inline(s string) string {
+func inline(s string) string {
 	em := strings.HasPrefix(s, "_") && strings.HasSuffix(s, "_") && len(s) > 1
 	if em {
 		s = s[1 : len(s)-1]
@@ -39,13 +39,13 @@ func Inline(s string) string {
 	return out
 }
 
-// PageEnd closes what PageStart opened.
-func PageEnd(w io.Writer) { io.WriteString(w, "</main>\n</body>\n</html>\n") } //nolint:errcheck // a buffer
+// pageEnd closes what pageStart opened.
+func pageEnd(w io.Writer) { io.WriteString(w, "</main>\n</body>\n</html>\n") } //nolint:errcheck // a buffer
 
-// CSS is the stylesheet of the HTML reports, inlined in each page's
+// css is the stylesheet of the HTML reports, inlined in each page's
 // <style>: system fonts only, nothing fetched. SVG charts take the page's
 // width up to 48rem.
-const CSS = `body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif;color:#1f2328;background:#fff;margin:0}
+const css = `body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif;color:#1f2328;background:#fff;margin:0}
 main{max-width:64rem;margin:0 auto;padding:1.5rem 1.25rem 3rem}
 h1{font-size:1.6rem;line-height:1.25;margin:.5rem 0 .75rem}
 h2{font-size:1.25rem;margin:2rem 0 .5rem;padding-bottom:.25rem;border-bottom:1px solid #d0d7de}
