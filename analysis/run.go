@@ -16,6 +16,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
 )
@@ -52,14 +53,6 @@ type Result struct {
 	Plan     *Plan     `json:"-"`
 	Report   *Report   `json:"-"`
 }
-
-// UsageError is a mistake in what train-plan was asked for: nothing was
-// written.
-type UsageError struct{ msg string }
-
-func (e *UsageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &UsageError{fmt.Sprintf(format, args...)} }
 
 // Files a run writes in its directory.
 const (
@@ -167,9 +160,9 @@ func checkFilter(ctx context.Context, la *kb.LogAnalysis, f kb.LogFilter) error 
 		for _, n := range f.Evals {
 			if !slices.Contains(names, n) {
 				if len(names) == 0 {
-					return usagef("--eval %s: the raw store has no eval runs yet: run `cra eval` first", n)
+					return usage.Errorf("--eval %s: the raw store has no eval runs yet: run `cra eval` first", n)
 				}
-				return usagef("--eval %s: no eval run of that name; the eval runs are:\n  %s", n, strings.Join(names, "\n  "))
+				return usage.Errorf("--eval %s: no eval run of that name; the eval runs are:\n  %s", n, strings.Join(names, "\n  "))
 			}
 		}
 	}
@@ -181,9 +174,9 @@ func checkFilter(ctx context.Context, la *kb.LogAnalysis, f kb.LogFilter) error 
 		for _, r := range f.Repos {
 			if !slices.Contains(known, r) {
 				if len(known) == 0 {
-					return usagef("--repos %s: no eval task or solve run is logged for any repository yet: run `cra eval` first", r)
+					return usage.Errorf("--repos %s: no eval task or solve run is logged for any repository yet: run `cra eval` first", r)
 				}
-				return usagef("--repos %s: no eval task or solve run on it; the repositories logged are:\n  %s", r, strings.Join(known, "\n  "))
+				return usage.Errorf("--repos %s: no eval task or solve run on it; the repositories logged are:\n  %s", r, strings.Join(known, "\n  "))
 			}
 		}
 	}
@@ -198,10 +191,10 @@ func checkOut(dir string) error {
 		return nil
 	}
 	if err != nil {
-		return usagef("--out %s: %v", dir, err)
+		return usage.Errorf("--out %s: %v", dir, err)
 	}
 	if len(entries) > 0 {
-		return usagef("--out %s is not empty: give a new or empty directory", dir)
+		return usage.Errorf("--out %s is not empty: give a new or empty directory", dir)
 	}
 	return nil
 }

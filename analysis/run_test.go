@@ -19,6 +19,7 @@ import (
 	"github.com/cra-dev/cra/internal/golden"
 	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -234,15 +235,14 @@ func TestFilterNamesMustExist(t *testing.T) {
 		opts := fixed(home)
 		opts.Filter = tc.filter
 		_, err := Run(context.Background(), opts)
-		var usage *UsageError
-		if !errors.As(err, &usage) || !strings.Contains(err.Error(), tc.want) {
+		if !usage.Is(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("filter %+v: %v, want a usage error naming %q", tc.filter, err, tc.want)
 		}
 	}
 	opts := fixed(home)
 	opts.Out = t.TempDir()
 	os.WriteFile(filepath.Join(opts.Out, "x"), nil, 0o644)
-	if _, err := Run(context.Background(), opts); !errors.As(err, new(*UsageError)) {
+	if _, err := Run(context.Background(), opts); !usage.Is(err) {
 		t.Errorf("a non-empty --out: %v, want a usage error", err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"runtime"
 	"runtime/debug"
@@ -21,6 +20,7 @@ import (
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/progress"
 	"github.com/cra-dev/cra/internal/secrets"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -126,7 +126,7 @@ type record struct {
 // small record per example.
 func Curate(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	if opts.Name == "" || strings.ContainsAny(opts.Name, "@/\\\x00") {
-		return nil, Usagef("dataset name %q: give a name without @, / or \\", opts.Name)
+		return nil, usage.Errorf("dataset name %q: give a name without @, / or \\", opts.Name)
 	}
 	plan, err := readPlan(&opts)
 	if err != nil {
@@ -138,7 +138,7 @@ func Curate(ctx context.Context, dir string, opts Options) (*Summary, error) {
 	opts.split = kb.NewSplitRule(opts.Curate, opts.HoldoutRepos)
 	opts.HoldoutRepos = opts.split.HoldoutRepos()
 	if opts.Curate.Secrets != secrets.ModeRedact && opts.Curate.Secrets != secrets.ModeDrop {
-		return nil, Usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
+		return nil, usage.Errorf("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
 	}
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.NumCPU()
@@ -234,7 +234,7 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 		sum.count(r)
 	}
 	if len(synthetic)+len(other) == 0 {
-		return nil, Usagef("the selection gave no example (%d tasks, %d logged runs, dropped %v): no dataset written", sum.Tasks, sum.Runs, sum.Dropped)
+		return nil, usage.Errorf("the selection gave no example (%d tasks, %d logged runs, dropped %v): no dataset written", sum.Tasks, sum.Runs, sum.Dropped)
 	}
 	if err := checkHeldOut(ctx, conn, opts.split, recs); err != nil {
 		return nil, err
@@ -274,15 +274,6 @@ func curate(ctx context.Context, w kb.Writer, opts Options, plan *schema.Trainin
 // prune.
 const DatasetLock = "curate-data"
 
-// UsageError is a mistake in what curate was asked for (an unknown stage
-// or repository, an empty selection): nothing was written.
-type UsageError struct{ msg string }
-
-func (e *UsageError) Error() string { return e.msg }
-
-// Usagef is a UsageError: curate-data's, and curate/distill's.
-func Usagef(format string, args ...any) error { return &UsageError{fmt.Sprintf(format, args...)} }
-
 // checkRepos refuses --repos and --holdout-repos that name no repository
 // the sources know (a typo would otherwise select nothing), and sources
 // with nothing in them yet.
@@ -314,13 +305,13 @@ func checkRepos(ctx context.Context, conn *sql.Conn, opts Options) error {
 		return err
 	}
 	if len(known) == 0 {
-		return Usagef("the raw store has nothing from %s yet: run `cra bootstrap <repo>...` for synthetic data, "+
+		return usage.Errorf("the raw store has nothing from %s yet: run `cra bootstrap <repo>...` for synthetic data, "+
 			"`cra solve` or `cra eval` for logged runs, `cra distill` for distilled answers", strings.Join(opts.Sources, ", "))
 	}
 	for flag, repos := range map[string][]string{"--repos": opts.Repos, "--holdout-repos": opts.HoldoutRepos} {
 		for _, r := range repos {
 			if !slices.Contains(known, r) {
-				return Usagef("%s %s: %s has nothing of it; the repositories it has are:\n  %s",
+				return usage.Errorf("%s %s: %s has nothing of it; the repositories it has are:\n  %s",
 					flag, r, strings.Join(opts.Sources, ", "), strings.Join(known, "\n  "))
 			}
 		}

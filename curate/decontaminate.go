@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -76,7 +77,7 @@ func checkHeldOut(ctx context.Context, q kb.Querier, rule kb.SplitRule, recs []r
 	if len(list) > 3 {
 		list = append(list[:3], fmt.Sprintf("and %d more", len(leaks)-3))
 	}
-	return Usagef("refused: %d train examples come from %d commits cra eval scored the agent on (%s), so training on them would leak into the eval; "+
+	return usage.Errorf("refused: %d train examples come from %d commits cra eval scored the agent on (%s), so training on them would leak into the eval; "+
 		"keep the split the evals ran with ([curate] validation_fraction and holdout_repos, --holdout-repos), or narrow --repos",
 		examples, len(leaks), strings.Join(list, ", "))
 }

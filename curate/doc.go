@@ -17,7 +17,8 @@
 // tasks (Task, SyntheticTaskIDs, EachTaskOf, DecodeTarget), a target
 // rendered as the student sees it (RenderForStudent), the split (SplitOf,
 // ResplitDistilled), dataset versions (BuiltVersion, RegisterVersion,
-// ExampleID, DatasetLock) and UsageError (Usagef). Nothing in curate
+// ExampleID, DatasetLock); a mistake in what it was asked is a usage
+// error (internal/usage), as everywhere. Nothing in curate
 // depends on distill.
 // Prompt text never lives here: it comes from agent/prompt.
 package curate

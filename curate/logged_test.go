@@ -2,12 +2,12 @@ package curate
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -118,11 +118,10 @@ func TestCheckHeldOutRefusesAnEvalTaskInTrain(t *testing.T) {
 		{"a logged run of no task", rec("", "", kb.SplitTrain, SourceLogged, ""), ""},
 	} {
 		err := checkHeldOut(context.Background(), conn, rule, []record{tt.rec})
-		var usage *UsageError
 		switch {
 		case tt.refuse == "" && err != nil:
 			t.Errorf("%s: %v, want no refusal", tt.name, err)
-		case tt.refuse != "" && (!errors.As(err, &usage) || !strings.Contains(err.Error(), tt.refuse)):
+		case tt.refuse != "" && (!usage.Is(err) || !strings.Contains(err.Error(), tt.refuse)):
 			t.Errorf("%s: %v, want a refusal naming %q", tt.name, err, tt.refuse)
 		}
 	}

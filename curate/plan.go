@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -28,7 +29,7 @@ func readPlan(opts *Options) (*schema.TrainingPlan, error) {
 	}
 	var plan schema.TrainingPlan
 	if err := json.Unmarshal(opts.TrainingPlan, &plan); err != nil {
-		return nil, Usagef("--training-plan: not a training plan (a JSON object): %v", err)
+		return nil, usage.Errorf("--training-plan: not a training plan (a JSON object): %v", err)
 	}
 	c := plan.DataCriteria
 	if c == nil {
@@ -36,11 +37,11 @@ func readPlan(opts *Options) (*schema.TrainingPlan, error) {
 	}
 	for _, s := range c.Sources {
 		if !slices.Contains(Sources, s) {
-			return nil, Usagef("--training-plan: source %q: curate-data reads %s", s, strings.Join(Sources, ", "))
+			return nil, usage.Errorf("--training-plan: source %q: curate-data reads %s", s, strings.Join(Sources, ", "))
 		}
 	}
 	if c.ValidationFraction < 0 || c.ValidationFraction > 1 {
-		return nil, Usagef("--training-plan: validation_fraction %g: give a share between 0 and 1", c.ValidationFraction)
+		return nil, usage.Errorf("--training-plan: validation_fraction %g: give a share between 0 and 1", c.ValidationFraction)
 	}
 	if len(opts.Sources) == 0 {
 		opts.Sources = c.Sources

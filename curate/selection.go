@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -16,7 +17,7 @@ func checkSelection(opts *Options) error {
 	}
 	for _, s := range opts.Sources {
 		if !slices.Contains(Sources, s) {
-			return Usagef("source %q: use %s or all", s, strings.Join(Sources, ", "))
+			return usage.Errorf("source %q: use %s or all", s, strings.Join(Sources, ", "))
 		}
 	}
 	if len(opts.Kinds) == 0 {
@@ -24,17 +25,17 @@ func checkSelection(opts *Options) error {
 	}
 	for _, k := range opts.Kinds {
 		if !slices.Contains(kb.ExampleKinds, k) {
-			return Usagef("kind %q: use %s or all", k, strings.Join(kb.ExampleKinds, ", "))
+			return usage.Errorf("kind %q: use %s or all", k, strings.Join(kb.ExampleKinds, ", "))
 		}
 	}
 	if opts.Sources[0] == SourceSynthetic && len(opts.Sources) == 1 && !slices.Contains(opts.Kinds, kb.KindSFT) {
-		return Usagef("synthetic ground truth makes SFT examples only: add --source logged or distilled for %s rows", strings.Join(opts.Kinds, " and "))
+		return usage.Errorf("synthetic ground truth makes SFT examples only: add --source logged or distilled for %s rows", strings.Join(opts.Kinds, " and "))
 	}
 	if opts.PositiveFraction < 0 || opts.PositiveFraction > 1 {
-		return Usagef("positive fraction %g: give a share in [0, 1] (0 keeps every KTO row, 1 keeps the positive ones)", opts.PositiveFraction)
+		return usage.Errorf("positive fraction %g: give a share in [0, 1] (0 keeps every KTO row, 1 keeps the positive ones)", opts.PositiveFraction)
 	}
 	if opts.LoggedOutcome != "" && opts.LoggedOutcome != "success" {
-		return Usagef("logged outcome %q: success (only runs that succeeded) or empty (every finished run)", opts.LoggedOutcome)
+		return usage.Errorf("logged outcome %q: success (only runs that succeeded) or empty (every finished run)", opts.LoggedOutcome)
 	}
 	var known []string
 	if slices.Contains(opts.Sources, SourceSynthetic) {
@@ -53,7 +54,7 @@ func checkSelection(opts *Options) error {
 	}
 	for _, s := range opts.Stages {
 		if !slices.Contains(known, s) {
-			return Usagef("stage %q: the stages of %s are %s", s, strings.Join(opts.Sources, " and "), strings.Join(known, ", "))
+			return usage.Errorf("stage %q: the stages of %s are %s", s, strings.Join(opts.Sources, " and "), strings.Join(known, ", "))
 		}
 	}
 	return nil

@@ -28,7 +28,7 @@ func eachTask(ctx context.Context, conn *sql.Conn, opts Options, fn func(*Task) 
 
 // SyntheticTaskIDs are the ids of the synthetic tasks of repos (all
 // repositories when empty), in id order. Repositories the raw store has
-// nothing of, or a store with no synthetic task, are a UsageError, as in
+// nothing of, or a store with no synthetic task, are a usage error, as in
 // curate-data.
 func SyntheticTaskIDs(ctx context.Context, conn *sql.Conn, repos []string) ([]string, error) {
 	if err := checkRepos(ctx, conn, Options{Repos: repos}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -68,7 +69,7 @@ func checkTrainSplit(recs []record, sum *Summary, opts Options, plan *schema.Tra
 		criteria = fmt.Sprintf(" The training plan's data_criteria chose stages [%s], repos [%s], holdout_repos [%s] and validation_fraction %g.",
 			strings.Join(c.Stages, ", "), strings.Join(c.Repos, ", "), strings.Join(c.HoldoutRepos, ", "), c.ValidationFraction)
 	}
-	return Usagef("refused: no train example for %s, so nothing could be trained on it.%s "+
+	return usage.Errorf("refused: no train example for %s, so nothing could be trained on it.%s "+
 		"To train: hold fewer repositories out (--holdout-repos, [curate] holdout_repos, the plan's data_criteria.holdout_repos), "+
 		"lower [curate] validation_fraction, add sources or repositories (--source, --repos), or leave the stage out (--stages); "+
 		"to build an evaluation set with no train split on purpose, pass --validation-only. No dataset written",

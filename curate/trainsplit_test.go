@@ -2,12 +2,12 @@ package curate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -84,7 +84,7 @@ func TestCurateRefusesAnEmptyTrainSplit(t *testing.T) {
 				}
 				return
 			}
-			if !errors.As(err, new(*UsageError)) {
+			if !usage.Is(err) {
 				t.Fatalf("err %v: want a usage error", err)
 			}
 			for _, w := range tc.want {
@@ -128,7 +128,7 @@ func TestPlanWidensTheSplit(t *testing.T) {
 		t.Errorf("configured /new, plan /r0: holdout %v (%v); want both", opts.HoldoutRepos, err)
 	}
 	opts.TrainingPlan = []byte(`{"data_criteria": {"validation_fraction": 1.5}}`)
-	if _, err := readPlan(&opts); !errors.As(err, new(*UsageError)) {
+	if _, err := readPlan(&opts); !usage.Is(err) {
 		t.Errorf("validation_fraction 1.5: %v, want a usage error", err)
 	}
 }

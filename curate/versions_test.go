@@ -11,6 +11,7 @@ import (
 
 	"github.com/cra-dev/cra/datasets"
 	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -88,8 +89,7 @@ func TestDatasetVersionsCoexistAndExportTheSameBytes(t *testing.T) {
 func TestCurateRefusesWhatWouldWipeOrInventADataset(t *testing.T) {
 	empty := storetest.Home(t)
 	_, err := Curate(context.Background(), empty, testOptions("rel"))
-	var ue *UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "cra bootstrap") {
+	if !usage.Is(err) || !strings.Contains(err.Error(), "cra bootstrap") {
 		t.Errorf("empty home: %v, want a usage error saying to run cra bootstrap", err)
 	}
 
@@ -107,8 +107,8 @@ func TestCurateRefusesWhatWouldWipeOrInventADataset(t *testing.T) {
 			o.Stages = opts.Stages
 		}
 		_, err := Curate(context.Background(), home, o)
-		if !errors.As(err, &ue) {
-			t.Errorf("%s: %v, want a UsageError", name, err)
+		if !usage.Is(err) {
+			t.Errorf("%s: %v, want a usage error", name, err)
 		}
 		if strings.Contains(name, "typo") && !strings.Contains(err.Error(), "/repo0") {
 			t.Errorf("%s: %q does not list the known repositories", name, err)

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/cra-dev/cra/internal/stats"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -107,7 +108,7 @@ func board(ctx context.Context, opts Options, raw *kb.Lease, run runRow) (*Repor
 		if opts.Compare != "" {
 			base, err := findRun(ctx, q, opts.Compare, run.Oracle)
 			if errors.Is(err, sql.ErrNoRows) {
-				return &UsageError{fmt.Sprintf("--compare %s: no eval of that name with oracle %v (see `cra sql \"select name, oracle from eval_runs\"`)", opts.Compare, run.Oracle)}
+				return usage.Errorf("--compare %s: no eval of that name with oracle %v (see `cra sql \"select name, oracle from eval_runs\"`)", opts.Compare, run.Oracle)
 			}
 			if err != nil {
 				return err

@@ -22,6 +22,7 @@ import (
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/ingest"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -94,7 +95,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	opts.Oracle = sortedCopy(opts.Oracle)
 	for _, s := range opts.Oracle {
 		if !slices.Contains(OracleStages, s) {
-			return nil, &UsageError{fmt.Sprintf("--oracle %s: stages with ground truth are %s", s, strings.Join(OracleStages, ","))}
+			return nil, usage.Errorf("--oracle %s: stages with ground truth are %s", s, strings.Join(OracleStages, ","))
 		}
 	}
 	if opts.Name == "" {
@@ -118,7 +119,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return err
 		}
 		if len(tasks) == 0 {
-			return &UsageError{fmt.Sprintf("no held-out task in the %s split of the selected repositories: widen --split or --repos, or mine more history", opts.Selection.Split)}
+			return usage.Errorf("no held-out task in the %s split of the selected repositories: widen --split or --repos, or mine more history", opts.Selection.Split)
 		}
 		pending, err = pendingTasks(ctx, w.Conn, opts.Name, opts.Oracle, tasks)
 		return err

@@ -43,6 +43,9 @@ type runRow struct {
 // SelectionError is a resumed eval asked to run another selection.
 type SelectionError struct{ Name, Was, Now string }
 
+// Usage makes it a usage error (internal/usage): nothing was done, exit 2.
+func (e *SelectionError) Usage() {}
+
 func (e *SelectionError) Error() string {
 	return fmt.Sprintf("eval %q ran %s; this asks for %s: give the same selection to resume it, or another --name", e.Name, e.Was, e.Now)
 }

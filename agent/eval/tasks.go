@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -37,11 +38,6 @@ type Selection struct {
 	Seed   int64
 }
 
-// UsageError is a selection that names nothing to run.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
 // Select reads the held-out tasks of sel from the raw store, with their
 // ground truth: a train-split task is never among them. A sample is drawn
 // per repository in proportion to its held-out tasks (largest remainder),
@@ -52,18 +48,18 @@ func Select(ctx context.Context, raw *sql.DB, sel Selection) ([]Task, error) {
 	switch sel.Split {
 	case SplitValidation, SplitHoldout, SplitAll:
 	default:
-		return nil, &UsageError{fmt.Sprintf("--split %q: use validation, holdout or all-held-out", sel.Split)}
+		return nil, usage.Errorf("--split %q: use validation, holdout or all-held-out", sel.Split)
 	}
 	mined, err := minedRepos(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
 	if len(mined) == 0 {
-		return nil, &UsageError{"no synthetic tasks in this home: run `cra bootstrap <repo>` first"}
+		return nil, usage.Errorf("no synthetic tasks in this home: run `cra bootstrap <repo>` first")
 	}
 	for _, r := range sel.Repos {
 		if !slices.Contains(mined, r) {
-			return nil, &UsageError{fmt.Sprintf("--repos %s: not a mined repository (mined: %v)", r, mined)}
+			return nil, usage.Errorf("--repos %s: not a mined repository (mined: %v)", r, mined)
 		}
 	}
 	rule, err := sel.Rule.WithGroups(ctx, raw)

@@ -20,6 +20,9 @@ type PreflightError struct {
 
 func (e *PreflightError) Error() string { return e.Problem + ": " + e.Fix }
 
+// Usage makes it a usage error (internal/usage): nothing was done, exit 2.
+func (e *PreflightError) Usage() {}
+
 // Readiness is what preflight found that does not stop the run.
 type Readiness struct {
 	Repo *kb.Repo

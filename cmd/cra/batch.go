@@ -8,6 +8,7 @@ import (
 
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/progress"
+	"github.com/cra-dev/cra/internal/usage"
 )
 
 // waitFlag is --wait of the batch commands: how long to wait for an input
@@ -46,7 +47,7 @@ func runBatch[S any](ctx context.Context, a *app, run func(context.Context, batc
 func checkCounts(flags map[string]int) error {
 	for name, v := range flags {
 		if v < 0 {
-			return usagef("--%s must be positive", name)
+			return usage.Errorf("--%s must be positive", name)
 		}
 	}
 	return nil
@@ -56,7 +57,7 @@ func checkCounts(flags map[string]int) error {
 func waitOf(cmd *cli.Command) (time.Duration, error) {
 	w := cmd.Duration("wait")
 	if w < 0 {
-		return 0, usagef("--wait must be positive")
+		return 0, usage.Errorf("--wait must be positive")
 	}
 	return w, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/bootstrap"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -61,7 +62,7 @@ func (a *app) bootstrapCommand() *cli.Command {
 
 func parseBootstrap(cmd *cli.Command) (bootstrapOptions, error) {
 	if cmd.Args().Len() == 0 {
-		return bootstrapOptions{}, usagef("bootstrap needs at least one repository path (see `cra bootstrap --help`)")
+		return bootstrapOptions{}, usage.Errorf("bootstrap needs at least one repository path (see `cra bootstrap --help`)")
 	}
 	if err := checkCounts(map[string]int{"jobs": cmd.Int("jobs"), "max-commits": cmd.Int("max-commits")}); err != nil {
 		return bootstrapOptions{}, err
@@ -105,7 +106,7 @@ func parseSince(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, usagef("--since %q: use YYYY-MM-DD or RFC 3339 (2026-01-31T00:00:00Z)", s)
+	return time.Time{}, usage.Errorf("--since %q: use YYYY-MM-DD or RFC 3339 (2026-01-31T00:00:00Z)", s)
 }
 
 func (a *app) printBootstrapSummary(sum *bootstrap.Summary) error {

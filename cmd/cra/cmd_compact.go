@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -26,7 +27,7 @@ func (a *app) compactCommand() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return usagef("compact takes no arguments (see `cra compact --help`)")
+				return usage.Errorf("compact takes no arguments (see `cra compact --help`)")
 			}
 			var kinds []kb.Kind
 			switch s := cmd.String("store"); s {
@@ -35,7 +36,7 @@ func (a *app) compactCommand() *cli.Command {
 			case string(kb.Raw), string(kb.Curated):
 				kinds = []kb.Kind{kb.Kind(s)}
 			default:
-				return usagef("--store %q: use raw, curated or all", s)
+				return usage.Errorf("--store %q: use raw, curated or all", s)
 			}
 			return a.runCompact(ctx, kinds)
 		},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -14,7 +13,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/curate"
-	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -101,7 +100,7 @@ func (a *app) curateCommand() *cli.Command {
 
 func parseCurate(cmd *cli.Command) (curateOptions, error) {
 	if cmd.Args().Len() > 0 {
-		return curateOptions{}, usagef("curate-data takes no arguments (see `cra curate-data --help`)")
+		return curateOptions{}, usage.Errorf("curate-data takes no arguments (see `cra curate-data --help`)")
 	}
 	opts := curateOptions{name: cmd.String("name"), positive: cmd.Float64("positive-fraction"),
 		trainingPlan: cmd.String("training-plan"), validationOnly: cmd.Bool("validation-only"), wait: cmd.Duration("wait")}
@@ -113,7 +112,7 @@ func parseCurate(cmd *cli.Command) (curateOptions, error) {
 				continue
 			}
 			if !slices.Contains(all, v) {
-				return opts, usagef("--%s %q: use %s or all", flag, v, strings.Join(all, ", "))
+				return opts, usage.Errorf("--%s %q: use %s or all", flag, v, strings.Join(all, ", "))
 			}
 			list = append(list, v)
 		}
@@ -133,32 +132,21 @@ func parseCurate(cmd *cli.Command) (curateOptions, error) {
 }
 
 func (a *app) runCurate(ctx context.Context, opts curateOptions) error {
-	cfg, err := config.Load(a.home.ConfigPath())
-	if err != nil {
-		return err
-	}
-	budget, err := llm.NewBudget(cfg)
-	if err != nil {
-		return err
-	}
-	copts := curate.Options{MemoryLimit: memoryLimit(), Name: opts.name, Sources: opts.sources, Kinds: opts.kinds, PositiveFraction: opts.positive, Stages: opts.stages, Repos: opts.repos, HoldoutRepos: opts.holdoutRepos,
-		Curate: cfg.Curate, Budget: budget, Log: a.log, Wait: opts.wait, ValidationOnly: opts.validationOnly}
-	if opts.trainingPlan != "" {
-		if copts.TrainingPlan, err = os.ReadFile(opts.trainingPlan); err != nil {
-			return usagef("--training-plan: %v", err)
+	return runBatch(ctx, a, func(ctx context.Context, env batchEnv) (*curate.Summary, int, int, error) {
+		budget, err := llm.NewBudget(env.cfg)
+		if err != nil {
+			return nil, 0, 0, err
 		}
-	}
-	p := a.startProgress()
-	copts.Progress = p
-	sum, err := curate.Curate(ctx, a.home.Dir, copts)
-	a.stopProgress(p)
-	if errors.As(err, new(*curate.UsageError)) {
-		return usagef("%v", err)
-	}
-	if err != nil {
-		return err
-	}
-	return a.batchDone(sum, func() error { return a.printCurateSummary(sum) }, nil, 0, 0)
+		plan, err := readTrainingPlan(opts.trainingPlan)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		sum, err := curate.Curate(ctx, a.home.Dir, curate.Options{MemoryLimit: memoryLimit(), Name: opts.name, Sources: opts.sources,
+			Kinds: opts.kinds, PositiveFraction: opts.positive, Stages: opts.stages, Repos: opts.repos, HoldoutRepos: opts.holdoutRepos,
+			TrainingPlan: plan, Curate: env.cfg.Curate, Budget: budget, Log: a.log, Wait: opts.wait,
+			ValidationOnly: opts.validationOnly, Progress: env.progress})
+		return sum, 0, 0, err
+	}, a.printCurateSummary)
 }
 
 func (a *app) printCurateSummary(sum *curate.Summary) error {

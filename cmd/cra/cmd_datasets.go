@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -41,7 +42,7 @@ func (a *app) datasetsListCommand() *cli.Command {
 		Usage: "every version of every dataset, with its examples per stage and split",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return usagef("datasets list takes no arguments")
+				return usage.Errorf("datasets list takes no arguments")
 			}
 			return a.runDatasetsList(ctx)
 		},
@@ -80,7 +81,7 @@ func (a *app) withRaw(ctx context.Context, fn func(kb.Querier) error) error {
 	defer raw.Close()
 	err = fn(raw.DB)
 	if errors.Is(err, kb.ErrNotFound) {
-		return usagef("%v", err)
+		return usage.Errorf("%v", err)
 	}
 	return err
 }
@@ -88,11 +89,11 @@ func (a *app) withRaw(ctx context.Context, fn func(kb.Querier) error) error {
 // datasetRef reads the NAME[@VERSION] argument of a datasets subcommand.
 func datasetRef(cmd *cli.Command) (kb.DatasetRef, error) {
 	if cmd.Args().Len() != 1 {
-		return kb.DatasetRef{}, usagef("%s needs one dataset, NAME or NAME@VERSION (see `cra datasets list`)", cmd.FullName())
+		return kb.DatasetRef{}, usage.Errorf("%s needs one dataset, NAME or NAME@VERSION (see `cra datasets list`)", cmd.FullName())
 	}
 	ref, err := kb.ParseDatasetRef(cmd.Args().First())
 	if err != nil {
-		return ref, usagef("%v", err)
+		return ref, usage.Errorf("%v", err)
 	}
 	return ref, nil
 }

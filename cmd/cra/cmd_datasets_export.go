@@ -12,6 +12,7 @@ import (
 
 	"github.com/cra-dev/cra/datasets"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -68,15 +69,15 @@ func parseExport(cmd *cli.Command) (exportOptions, error) {
 	}
 	opts := exportOptions{ref: ref, format: cmd.String("format"), layout: cmd.String("layout"), out: cmd.String("out")}
 	if opts.format != datasets.FormatParquet && opts.format != datasets.FormatJSONL {
-		return opts, usagef("--format %q: use parquet or jsonl", opts.format)
+		return opts, usage.Errorf("--format %q: use parquet or jsonl", opts.format)
 	}
 	if !slices.Contains(datasets.Layouts, opts.layout) {
-		return opts, usagef("--layout %q: use %s", opts.layout, strings.Join(datasets.Layouts, ", "))
+		return opts, usage.Errorf("--layout %q: use %s", opts.layout, strings.Join(datasets.Layouts, ", "))
 	}
 	for _, k := range cmd.StringSlice("kinds") {
 		for _, k := range strings.Split(k, ",") {
 			if k = strings.TrimSpace(k); !slices.Contains(kb.ExampleKinds, k) {
-				return opts, usagef("--kinds: %q is no kind: use %s", k, strings.Join(kb.ExampleKinds, ", "))
+				return opts, usage.Errorf("--kinds: %q is no kind: use %s", k, strings.Join(kb.ExampleKinds, ", "))
 			}
 			opts.kinds = append(opts.kinds, k)
 		}
@@ -108,7 +109,7 @@ func (a *app) runDatasetsExport(ctx context.Context, opts exportOptions) error {
 		return err
 	})
 	if errors.As(err, new(*datasets.NotEmptyError)) || errors.As(err, new(*datasets.LayoutError)) {
-		return usagef("%v", err)
+		return usage.Errorf("%v", err)
 	}
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/datasets"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -18,7 +19,7 @@ func (a *app) datasetsInspectCommand() *cli.Command {
 		ArgsUsage: "DIR",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 {
-				return usagef("datasets inspect needs one export directory")
+				return usage.Errorf("datasets inspect needs one export directory")
 			}
 			return a.runDatasetsInspect(ctx, cmd.Args().First())
 		},
@@ -31,7 +32,7 @@ func (a *app) runDatasetsInspect(ctx context.Context, dir string) error {
 		if ctx.Err() != nil {
 			return err
 		}
-		return usagef("%v", err)
+		return usage.Errorf("%v", err)
 	}
 	if a.json {
 		err = a.writeJSON(rep)

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/curate"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -43,10 +44,10 @@ func parsePrune(cmd *cli.Command) (pruneOptions, error) {
 		return pruneOptions{}, err
 	}
 	if ref.Version != 0 {
-		return pruneOptions{}, usagef("datasets prune takes a dataset name, without @VERSION (use --keep)")
+		return pruneOptions{}, usage.Errorf("datasets prune takes a dataset name, without @VERSION (use --keep)")
 	}
 	if cmd.Int("keep") < 1 {
-		return pruneOptions{}, usagef("--keep must be at least 1")
+		return pruneOptions{}, usage.Errorf("--keep must be at least 1")
 	}
 	return pruneOptions{name: ref.Name, keep: cmd.Int("keep")}, nil
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -13,9 +11,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/agent/llm"
-	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/curate/distill"
-	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -91,19 +88,19 @@ func (a *app) distillCommand() *cli.Command {
 
 func parseDistill(cmd *cli.Command) (distillOptions, error) {
 	if cmd.Args().Len() > 0 {
-		return distillOptions{}, usagef("distill takes no arguments (see `cra distill --help`)")
+		return distillOptions{}, usage.Errorf("distill takes no arguments (see `cra distill --help`)")
 	}
 	opts := distillOptions{name: cmd.String("name"), trainingPlan: cmd.String("training-plan"), stages: splitList(cmd.String("stage")),
 		from: cmd.String("from"), sample: cmd.Int("sample"), seed: cmd.Int64("seed"), teacher: cmd.String("teacher"),
 		maxCalls: cmd.Int("max-calls"), dryRun: cmd.Bool("dry-run"), batch: cmd.Bool("batch"), jobs: cmd.Int("jobs")}
 	if opts.trainingPlan != "" && len(opts.stages) > 0 {
-		return opts, usagef("--training-plan and --stage both choose stages: give one")
+		return opts, usage.Errorf("--training-plan and --stage both choose stages: give one")
 	}
 	if opts.from != distill.FromSynthetic && opts.from != distill.FromFailedRuns {
-		return opts, usagef("--from %q: use %s or %s", opts.from, distill.FromSynthetic, distill.FromFailedRuns)
+		return opts, usage.Errorf("--from %q: use %s or %s", opts.from, distill.FromSynthetic, distill.FromFailedRuns)
 	}
 	if cmd.IsSet("seed") && opts.sample == 0 {
-		return opts, usagef("--seed chooses the --sample: give --sample N too")
+		return opts, usage.Errorf("--seed chooses the --sample: give --sample N too")
 	}
 	if err := checkCounts(map[string]int{"sample": opts.sample, "max-calls": opts.maxCalls, "jobs": opts.jobs}); err != nil {
 		return opts, err
@@ -111,7 +108,7 @@ func parseDistill(cmd *cli.Command) (distillOptions, error) {
 	if cmd.IsSet("budget-usd") {
 		b := cmd.Float64("budget-usd")
 		if b < 0 {
-			return opts, usagef("--budget-usd must not be negative")
+			return opts, usage.Errorf("--budget-usd must not be negative")
 		}
 		opts.budgetUSD = &b
 	}
@@ -122,13 +119,21 @@ func parseDistill(cmd *cli.Command) (distillOptions, error) {
 }
 
 func (a *app) runDistill(ctx context.Context, opts distillOptions) error {
-	cfg, err := config.Load(a.home.ConfigPath())
-	if err != nil {
-		return err
-	}
+	return runBatch(ctx, a, func(ctx context.Context, env batchEnv) (*distill.Summary, int, int, error) {
+		sum, err := a.distill(ctx, env, opts)
+		if sum == nil {
+			return nil, 0, 0, err
+		}
+		return sum, sum.Totals.Failed, sum.Totals.Items, err
+	}, a.printDistillSummary)
+}
+
+// distill runs cra distill under runBatch's configuration and progress.
+func (a *app) distill(ctx context.Context, env batchEnv, opts distillOptions) (*distill.Summary, error) {
+	cfg := env.cfg
 	budget, err := llm.NewBudget(cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t := cfg.Teacher
 	if opts.teacher != "" {
@@ -136,31 +141,22 @@ func (a *app) runDistill(ctx context.Context, opts distillOptions) error {
 	}
 	teacher, err := llm.Teacher(t)
 	if err != nil {
-		return usagef("%v", err)
+		return nil, usage.Wrap(err)
 	}
 	d := distill.Options{Name: opts.name, From: opts.from, Stages: opts.stages, Repos: opts.repos, Sample: opts.sample,
 		Seed: opts.seed, Teacher: teacher, Prices: cfg.Teacher.Prices, Verify: cfg.Teacher.Verify, Curate: cfg.Curate,
 		Budget: budget, BudgetUSD: opts.budgetUSD, MaxCalls: opts.maxCalls, DryRun: opts.dryRun, Batch: opts.batch,
-		BatchPoll: time.Duration(cfg.Teacher.BatchPollSeconds) * time.Second, Jobs: opts.jobs, Wait: opts.wait, Log: a.log}
-	if opts.trainingPlan != "" {
-		if d.TrainingPlan, err = os.ReadFile(opts.trainingPlan); err != nil {
-			return usagef("--training-plan: %v", err)
-		}
+		BatchPoll: time.Duration(cfg.Teacher.BatchPollSeconds) * time.Second, Jobs: opts.jobs, Wait: opts.wait, Log: a.log,
+		Progress: env.progress}
+	if d.TrainingPlan, err = readTrainingPlan(opts.trainingPlan); err != nil {
+		return nil, err
+	}
+	if d.TrainingPlan != nil {
 		if d.Stages, err = distill.PlanStages(d.TrainingPlan); err != nil {
-			return usagef("--training-plan %s: %v", opts.trainingPlan, err)
+			return nil, usage.Errorf("--training-plan %s: %v", opts.trainingPlan, err)
 		}
 	}
-	p := a.startProgress()
-	d.Progress = p
-	sum, err := distill.Run(ctx, a.home.Dir, d)
-	a.stopProgress(p)
-	if errors.As(err, new(*curate.UsageError)) {
-		return usagef("%v", err)
-	}
-	if sum == nil {
-		return err
-	}
-	return a.batchDone(sum, func() error { return a.printDistillSummary(sum) }, err, sum.Totals.Failed, sum.Totals.Items)
+	return distill.Run(ctx, a.home.Dir, d)
 }
 
 func (a *app) printDistillSummary(s *distill.Summary) error {

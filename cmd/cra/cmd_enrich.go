@@ -11,6 +11,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/ingest"
+	"github.com/cra-dev/cra/internal/usage"
 )
 
 // enrichOptions is `cra enrich` parsed.
@@ -51,7 +52,7 @@ func (a *app) enrichCommand() *cli.Command {
 
 func parseEnrich(cmd *cli.Command) (enrichOptions, error) {
 	if cmd.Args().Len() != 1 {
-		return enrichOptions{}, usagef("enrich needs one repository path (see `cra enrich --help`)")
+		return enrichOptions{}, usage.Errorf("enrich needs one repository path (see `cra enrich --help`)")
 	}
 	if err := checkCounts(map[string]int{"jobs": cmd.Int("jobs")}); err != nil {
 		return enrichOptions{}, err
@@ -64,13 +65,13 @@ func (a *app) runEnrich(ctx context.Context, opts enrichOptions) error {
 	return runBatch(ctx, a, func(ctx context.Context, env batchEnv) (*ingest.EnrichSummary, int, int, error) {
 		model, err := llm.NewRouter(env.cfg.Models).Resolve(llm.RoleReasoning, "enrichment")
 		if err != nil {
-			return nil, 0, 0, usagef("%v", err)
+			return nil, 0, 0, usage.Errorf("%v", err)
 		}
 		sum, err := ingest.Enrich(ctx, a.home.Dir, opts.repo, ingest.EnrichOptions{
 			Model: model, Jobs: opts.jobs, Promote: opts.promote, Progress: env.progress, Log: a.log, Wait: opts.wait,
 		})
 		if errors.Is(err, ingest.ErrNotIndexed) {
-			return nil, 0, 0, usagef("%v", err)
+			return nil, 0, 0, usage.Errorf("%v", err)
 		}
 		if sum == nil {
 			return nil, 0, 0, err

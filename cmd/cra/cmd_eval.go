@@ -17,6 +17,7 @@ import (
 	"github.com/cra-dev/cra/ingest/walk"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/stats"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -85,7 +86,7 @@ func (a *app) evalCommand() *cli.Command {
 
 func parseEval(cmd *cli.Command) (evalOptions, error) {
 	if cmd.Args().Len() > 0 {
-		return evalOptions{}, usagef("eval takes no arguments (see `cra eval --help`)")
+		return evalOptions{}, usage.Errorf("eval takes no arguments (see `cra eval --help`)")
 	}
 	opts := evalOptions{split: cmd.String("split"), sample: int(cmd.Int("sample")), seed: cmd.Int64("seed"),
 		stages: splitList(cmd.String("stages")), oracle: splitList(cmd.String("oracle")), jobs: int(cmd.Int("jobs")),
@@ -95,7 +96,7 @@ func parseEval(cmd *cli.Command) (evalOptions, error) {
 	}
 	for _, s := range opts.stages {
 		if !slices.Contains(reportStages(), s) {
-			return opts, usagef("--stages %s: the stages are %s", s, strings.Join(reportStages(), ","))
+			return opts, usage.Errorf("--stages %s: the stages are %s", s, strings.Join(reportStages(), ","))
 		}
 	}
 	var err error
@@ -126,13 +127,7 @@ func (a *app) runEval(ctx context.Context, opts evalOptions) error {
 		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
 			Source: walk.SourceFile}})
 	a.stopProgress(p)
-	var usage *eval.UsageError
-	var sel *eval.SelectionError
-	var pre *retrieval.PreflightError
-	switch {
-	case errors.As(err, &usage), errors.As(err, &sel), errors.As(err, &pre):
-		return usagef("%v", err)
-	case err != nil:
+	if err != nil {
 		return err
 	}
 	var failed error

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/ingest"
+	"github.com/cra-dev/cra/internal/usage"
 )
 
 // indexOptions is `cra index` parsed.
@@ -52,7 +53,7 @@ func (a *app) indexCommand() *cli.Command {
 
 func parseIndex(cmd *cli.Command) (indexOptions, error) {
 	if cmd.Args().Len() == 0 {
-		return indexOptions{}, usagef("index needs at least one repository path (see `cra index --help`)")
+		return indexOptions{}, usage.Errorf("index needs at least one repository path (see `cra index --help`)")
 	}
 	if err := checkCounts(map[string]int{"jobs": cmd.Int("jobs")}); err != nil {
 		return indexOptions{}, err

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -27,7 +28,7 @@ func (a *app) initCommand() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return usagef("init takes no arguments (got %q); use --home to choose the directory", cmd.Args().First())
+				return usage.Errorf("init takes no arguments (got %q); use --home to choose the directory", cmd.Args().First())
 			}
 			return a.runInit(ctx, commandName(cmd), config.ModelChoice{
 				Provider:  cmd.String("provider"),

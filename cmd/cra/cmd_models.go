@@ -10,6 +10,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 )
 
 func (a *app) modelsCommand() *cli.Command {
@@ -24,7 +25,7 @@ func (a *app) modelsCommand() *cli.Command {
 				"what to do about what did not (exit 1 if any failed). These pings are not logged.",
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if cmd.Args().Len() > 0 {
-					return usagef("models check takes no arguments")
+					return usage.Errorf("models check takes no arguments")
 				}
 				return a.runModelsCheck(ctx)
 			},

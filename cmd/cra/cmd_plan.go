@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/walk"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 )
 
 // planOptions is `cra plan` parsed.
@@ -47,7 +47,7 @@ func (a *app) planCommand() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 || strings.TrimSpace(cmd.Args().First()) == "" {
-				return usagef(`plan needs one task, quoted: cra plan "Let Store.get return a default"`)
+				return usage.Errorf(`plan needs one task, quoted: cra plan "Let Store.get return a default"`)
 			}
 			return a.runPlan(ctx, planOptions{task: cmd.Args().First(), repo: cmd.String("repo"), rev: cmd.String("rev"), output: cmd.String("output")})
 		},
@@ -62,10 +62,6 @@ func (a *app) runPlan(ctx context.Context, opts planOptions) error {
 	run, err := execute.RunPlan(ctx, execute.PlanOptions{Dir: a.home.Dir, Repo: opts.repo, Rev: opts.rev, Task: opts.task, Config: cfg, Log: a.log,
 		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf,
 			Source: walk.SourceFile}})
-	var pre *retrieval.PreflightError
-	if errors.As(err, &pre) {
-		return usagef("%v", err)
-	}
 	if err != nil {
 		if run != nil {
 			return fmt.Errorf("%w (task %s: see notebooks/runs_trace.sql)", err, run.TaskID)
@@ -78,7 +74,7 @@ func (a *app) runPlan(ctx context.Context, opts planOptions) error {
 			return err
 		}
 		if err := os.WriteFile(opts.output, append(b, '\n'), 0o644); err != nil {
-			return usagef("--output %s: %v", opts.output, err)
+			return usage.Errorf("--output %s: %v", opts.output, err)
 		}
 	}
 	if a.json {

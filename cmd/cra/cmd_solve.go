@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/walk"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -51,11 +51,11 @@ func (a *app) solveCommand() *cli.Command {
 				Apply: cmd.Bool("apply"), Log: a.log}
 			switch {
 			case opts.Resume != "" && cmd.Args().Len() > 0:
-				return usagef("--resume continues a run with its own task: give no task")
+				return usage.Errorf("--resume continues a run with its own task: give no task")
 			case opts.Resume == "" && (cmd.Args().Len() != 1 || strings.TrimSpace(cmd.Args().First()) == ""):
-				return usagef(`solve needs one task, quoted: cra solve "Let Store.get return a default"`)
+				return usage.Errorf(`solve needs one task, quoted: cra solve "Let Store.get return a default"`)
 			case cmd.String("plan") != "" && cmd.String("meta-plan") != "":
-				return usagef("--plan and --meta-plan exclude each other: --plan skips every plan pass, --meta-plan only the first")
+				return usage.Errorf("--plan and --meta-plan exclude each other: --plan skips every plan pass, --meta-plan only the first")
 			}
 			opts.Task = cmd.Args().First()
 			if f := cmd.String("plan"); f != "" {
@@ -82,11 +82,11 @@ func (a *app) solveCommand() *cli.Command {
 func readPlanFile[T any](path string, dst *T, parse func(string) (T, error)) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return usagef("%v", err)
+		return usage.Errorf("%v", err)
 	}
 	v, err := parse(string(b))
 	if err != nil {
-		return usagef("%s: %v", path, err)
+		return usage.Errorf("%s: %v", path, err)
 	}
 	*dst = v
 	return nil
@@ -102,10 +102,6 @@ func (a *app) runSolve(ctx context.Context, opts orchestrator.Options) error {
 		Source: walk.SourceFile}
 	opts.Started = a.solveStarted
 	out, err := orchestrator.Solve(ctx, opts)
-	var pre *retrieval.PreflightError
-	if errors.As(err, &pre) {
-		return usagef("%v", err)
-	}
 	if out == nil {
 		return err
 	}

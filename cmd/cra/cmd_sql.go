@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/internal/tabular"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -68,7 +69,7 @@ func (a *app) sqlOptions(cmd *cli.Command) (sqlOptions, error) {
 	o.run = kb.ScriptOptions{Write: o.stores.Write, AllowDDL: cmd.Bool("allow-ddl")}
 	switch file := cmd.String("file"); {
 	case file != "" && cmd.Args().Len() > 0:
-		return o, usagef("give the SQL as an argument or with -f, not both")
+		return o, usage.Errorf("give the SQL as an argument or with -f, not both")
 	case file == "-":
 		b, err := io.ReadAll(a.stdin)
 		if err != nil {
@@ -78,23 +79,23 @@ func (a *app) sqlOptions(cmd *cli.Command) (sqlOptions, error) {
 	case file != "":
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return o, usagef("read %s: %v", file, err)
+			return o, usage.Errorf("read %s: %v", file, err)
 		}
 		o.script, o.source = string(b), file
 	case cmd.Args().Len() > 0:
 		o.script, o.source = strings.Join(cmd.Args().Slice(), " "), "query"
 	default:
-		return o, usagef(`no SQL: run cra sql "select ..." or cra sql -f FILE`)
+		return o, usage.Errorf(`no SQL: run cra sql "select ..." or cra sql -f FILE`)
 	}
 	if o.format == "" {
 		o.format = a.defaultFormat(o.output)
 	}
 	formats := append(slices.Clone(tabular.Formats), "parquet")
 	if !slices.Contains(formats, o.format) {
-		return o, usagef("--format %q: use one of %s", o.format, strings.Join(formats, ", "))
+		return o, usage.Errorf("--format %q: use one of %s", o.format, strings.Join(formats, ", "))
 	}
 	if o.format == "parquet" && o.output == "" {
-		return o, usagef("--format parquet needs -o FILE")
+		return o, usage.Errorf("--format parquet needs -o FILE")
 	}
 	return o, nil
 }
@@ -118,7 +119,7 @@ func (a *app) defaultFormat(output string) string {
 func (a *app) runSQL(ctx context.Context, o sqlOptions) error {
 	stmts := kb.SplitStatements(o.script)
 	if len(stmts) == 0 {
-		return usagef("%s holds no SQL statement", o.source)
+		return usage.Errorf("%s holds no SQL statement", o.source)
 	}
 	att, err := kb.AttachWith(ctx, a.home.Dir, o.stores)
 	if err != nil {
@@ -134,7 +135,7 @@ func (a *app) runSQL(ctx context.Context, o sqlOptions) error {
 	case o.format != "parquet":
 		f, err := os.Create(o.output)
 		if err != nil {
-			return usagef("-o %s: %v", o.output, err)
+			return usage.Errorf("-o %s: %v", o.output, err)
 		}
 		defer f.Close()
 		out = f
@@ -143,7 +144,7 @@ func (a *app) runSQL(ctx context.Context, o sqlOptions) error {
 	results := 0
 	err = kb.RunScript(ctx, att.Conn, o.source, stmts, o.run, func(i int, stmt string) error {
 		if results++; results > 1 && o.output != "" {
-			return usagef("-o %s takes one result, but statement %d is the second query", o.output, i+1)
+			return usage.Errorf("-o %s takes one result, but statement %d is the second query", o.output, i+1)
 		}
 		if o.format == "parquet" {
 			return kb.CopyToParquet(ctx, att.Conn, stmt, o.output)
@@ -167,9 +168,8 @@ func (a *app) runSQL(ctx context.Context, o sqlOptions) error {
 	if held != nil {
 		err = errors.Join(err, held.flush(a.stdout))
 	}
-	var usage *usageError
-	if errors.As(err, &usage) {
-		return usage
+	if u := new(usage.Error); errors.As(err, &u) {
+		return u
 	}
 	return err
 }

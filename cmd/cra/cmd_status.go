@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -21,7 +22,7 @@ func (a *app) statusCommand() *cli.Command {
 		Flags: []cli.Flag{storeWaitFlag()},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return usagef("status takes no arguments")
+				return usage.Errorf("status takes no arguments")
 			}
 			opts, err := a.storeOptions(cmd, false)
 			if err != nil {

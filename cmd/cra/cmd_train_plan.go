@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +12,7 @@ import (
 	"github.com/cra-dev/cra/analysis"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/stats"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -64,7 +64,7 @@ func (a *app) trainPlanCommand() *cli.Command {
 
 func parseTrainPlan(cmd *cli.Command) (trainPlanOptions, error) {
 	if cmd.Args().Len() > 0 {
-		return trainPlanOptions{}, usagef("train-plan takes no arguments (see `cra train-plan --help`)")
+		return trainPlanOptions{}, usage.Errorf("train-plan takes no arguments (see `cra train-plan --help`)")
 	}
 	since, err := parseSince(cmd.String("since"))
 	if err != nil {
@@ -82,9 +82,6 @@ func (a *app) runTrainPlan(ctx context.Context, opts trainPlanOptions) error {
 	}
 	res, err := analysis.Run(ctx, analysis.Options{Dir: a.home.Dir, Filter: kb.LogFilter{Since: opts.since, Repos: opts.repos, Evals: opts.evals},
 		Out: opts.out, NoLLM: opts.noLLM, Config: cfg, Log: a.log})
-	if errors.As(err, new(*analysis.UsageError)) {
-		return usagef("%v", err)
-	}
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -29,14 +30,6 @@ const exitCodesHelp = `EXIT CODES:
    130  interrupted (SIGINT/SIGTERM): stores left consistent; run again to finish
    With --json, stdout holds one JSON document: on a failure, the summary (if any) with
    "error" and "exit_code" fields, else {"error": "...", "exit_code": N}.`
-
-// usageError is a mistake in how cra was called.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
 
 // partialError says a batch finished with some inputs failed, or a run
 // finished without doing what it was asked (why says what stopped it).
@@ -93,7 +86,6 @@ func exitCode(ctx context.Context, err error) int {
 		return exitInterrupted
 	}
 	var (
-		usage      *usageError
 		cfgErr     *config.Error
 		homeErr    *config.HomeError
 		notInit    *kb.NotInitializedError
@@ -111,7 +103,7 @@ func exitCode(ctx context.Context, err error) int {
 		return exitFailures
 	case errors.As(err, &cliExit):
 		return exitUsage
-	case errors.As(err, &usage), errors.As(err, &cfgErr), errors.As(err, &homeErr), errors.As(err, &notInit),
+	case usage.Is(err), errors.As(err, &cfgErr), errors.As(err, &homeErr), errors.As(err, &notInit),
 		errors.As(err, &locked), errors.As(err, &other), errors.As(err, &newer), errors.As(err, &sqlErr),
 		errors.As(err, &damaged), errors.As(err, &unanswered):
 		return exitUsage

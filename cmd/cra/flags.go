@@ -1,10 +1,12 @@
 package main
 
 import (
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -37,4 +39,17 @@ func repoPaths(cmd *cli.Command, flag string) []string {
 		out = append(out, kb.CanonicalPath(r))
 	}
 	return out
+}
+
+// readTrainingPlan reads --training-plan FILE, nil when none is given; a
+// file that cannot be read is a usage error.
+func readTrainingPlan(path string) ([]byte, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usage.Errorf("--training-plan: %v", err)
+	}
+	return b, nil
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
 )
@@ -111,7 +112,7 @@ func (a *app) rootCommand() *cli.Command {
 		Before: a.before,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return usagef("unknown command %q (see `cra --help`)", cmd.Args().First())
+				return usage.Errorf("unknown command %q (see `cra --help`)", cmd.Args().First())
 			}
 			return cli.ShowRootCommandHelp(cmd)
 		},
@@ -146,12 +147,12 @@ func (a *app) rootCommand() *cli.Command {
 // after this ran, beyond its reach (`cra status --help` is the way).
 func setUsageErrors(cmd *cli.Command) {
 	cmd.OnUsageError = func(_ context.Context, c *cli.Command, err error, _ bool) error {
-		return usagef("%v (see `%s --help`)", err, c.FullName())
+		return usage.Errorf("%v (see `%s --help`)", err, c.FullName())
 	}
 	if cmd.Action == nil && len(cmd.Commands) > 0 {
 		cmd.Action = func(_ context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
-				return usagef("unknown command %q (see `%s --help`)", c.Args().First(), c.FullName())
+				return usage.Errorf("unknown command %q (see `%s --help`)", c.Args().First(), c.FullName())
 			}
 			return cli.ShowSubcommandHelp(c)
 		}
@@ -166,7 +167,7 @@ func (a *app) before(ctx context.Context, cmd *cli.Command) (context.Context, er
 	a.json, a.flagsRead = cmd.Bool("json"), true
 	home, err := config.ResolveHome(cmd.String("home"))
 	if err != nil {
-		return ctx, usagef("--home: %v", err)
+		return ctx, usage.Errorf("--home: %v", err)
 	}
 	a.home = home
 	// DuckDB's memory limit applies to every store the command opens; a
@@ -177,7 +178,7 @@ func (a *app) before(ctx context.Context, cmd *cli.Command) (context.Context, er
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cmd.String("log-level"))); err != nil {
-		return ctx, usagef("--log-level %q: use debug, info, warn or error", cmd.String("log-level"))
+		return ctx, usage.Errorf("--log-level %q: use debug, info, warn or error", cmd.String("log-level"))
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	a.logOut = &logWriter{w: a.stderr}
@@ -187,7 +188,7 @@ func (a *app) before(ctx context.Context, cmd *cli.Command) (context.Context, er
 	case "json":
 		a.log = slog.New(slog.NewJSONHandler(a.logOut, opts))
 	default:
-		return ctx, usagef("--log-format %q: use text or json", cmd.String("log-format"))
+		return ctx, usage.Errorf("--log-format %q: use text or json", cmd.String("log-format"))
 	}
 	return ctx, nil
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
-	"github.com/cra-dev/cra/curate"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -35,12 +35,12 @@ func distillBatches(ctx context.Context, dir string, opts Options) (*Summary, er
 	d := newDistiller(opts)
 	api, err := llm.NewBatches(opts.Teacher, opts.ClientOptions...)
 	if err != nil {
-		return nil, curate.Usagef("teacher: %v", err)
+		return nil, usage.Errorf("teacher: %v", err)
 	}
 	defer api.Close()
 	inner, err := llm.New(opts.Teacher, opts.ClientOptions...)
 	if err != nil {
-		return nil, curate.Usagef("teacher: %v", err)
+		return nil, usage.Errorf("teacher: %v", err)
 	}
 	// Rows are built by the logged client and stored with the results.
 	client := llm.NewLogged(inner, opts.Teacher, func(context.Context, []kb.LLMCall) error { return nil })

@@ -17,6 +17,7 @@ import (
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/progress"
 	"github.com/cra-dev/cra/internal/secrets"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -125,36 +126,36 @@ func (opts Options) normalize() (Options, error) {
 		opts.Name = DefaultName
 	}
 	if strings.ContainsAny(opts.Name, "@/\\\x00") {
-		return opts, curate.Usagef("name %q: give a name without @, / or \\", opts.Name)
+		return opts, usage.Errorf("name %q: give a name without @, / or \\", opts.Name)
 	}
 	if opts.From == "" {
 		opts.From = FromSynthetic
 	}
 	if opts.From != FromSynthetic && opts.From != FromFailedRuns {
-		return opts, curate.Usagef("--from %q: use %s or %s", opts.From, FromSynthetic, FromFailedRuns)
+		return opts, usage.Errorf("--from %q: use %s or %s", opts.From, FromSynthetic, FromFailedRuns)
 	}
 	if len(opts.Stages) == 0 {
 		opts.Stages = schema.SyntheticStages
 	}
 	for _, s := range opts.Stages {
 		if !slices.Contains(schema.SyntheticStages, s) {
-			return opts, curate.Usagef("stage %q: distill knows %s", s, strings.Join(schema.SyntheticStages, ", "))
+			return opts, usage.Errorf("stage %q: distill knows %s", s, strings.Join(schema.SyntheticStages, ", "))
 		}
 	}
 	if opts.Curate.Secrets != secrets.ModeRedact && opts.Curate.Secrets != secrets.ModeDrop {
-		return opts, curate.Usagef("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
+		return opts, usage.Errorf("curate.secrets %q: use redact or drop", opts.Curate.Secrets)
 	}
 	if opts.Teacher.Model == "" {
-		return opts, curate.Usagef("no teacher model: set teacher.model and teacher.base_url in config.toml, or pass --teacher")
+		return opts, usage.Errorf("no teacher model: set teacher.model and teacher.base_url in config.toml, or pass --teacher")
 	}
 	if opts.Teacher.MaxTokens <= 0 {
-		return opts, curate.Usagef("teacher.max_tokens must be set: it bounds what a call can cost")
+		return opts, usage.Errorf("teacher.max_tokens must be set: it bounds what a call can cost")
 	}
 	if opts.BudgetUSD != nil && opts.Prices.Zero() {
-		return opts, curate.Usagef("--budget-usd needs the teacher's prices: set [teacher.prices] input_per_million and output_per_million in config.toml")
+		return opts, usage.Errorf("--budget-usd needs the teacher's prices: set [teacher.prices] input_per_million and output_per_million in config.toml")
 	}
 	if opts.BudgetUSD != nil && *opts.BudgetUSD < 0 {
-		return opts, curate.Usagef("--budget-usd must not be negative")
+		return opts, usage.Errorf("--budget-usd must not be negative")
 	}
 	if opts.Jobs <= 0 {
 		opts.Jobs = max(opts.Teacher.MaxConcurrency, 1)
@@ -345,7 +346,7 @@ func (d *distiller) overReported(j *job, resp llm.Response) *ProviderFaultError 
 func (d *distiller) newTeacher() (*llm.Logged, error) {
 	inner, err := llm.New(d.opts.Teacher, append([]llm.Option{llm.WithSendOnce()}, d.opts.ClientOptions...)...)
 	if err != nil {
-		return nil, curate.Usagef("teacher: %v", err)
+		return nil, usage.Errorf("teacher: %v", err)
 	}
 	return llm.NewLogged(inner, d.opts.Teacher, func(_ context.Context, calls []kb.LLMCall) error {
 		d.cmu.Lock()
@@ -378,7 +379,7 @@ func PlanStages(plan []byte) ([]string, error) {
 		} `json:"data_criteria"`
 	}
 	if err := json.Unmarshal(plan, &p); err != nil {
-		return nil, curate.Usagef("training plan: %v", err)
+		return nil, usage.Errorf("training plan: %v", err)
 	}
 	var out []string
 	for _, s := range append(append([]string{p.TargetStage}, p.DataCriteria.Stages...), p.Stages...) {
@@ -387,7 +388,7 @@ func PlanStages(plan []byte) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, curate.Usagef("training plan names no stage (target_stage, data_criteria.stages or stages)")
+		return nil, usage.Errorf("training plan names no stage (target_stage, data_criteria.stages or stages)")
 	}
 	return out, nil
 }

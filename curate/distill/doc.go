@@ -18,7 +18,7 @@
 // curate.DecodeTarget), a target rendered as the student sees it
 // (curate.RenderForStudent), the split rule (curate.SplitOf,
 // curate.ResplitDistilled), dataset versions (curate.RegisterVersion,
-// curate.ExampleID, curate.DatasetLock), and curate.UsageError for a
-// mistake in what it was asked. Prompt text never lives here: it comes
+// curate.ExampleID, curate.DatasetLock); a mistake in what it was asked
+// is a usage error (internal/usage). Prompt text never lives here: it comes
 // from agent/prompt through curate's renderers and agent/prompt's parsers.
 package distill

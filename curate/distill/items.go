@@ -13,6 +13,7 @@ import (
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/curate"
 	"github.com/cra-dev/cra/internal/secrets"
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -139,7 +140,7 @@ func failedRunSelection(ctx context.Context, conn *sql.Conn, opts Options, rule 
 		return nil, err
 	}
 	if len(ids) == 0 {
-		return nil, curate.Usagef("no failed run has a call of %s to learn from: run `cra solve` or `cra eval` first, or use --from synthetic",
+		return nil, usage.Errorf("no failed run has a call of %s to learn from: run `cra solve` or `cra eval` first, or use --from synthetic",
 			strings.Join(opts.Stages, ", "))
 	}
 	load := func(ctx context.Context, conn *sql.Conn, ids []string, _ map[string]int) ([]*item, error) {
