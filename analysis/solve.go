@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // solveEvidence reads the logged solve runs: outcome against what their
@@ -47,11 +48,11 @@ func solveEvidence(runs []kb.SolveRun) *SolveEvidence {
 			}
 			passes[p.Type] = c
 			switch p.Type {
-			case "step_implement":
+			case schema.PassStepImplement:
 				s.Steps++
 				attempts += p.Attempts
 				anyRetry = anyRetry || p.Attempts > 1
-			case "adjustment":
+			case schema.PassAdjustment:
 				s.Adjustments++
 				if !p.Success {
 					adjFailed++

@@ -192,7 +192,7 @@ func (p *Pipeline) Reenter(ctx context.Context, taskID string) (*Context, error)
 	if len(merged) > 0 {
 		response = "added:\n" + strings.Join(merged, "\n")
 	}
-	merge := kb.LLMCall{TaskID: taskID, CallType: "refinement_merge", StageName: schema.StageScope, Model: "none", Provider: "cra",
+	merge := kb.LLMCall{TaskID: taskID, CallType: schema.CallRefinementMerge, StageName: schema.StageScope, Model: "none", Provider: "cra",
 		Prompt:   fmt.Sprintf("refinement %d of %d for: %s\nrequest: %s", c.Refinements, p.MaxRefinements, c.Task, reqJSON),
 		Response: &response, At: now}
 	if err := p.Record(ctx, decisions, []kb.LLMCall{merge}); err != nil {
@@ -280,7 +280,7 @@ func (p *Pipeline) assemble(ctx context.Context, taskID string, c *Context) erro
 	c.Package = pkg
 	if len(pkg.Cut) > 0 || asmErr != nil {
 		cut := strings.Join(pkg.Cut, "\n")
-		row := kb.LLMCall{TaskID: taskID, CallType: "assembly", StageName: p.Execute, Model: "none", Provider: "cra",
+		row := kb.LLMCall{TaskID: taskID, CallType: schema.CallAssembly, StageName: p.Execute, Model: "none", Provider: "cra",
 			Prompt: fmt.Sprintf("fit the context package to %d tokens", p.Budget.ContextLimit()), Response: &cut, At: time.Now().UTC()}
 		if asmErr != nil {
 			row.Error = asmErr.Error()
