@@ -447,7 +447,7 @@ func emptiness(t *task, stage string) string {
 			return DropEmpty
 		}
 		for _, s := range p.Symbols {
-			if s.Tier == schema.DetailPrimary {
+			if s.Tier == schema.TierPrimary {
 				return ""
 			}
 		}

@@ -113,10 +113,10 @@ func score(t Task, v runView, j judgement, runPassed bool) []Score {
 		for _, s := range syms {
 			tier, ok := got[s.File+":"+s.QualifiedName]
 			if !ok {
-				tier = schema.DetailExcluded
+				tier = schema.TierExcluded
 			}
 			truth, pred = append(truth, s.Tier), append(pred, tier)
-			if s.Tier == schema.DetailPrimary && tier != schema.DetailPrimary {
+			if s.Tier == schema.TierPrimary && tier != schema.TierPrimary {
 				primaryRight = false
 			}
 		}

@@ -170,7 +170,7 @@ func items(facts []FileFacts) []item {
 		}
 		var whole [][2]int // line ranges of the primary symbols shown in full
 		for _, s := range f.Symbols {
-			if _, ok := text(s, 0); ok && s.Tier == schema.DetailPrimary {
+			if _, ok := text(s, 0); ok && s.Tier == schema.TierPrimary {
 				whole = append(whole, [2]int{s.StartLine, s.EndLine})
 			}
 		}
@@ -190,15 +190,15 @@ func items(facts []FileFacts) []item {
 			}
 			var body, level string
 			switch s.Tier {
-			case schema.DetailPrimary:
+			case schema.TierPrimary:
 				t, ok := text(s, 0)
 				if !ok {
 					t = signatureAndDoc(s)
 				}
 				body = t
-			case schema.DetailSupporting:
+			case schema.TierSupporting:
 				body, level = signatureAndDoc(s), CutSupporting
-			case schema.DetailTypeContext:
+			case schema.TierTypeContext:
 				t, ok := text(s, typeContextLines)
 				if !ok {
 					t = s.Signature
