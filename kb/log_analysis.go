@@ -11,9 +11,9 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// LogAnalysis is the read API over the run logs (spec section 7's
-// LogAnalysisAPI) that `cra train-plan` analyses: evaluations scored
-// against ground truth, logged solve runs, and what training data exists.
+// LogAnalysis is the read API over the run logs that `cra train-plan`
+// analyses: evaluations scored against ground truth, logged solve runs,
+// and what training data exists.
 // It reads an Attached session (raw, and curated for the paths behind
 // retrieval decisions' file ids) and never writes.
 type LogAnalysis struct{ q Querier }

@@ -7,7 +7,7 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// ContextFile is a file of an execute prompt's context package (spec 4.4):
+// ContextFile is a file of an execute prompt's context package:
 // its path, the text of the symbols retrieval chose for it, the comments
 // that say why its code is as it is, and notes from its history.
 type ContextFile struct {
@@ -116,8 +116,7 @@ type LineNote struct {
 }
 
 // Cut levels: what assembly drops first when the context is too large
-// (spec 4.4: retry details first, then supporting context, least useful
-// first). Primary symbols are never cut: when they alone do not fit, the
+// (retry details first, then supporting context, least useful first). Primary symbols are never cut: when they alone do not fit, the
 // execute call is refused.
 const (
 	CutRetry       = "retry"        // the previous attempt's failure details
