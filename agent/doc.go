@@ -3,9 +3,12 @@
 //   - agent/llm: model providers, routing, budgets, retries and the logged client;
 //   - agent/prompt: every prompt template and response parser (the single home
 //     of prompt text, shared by inference and training-data rendering);
-//   - agent/retrieval, agent/execute, agent/orchestrator, agent/ask: task
-//     analysis and context retrieval, plan/implement and patching, the solve
-//     loop, and CGRAG question answering.
+//   - agent/retrieval, agent/execute, agent/orchestrator: task analysis and
+//     context retrieval, plan/implement and patching, and the solve loop;
+//   - agent/eval: the agent replayed on held-out history (cra eval), scored
+//     per stage against ground truth;
+//   - agent/pathrule: the one rule for the worktree paths the agent reads
+//     and writes.
 //
 // The agent mainly exists to produce training data: every model call and
 // decision it makes is logged to the raw store.

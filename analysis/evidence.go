@@ -17,7 +17,7 @@ var Stages = []string{schema.StageTaskAnalysis, schema.StageScope, schema.StageP
 // EndToEnd is the eval_results stage of a task's outcome; its metric
 // MetricSuccess is 1 when the task succeeded.
 const (
-	EndToEnd      = "end_to_end"
+	EndToEnd      = schema.StageEndToEnd
 	MetricSuccess = "success"
 	MetricCorrect = "correct"
 )

@@ -9,11 +9,8 @@ import (
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
-
-// NarrativeStage is the stage name the narrative call is logged under
-// (and the [models.overrides] key that can give it its own model).
-const NarrativeStage = "train_plan"
 
 // Narrative is the reasoning model's prose about the computed findings.
 // It sits under its own heading and changes no figure; numbers it writes
@@ -34,7 +31,7 @@ func narrativeClient(opts Options, status string) (llm.ModelConfig, *llm.Logged,
 	case status == StatusNotEnoughData:
 		return llm.ModelConfig{}, nil, "no narrative: there is not enough evidence to tell a story about"
 	}
-	cfg, err := llm.NewRouter(opts.Config.Models).Resolve(llm.RoleReasoning, NarrativeStage)
+	cfg, err := llm.NewRouter(opts.Config.Models).Resolve(llm.RoleReasoning, schema.StageTrainPlan)
 	if err != nil {
 		return cfg, nil, "computed figures only: no reasoning model is configured (`cra init --reasoning-model M`)"
 	}
@@ -58,7 +55,7 @@ func narrate(ctx context.Context, c llm.Client, model, taskID string, rep *Repor
 	findings := Findings(rep)
 	p := prompt.TrainPlanNarrative(findings)
 	resp, err := c.Complete(ctx, llm.Request{System: p.System, Prompt: p.User, TaskID: taskID,
-		CallType: "train_plan_narrative", StageName: NarrativeStage})
+		CallType: schema.CallTrainPlanNarrative, StageName: schema.StageTrainPlan})
 	if err != nil {
 		return nil, "computed figures only: the narrative call failed (" + err.Error() + "); run again, or pass --no-llm"
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // solveEvidence reads the logged solve runs: outcome against what their
@@ -48,11 +49,11 @@ func solveEvidence(runs []kb.SolveRun) *SolveEvidence {
 			}
 			passes[p.Type] = c
 			switch p.Type {
-			case "step_implement":
+			case schema.PassStepImplement:
 				s.Steps++
 				attempts += p.Attempts
 				anyRetry = anyRetry || p.Attempts > 1
-			case "adjustment":
+			case schema.PassAdjustment:
 				s.Adjustments++
 				if !p.Success {
 					adjFailed++

@@ -167,12 +167,12 @@ func TestBootstrapGroundTruth(t *testing.T) {
 			tiers[s.File+":"+s.QualifiedName] = s.Tier
 		}
 		want := map[string]string{
-			"app/store.py:Store.get":      schema.DetailPrimary,
-			"app/api.py:handler":          schema.DetailPrimary,
-			"app/store.py:Store.put":      schema.DetailExcluded,
-			"app/store.py:Store.__init__": schema.DetailExcluded,
-			"app/store.py:make_store":     schema.DetailSupporting, // called by handler
-			"app/store.py:Store":          schema.DetailExcluded,
+			"app/store.py:Store.get":      schema.TierPrimary,
+			"app/api.py:handler":          schema.TierPrimary,
+			"app/store.py:Store.put":      schema.TierExcluded,
+			"app/store.py:Store.__init__": schema.TierExcluded,
+			"app/store.py:make_store":     schema.TierSupporting, // called by handler
+			"app/store.py:Store":          schema.TierExcluded,
 		}
 		for k, w := range want {
 			if tiers[k] != w {

@@ -20,9 +20,11 @@ const maxHunkEdits = 4096
 // the same line with one). It is Myers' greedy O(ND) algorithm ("An O(ND)
 // Difference Algorithm and Its Variations", 1986) on the lines left after
 // the common prefix and suffix are trimmed, keeping each round's
-// furthest-reaching paths to walk the edit script back. The counts of
-// ingest/history's line counter come from the same search; this one also
-// needs where the edits are.
+// furthest-reaching paths to walk the edit script back. It is a separate
+// implementation from ingest/history's line counter, which runs the
+// bidirectional search with git's preparation and cost heuristics and
+// keeps only the counts (to agree with git log --numstat): on a large or
+// repetitive change the two can differ, this one giving a shortest script.
 func Hunks(parent, child []byte) []Hunk {
 	a, b := lineIDs(splitKeep(parent), splitKeep(child))
 	pre := 0

@@ -10,7 +10,7 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// Plan roles and actions (spec/pipeline-and-modes.md 5.1.1).
+// Plan roles and actions, as a PlanArtifact's files and changes name them.
 const (
 	roleModify = "modify"
 	roleCreate = "create"

@@ -279,16 +279,18 @@ const DatasetLock = "curate-data"
 // with nothing in them yet.
 func checkRepos(ctx context.Context, conn *sql.Conn, opts Options) error {
 	var parts []string
+	var args []any
 	if len(opts.Sources) == 0 || slices.Contains(opts.Sources, SourceSynthetic) {
 		parts = append(parts, `SELECT repo_path FROM synthetic_tasks`)
 	}
 	if slices.Contains(opts.Sources, SourceLogged) {
-		parts = append(parts, `SELECT repo_path FROM task_runs WHERE mode IN ('solve', 'implement')`)
+		parts = append(parts, `SELECT repo_path FROM task_runs WHERE mode IN ('solve', ?)`) // a --plan run's mode is implement
+		args = append(args, schema.StageImplement)
 	}
 	if slices.Contains(opts.Sources, SourceDistilled) {
 		parts = append(parts, `SELECT repo_path FROM distill_outcomes WHERE verified`)
 	}
-	rows, err := conn.QueryContext(ctx, `SELECT DISTINCT repo_path FROM (`+strings.Join(parts, " UNION ALL ")+`) ORDER BY 1`)
+	rows, err := conn.QueryContext(ctx, `SELECT DISTINCT repo_path FROM (`+strings.Join(parts, " UNION ALL ")+`) ORDER BY 1`, args...)
 	if err != nil {
 		return err
 	}
@@ -465,7 +467,7 @@ func emptiness(t *Task, stage string) string {
 			return DropEmpty
 		}
 		for _, s := range p.Symbols {
-			if s.Tier == schema.DetailPrimary {
+			if s.Tier == schema.TierPrimary {
 				return ""
 			}
 		}

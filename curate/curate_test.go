@@ -64,8 +64,8 @@ func (f *fixture) addSimple(repo, commit, text, file, content string) {
 			{Path: "other.py", Tier: 2, Rank: 1, Reason: "imports " + file},
 		}, Touched: []string{file}, Reached: true},
 		schema.PrecisionTarget{Symbols: []schema.PrecisionSymbol{
-			{File: file, Name: "run", QualifiedName: "run", Kind: "function", Signature: "def run():", Tier: schema.DetailPrimary},
-			{File: file, Name: "helper", QualifiedName: "helper", Kind: "function", Signature: "def helper():", Tier: schema.DetailExcluded},
+			{File: file, Name: "run", QualifiedName: "run", Kind: "function", Signature: "def run():", Tier: schema.TierPrimary},
+			{File: file, Name: "helper", QualifiedName: "helper", Kind: "function", Signature: "def helper():", Tier: schema.TierExcluded},
 		}},
 		schema.PlanArtifact{TaskSummary: text, AffectedFiles: []schema.PlanFile{{Path: file, Role: "modify", Changes: []schema.PlanChange{
 			{Symbol: "run", Action: "modify", Description: "modify function run", DependsOn: []string{}, DependedBy: []string{}}}}},
@@ -334,7 +334,7 @@ func matchesTruth(stage, target, completion string) error {
 		got, err := prompt.ParsePrecision(completion)
 		want := map[string]string{}
 		for _, s := range p.Symbols {
-			if s.Tier != schema.DetailExcluded {
+			if s.Tier != schema.TierExcluded {
 				want[s.File+":"+s.QualifiedName] = s.Tier
 			}
 		}

@@ -23,9 +23,6 @@ const (
 // Sources lists every source, in the order a run reads them.
 var Sources = []string{SourceSynthetic, SourceLogged, SourceDistilled}
 
-// LoggedStages are the stages logged data has examples of.
-var LoggedStages = []string{"task_analysis", "scope", "precision", "meta_plan", "part_plan", "implement", "adjustment"}
-
 // DropSameAnswer: a pair whose chosen and rejected answers are the same.
 const DropSameAnswer = "same_answer"
 

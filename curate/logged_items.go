@@ -47,7 +47,7 @@ func (r *loggedRun) items(kinds map[string]bool) []example {
 		if !kinds[it.kind] {
 			return
 		}
-		it.source, it.repo, it.run, it.taskID, it.commit, it.validation = "logged", r.repo, r.id, r.evalTask, r.commit, r.evalTask != ""
+		it.source, it.repo, it.run, it.taskID, it.commit, it.validation = SourceLogged, r.repo, r.id, r.evalTask, r.commit, r.evalTask != ""
 		if it.evidence == nil {
 			it.evidence = map[string]any{}
 		}
@@ -71,13 +71,13 @@ func (r *loggedRun) items(kinds map[string]bool) []example {
 	}
 	for i := range r.passes {
 		p := &r.passes[i]
-		if c := p.calls["implement"]; c != nil && p.attempt != nil {
+		if c := p.calls[schema.StageImplement]; c != nil && p.attempt != nil {
 			answer(c, schema.StageImplement, SignalImplementTests, p.attempt.passed(), map[string]any{"pass_task_id": p.taskID,
 				"attempt_id": p.attempt.id, "attempt": p.attempt.attempt, "patch_applied": p.attempt.applied,
 				"tests_passed": p.attempt.testsPassed, "failing_tests": p.attempt.failingTests})
 		}
 		// An eval's verdict labels its plans instead (evalItems).
-		if r.evalTask == "" && r.status == "complete" && p.success && (p.passType == schema.StageMetaPlan || p.passType == schema.StagePartPlan) {
+		if r.evalTask == "" && r.status == "complete" && p.success && (p.passType == schema.PassMetaPlan || p.passType == schema.PassPartPlan) {
 			if c := p.calls[p.passType]; c != nil {
 				answer(c, p.passType, SignalCompleteRun, true, map[string]any{"pass_task_id": p.taskID, "run_status": r.status})
 			}
@@ -101,16 +101,16 @@ func (r *loggedRun) retryPairs(add func(example)) {
 	for i := range r.passes {
 		p := &r.passes[i]
 		base := retrySuffix.ReplaceAllString(p.taskID, "")
-		if p.taskID == base && p.calls["implement"] != nil && p.attempt != nil {
+		if p.taskID == base && p.calls[schema.StageImplement] != nil && p.attempt != nil {
 			first[base] = p
 			continue
 		}
 		f := first[base]
-		c := p.calls["implement"]
+		c := p.calls[schema.StageImplement]
 		if f == nil || c == nil || f.attempt.passed() || !p.attempt.passed() {
 			continue
 		}
-		fc := f.calls["implement"]
+		fc := f.calls[schema.StageImplement]
 		add(example{target: "pair:" + SignalCoderRetry + ":" + itoa(fc.id) + ":" + itoa(c.id), kind: kb.KindPreference, signal: SignalCoderRetry,
 			stage: schema.StageImplement, label: kb.LabelPair, system: fc.system, user: fc.user, chosen: c.completion, rejected: fc.completion,
 			evidence: map[string]any{"rejected_call_id": fc.id, "chosen_call_id": c.id, "rejected_attempt_id": f.attempt.id,
@@ -141,20 +141,20 @@ func (r *loggedRun) adjustmentPairs(add func(example)) {
 			parts[p.partID] = st
 		}
 		switch p.passType {
-		case schema.StagePartPlan:
+		case schema.PassPartPlan:
 			if c := p.calls[schema.StagePartPlan]; c != nil && p.success {
 				if pp, err := prompt.ParsePartPlan(c.completion); err == nil {
 					st.remaining, st.planned = pp.Steps, true
 				}
 			}
-		case "step_implement":
+		case schema.PassStepImplement:
 			if retrySuffix.MatchString(p.taskID) {
 				continue
 			}
 			st.done = append(st.done, p.stepID)
 			st.remaining = slices.DeleteFunc(slices.Clone(st.remaining), func(s schema.PlanStep) bool { return s.ID == p.stepID })
-		case "adjustment":
-			c := p.calls["adjustment"]
+		case schema.PassAdjustment:
+			c := p.calls[schema.StageAdjustment]
 			if c == nil || !p.success || !st.planned {
 				continue
 			}
@@ -178,7 +178,7 @@ func (r *loggedRun) adjustmentPairs(add func(example)) {
 			changed := prompt.RenderAdjustment(schema.PlanAdjustment{RevisedSteps: chosen.RevisedSteps}) != before
 			if ok, later := r.thenPassed(i, p.partID); ok && changed {
 				add(example{target: "pair:" + SignalAdjustment + ":" + itoa(c.id), kind: kb.KindPreference, signal: SignalAdjustment,
-					stage: "adjustment", label: kb.LabelPair, system: c.system, user: c.user, chosen: after, rejected: before,
+					stage: schema.StageAdjustment, label: kb.LabelPair, system: c.system, user: c.user, chosen: after, rejected: before,
 					evidence: map[string]any{"call_id": c.id, "pass_task_id": p.taskID, "later_steps": later, "tests_passed": true}})
 			}
 			st.remaining = adj.Steps()
@@ -193,7 +193,7 @@ func (r *loggedRun) thenPassed(i int, part string) (bool, []string) {
 	passed := map[string]bool{}
 	var order []string
 	for _, p := range r.passes[i+1:] {
-		if p.partID != part || p.passType != "step_implement" {
+		if p.partID != part || p.passType != schema.PassStepImplement {
 			continue
 		}
 		if _, seen := passed[p.stepID]; !seen {
@@ -221,9 +221,9 @@ func (r *loggedRun) evalItems(answer func(*loggedCall, string, string, bool, map
 		p := &r.passes[i]
 		var stages []string
 		switch p.passType {
-		case schema.StageMetaPlan:
+		case schema.PassMetaPlan:
 			stages = []string{schema.StageTaskAnalysis, schema.StageScope, schema.StagePrecision, schema.StageMetaPlan}
-		case schema.StagePartPlan:
+		case schema.PassPartPlan:
 			stages = []string{schema.StagePartPlan}
 		}
 		for _, stage := range stages {
@@ -257,7 +257,7 @@ func (r *loggedRun) keptItems(answer func(*loggedCall, string, string, bool, map
 	}
 	for i := range r.passes {
 		p := &r.passes[i]
-		if p.passType != schema.StageMetaPlan {
+		if p.passType != schema.PassMetaPlan {
 			continue
 		}
 		sc := p.calls[schema.StageScope]

@@ -9,10 +9,8 @@ import (
 	"strings"
 
 	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/kb/schema"
 )
-
-// loggedCallTypes are the model calls a logged example can come from.
-var loggedCallTypes = []string{"task_analysis", "scope", "precision", "meta_plan", "part_plan", "implement", "adjustment"}
 
 // callWindow is about how many logged calls one window of runs holds (and
 // windowBytes about how much of their text): the calls' text is read a
@@ -72,7 +70,8 @@ func (a *loggedAttempt) passed() bool { return a != nil && a.applied && a.testsP
 func loggedWindows(ctx context.Context, conn *sql.Conn, opts Options) ([][]*loggedRun, error) {
 	where, args := repoFilter(opts.Repos)
 	where = strings.ReplaceAll(where, "k.repo_path", "t.repo_path")
-	types := "'" + strings.Join(loggedCallTypes, "', '") + "'"
+	// A logged model call's call_type is its stage.
+	types := "'" + strings.Join(schema.LoggedStages, "', '") + "'"
 	rows, err := conn.QueryContext(ctx, `WITH c AS (
 			SELECT split_part(task_id, ':', 1) AS run, count(*) AS calls, min(id) AS first, max(id) AS last,
 				sum(strlen(prompt) + coalesce(strlen(response), 0) + coalesce(strlen(system_prompt), 0)) AS bytes FROM retrieval_llm_calls
@@ -83,8 +82,8 @@ func loggedWindows(ctx context.Context, conn *sql.Conn, opts Options) ([][]*logg
 		LEFT JOIN orchestrator_runs o ON o.task_id = c.run
 		LEFT JOIN eval_tasks e ON e.task_run_id = t.id
 		LEFT JOIN synthetic_tasks k ON k.id = e.task_id
-		WHERE t.success IS NOT NULL AND t.mode IN ('solve', 'implement') AND coalesce(o.status, '') <> 'running'`+where+`
-		ORDER BY c.first`, args...)
+		WHERE t.success IS NOT NULL AND t.mode IN ('solve', ?) AND coalesce(o.status, '') <> 'running'`+where+`
+		ORDER BY c.first`, append([]any{schema.StageImplement}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("read the logged runs: %w", err)
 	}
@@ -122,13 +121,14 @@ func loggedWindows(ctx context.Context, conn *sql.Conn, opts Options) ([][]*logg
 }
 
 // readPasses adds each run's passes: the orchestrator's, or the task runs
-// under the run's id for a --plan run (which has no orchestrator rows).
+// under the run's id for a --plan run (which has no orchestrator rows: its
+// one pass, of mode implement, is a step's).
 func readPasses(ctx context.Context, conn *sql.Conn, runs map[string]*loggedRun) error {
-	rows, err := conn.QueryContext(ctx, `SELECT split_part(t.task_id, ':', 1), t.task_id, coalesce(p.pass_type, 'step_implement'),
+	rows, err := conn.QueryContext(ctx, `SELECT split_part(t.task_id, ':', 1), t.task_id, coalesce(p.pass_type, ?),
 			coalesce(p.part_id, ''), coalesce(p.step_id, ''), coalesce(p.sequence_order, 0), coalesce(t.success, false)
 		FROM task_runs t LEFT JOIN orchestrator_passes p ON p.task_run_id = t.id
-		WHERE contains(t.task_id, ':') AND (p.id IS NOT NULL OR t.mode = 'implement')
-		ORDER BY 1, 6, t.id`)
+		WHERE contains(t.task_id, ':') AND (p.id IS NOT NULL OR t.mode = ?)
+		ORDER BY 1, 6, t.id`, schema.PassStepImplement, schema.StageImplement)
 	if err != nil {
 		return fmt.Errorf("read the logged passes: %w", err)
 	}
@@ -214,7 +214,7 @@ func readWindow(ctx context.Context, conn *sql.Conn, win []*loggedRun) error {
 			tasks = append(tasks, r.evalTask)
 		}
 	}
-	types := "'" + strings.Join(loggedCallTypes, "', '") + "'"
+	types := "'" + strings.Join(schema.LoggedStages, "', '") + "'"
 	rows, err := conn.QueryContext(ctx, `SELECT id, task_id, call_type, coalesce(system_prompt, ''), prompt, response
 		FROM retrieval_llm_calls
 		WHERE id BETWEEN ? AND ? AND call_type IN (`+types+`) AND response IS NOT NULL AND error IS NULL AND model <> 'oracle'

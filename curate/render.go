@@ -223,7 +223,7 @@ func trimmedSymbols(t *Task, trim int) ([]schema.PrecisionSymbol, bool, error) {
 		a, b := pt.Symbols[i].File, pt.Symbols[j].File
 		return a != b && before(a, b)
 	})
-	syms := dropLast(pt.Symbols, trim, func(s schema.PrecisionSymbol) bool { return s.Tier == schema.DetailExcluded })
+	syms := dropLast(pt.Symbols, trim, func(s schema.PrecisionSymbol) bool { return s.Tier == schema.TierExcluded })
 	return syms, syms != nil || trim == 0, nil
 }
 

@@ -42,7 +42,7 @@ func checkSelection(opts *Options) error {
 		known = append(known, schema.SyntheticStages...)
 	}
 	if len(opts.Sources) > 1 || opts.Sources[0] != SourceSynthetic {
-		for _, s := range LoggedStages {
+		for _, s := range schema.LoggedStages {
 			if !slices.Contains(known, s) {
 				known = append(known, s)
 			}

@@ -12,8 +12,8 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
-// Report is what Inspect found in an export directory.
-type Report struct {
+// InspectResult is what Inspect found in an export directory.
+type InspectResult struct {
 	Dataset  string            `json:"dataset"`
 	Version  int               `json:"version"`
 	Format   string            `json:"format"`
@@ -31,7 +31,7 @@ type Report struct {
 // Mismatches are listed in Problems, each naming the file; an error means
 // the directory could not be read at all (no manifest, or one of another
 // schema version).
-func Inspect(ctx context.Context, dir string) (*Report, error) {
+func Inspect(ctx context.Context, dir string) (*InspectResult, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
@@ -40,7 +40,7 @@ func Inspect(ctx context.Context, dir string) (*Report, error) {
 		return nil, fmt.Errorf("%s: schema version %d, this cra reads %d: export the dataset again (cra datasets export %s@%d)",
 			dir, m.SchemaVersion, SchemaVersion, m.Dataset, m.Version)
 	}
-	rep := &Report{Dataset: m.Dataset, Version: m.Version, Format: m.Format, Layout: m.Layout, Counts: Counts{}, Files: len(m.Files),
+	rep := &InspectResult{Dataset: m.Dataset, Version: m.Version, Format: m.Format, Layout: m.Layout, Counts: Counts{}, Files: len(m.Files),
 		Problems: []string{}, Preview: map[string]string{}}
 	for _, f := range m.Files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))

@@ -22,6 +22,7 @@ import (
 	"github.com/cra-dev/cra/agent/llm"
 	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // ErrNotIndexed: the repository is not in the knowledge base.
@@ -335,7 +336,7 @@ func describe(ctx context.Context, c llm.Client, src *fileSource, f enrichFile, 
 	out.system, out.user = p.System, p.User
 	for attempt := range 2 {
 		resp, err := c.Complete(ctx, llm.Request{System: p.System, Prompt: p.User, JSON: true,
-			TaskID: out.task, CallType: "enrichment", StageName: "enrichment"})
+			TaskID: out.task, CallType: schema.StageEnrichment, StageName: schema.StageEnrichment})
 		if err != nil {
 			if ctx.Err() != nil {
 				out.cancelled = true

@@ -15,8 +15,8 @@ type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// KnowledgeBase is the read API over the curated store (spec section 7) that
-// retrieval, the CGRAG Q&A and the bootstrap miner use. It never writes.
+// KnowledgeBase is the read API over the curated store that retrieval and
+// the bootstrap miner use. It never writes.
 //
 // Its SQL names tables unqualified, so it reads a Store opened on
 // curated.duckdb as well as an Attached session, whose search_path ends in

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
 
-// LogAnalysis is the read API over the run logs (spec section 7's
-// LogAnalysisAPI) that `cra train-plan` analyses: evaluations scored
-// against ground truth, logged solve runs, and what training data exists.
+// LogAnalysis is the read API over the run logs that `cra train-plan`
+// analyses: evaluations scored against ground truth, logged solve runs,
+// and what training data exists.
 // It reads an Attached session (raw, and curated for the paths behind
 // retrieval decisions' file ids) and never writes.
 type LogAnalysis struct{ q Querier }
@@ -223,9 +225,9 @@ func (l *LogAnalysis) SolveRuns(ctx context.Context, f LogFilter) ([]SolveRun, e
 			FROM orchestrator_runs o
 			JOIN retrieval_decisions d ON starts_with(d.task_id, o.task_id || ':')
 			JOIN curated.files f ON f.id = d.file_id
-			WHERE d.stage = 'scope' AND `+solveWhere+`
+			WHERE d.stage = ? AND `+solveWhere+`
 			GROUP BY ALL HAVING NOT bool_or(d.included))
-		ORDER BY run, path`, f.solveArgs(), func(rows *sql.Rows) error {
+		ORDER BY run, path`, append([]any{schema.StageScope}, f.solveArgs()...), func(rows *sql.Rows) error {
 		var run, path string
 		if err := rows.Scan(&run, &path); err != nil {
 			return err

@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// Session is one task's working state (spec schemas section 4: task_query,
-// stage_output_<stage>, stage_progress, final_context, plan_artifact, ...):
+// Session is one task's working state (keys such as task_query,
+// stage_output_<stage>, stage_progress, final_context, plan_artifact):
 // a JSON object of keys in the home's sessions/ folder, rewritten whole and
 // atomically on every Put, so a killed run leaves the last state it
 // reached. When the run ends, Archive moves it into raw.session_archives.

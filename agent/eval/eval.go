@@ -487,7 +487,7 @@ func units(tasks []Task, jobs int) [][]Task {
 func models(opts Options) map[string]string {
 	out := map[string]string{}
 	router := llm.NewRouter(opts.Config.Models)
-	for _, s := range append(slices.Clone(ScoredStages), "adjustment") {
+	for _, s := range append(slices.Clone(ScoredStages), schema.StageAdjustment) {
 		if slices.Contains(opts.Oracle, s) {
 			out[s] = OracleModel
 			continue

@@ -178,7 +178,7 @@ func testsIn(ctx context.Context, home string, t Task, rev, kind string, withCom
 		}
 	}
 	box.Env = judgeEnv(box.Env) // this run's copy
-	res := orchestrator.RunIn(ctx, box, wt.Dir, orchestrator.KindTest, tc.TestCommand, timeout)
+	res := orchestrator.RunShell(ctx, box, wt.Dir, orchestrator.KindTest, tc.TestCommand, timeout)
 	return res, ctx.Err()
 }
 

@@ -9,12 +9,12 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// Stages an eval scores, in pipeline order, and the end-to-end outcome.
-var (
-	ScoredStages = []string{schema.StageTaskAnalysis, schema.StageScope, schema.StagePrecision,
-		schema.StageMetaPlan, schema.StagePartPlan, schema.StageImplement}
-	StageEndToEnd = "end_to_end"
-)
+// ScoredStages are the stages an eval scores, in pipeline order.
+var ScoredStages = []string{schema.StageTaskAnalysis, schema.StageScope, schema.StagePrecision,
+	schema.StageMetaPlan, schema.StagePartPlan, schema.StageImplement}
+
+// StageEndToEnd is the stage of the whole run's outcome.
+const StageEndToEnd = schema.StageEndToEnd
 
 // Metric names. Every scored stage has MetricCorrect: 1 when its output is
 // right by the stage's rule (see README), which failure attribution reads.
@@ -113,10 +113,10 @@ func score(t Task, v runView, j judgement, runPassed bool) []Score {
 		for _, s := range syms {
 			tier, ok := got[s.File+":"+s.QualifiedName]
 			if !ok {
-				tier = schema.DetailExcluded
+				tier = schema.TierExcluded
 			}
 			truth, pred = append(truth, s.Tier), append(pred, tier)
-			if s.Tier == schema.DetailPrimary && tier != schema.DetailPrimary {
+			if s.Tier == schema.TierPrimary && tier != schema.TierPrimary {
 				primaryRight = false
 			}
 		}

@@ -66,9 +66,9 @@ func TestScoreAPartlyRightRun(t *testing.T) {
 	task := Task{Truth: prompt.Truth{
 		Scope: schema.ScopeTarget{Touched: []string{"a.py", "b.py", "c.py"}},
 		Precision: schema.PrecisionTarget{Symbols: []schema.PrecisionSymbol{
-			{File: "a.py", QualifiedName: "f", Tier: schema.DetailPrimary},
-			{File: "b.py", QualifiedName: "g", Tier: schema.DetailSupporting},
-			{File: "c.py", QualifiedName: "h", Tier: schema.DetailExcluded},
+			{File: "a.py", QualifiedName: "f", Tier: schema.TierPrimary},
+			{File: "b.py", QualifiedName: "g", Tier: schema.TierSupporting},
+			{File: "c.py", QualifiedName: "h", Tier: schema.TierExcluded},
 		}},
 		Plan: schema.PlanArtifact{AffectedFiles: []schema.PlanFile{{Path: "a.py", Role: "modify"}, {Path: "d.py", Role: "create"}}},
 		MetaPlan: schema.MetaPlan{Parts: []schema.MetaPart{
@@ -86,7 +86,7 @@ func TestScoreAPartlyRightRun(t *testing.T) {
 		Context: &retrieval.Context{
 			Candidates: []schema.ScopeCandidate{{Path: "a.py"}, {Path: "b.py"}, {Path: "c.py"}, {Path: "y.py"}, {Path: "z.py"}},
 			Kept:       []schema.ScopeCandidate{{Path: "a.py"}, {Path: "b.py"}, {Path: "y.py"}, {Path: "z.py"}},
-			Symbols:    map[string]string{"a.py:f": schema.DetailPrimary, "b.py:g": schema.DetailExcluded},
+			Symbols:    map[string]string{"a.py:f": schema.TierPrimary, "b.py:g": schema.TierExcluded},
 		},
 		Meta: &schema.MetaPlan{Parts: []schema.MetaPart{
 			{ID: "p1", AffectedFiles: []string{"a.py"}}, {ID: "p2", AffectedFiles: []string{"b.py", "z.py"}},

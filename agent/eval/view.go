@@ -59,13 +59,13 @@ func readView(ctx context.Context, q kb.Querier, repo, taskID string, s solved, 
 		v.Context = &c
 	}
 	var m schema.MetaPlan
-	if ok, err := decodeKeyOK(run, "meta_plan", &m); err != nil {
+	if ok, err := decodeKeyOK(run, orchestrator.KeyMetaPlan, &m); err != nil {
 		return v, err
 	} else if ok {
 		v.Meta = &m
 		for _, p := range m.Parts {
 			var pp schema.PartPlan
-			if ok, err := decodeKeyOK(run, "part_plan:"+p.ID, &pp); err != nil {
+			if ok, err := decodeKeyOK(run, orchestrator.KeyPartPlan+p.ID, &pp); err != nil {
 				return v, err
 			} else if ok {
 				v.Parts = append(v.Parts, pp)

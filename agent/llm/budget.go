@@ -12,7 +12,7 @@ import (
 // ErrOverBudget: a prompt cannot fit the context window; no call was made.
 var ErrOverBudget = errors.New("prompt over budget")
 
-// Budget is the prompt budget of spec section 4: the context package may use
+// Budget is the prompt budget: the context package may use
 // ContextWindow - ReservedTokens; a whole prompt plus its completion must fit
 // ContextWindow. Tokens are estimated as chars/4 plus SafetyMargin.
 type Budget struct {
@@ -21,8 +21,8 @@ type Budget struct {
 	SafetyMargin   float64
 }
 
-// NewBudget builds the budget from config, validated by the rules of spec 4.5
-// (config.Budget.Validate is their one home).
+// NewBudget builds the budget from config, validated by
+// config.Budget.Validate (the one home of the budget's rules).
 func NewBudget(cfg config.Config) (Budget, error) {
 	if errs := cfg.Budget.Validate("config.toml", cfg.Models.ContextWindow); len(errs) > 0 {
 		return Budget{}, errors.Join(errs...)

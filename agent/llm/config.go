@@ -46,7 +46,7 @@ type ModelConfig struct {
 	// ContextWindow is sent to Ollama as num_ctx (its own default is small
 	// and silently truncates prompts); 0 leaves the server default. The
 	// logged client refuses, unsent, a call whose prompt and completion
-	// cannot fit it (the hard gate of spec 4.4).
+	// cannot fit it (a hard gate: no call is ever truncated).
 	ContextWindow int
 	// SafetyMargin is the token estimate's margin for that gate
 	// ([budget] safety_margin).

@@ -124,9 +124,9 @@ func (l *Logged) Record(req Request, resp Response, err error, start time.Time, 
 	return row
 }
 
-// gate is the hard gate before a call (spec 4.4): the system prompt, the
-// prompt and the completion's tokens must fit the model's context window,
-// or the call is refused unsent with ErrOverBudget (and logged so).
+// gate is the hard gate before a call: the system prompt, the prompt and
+// the completion's tokens must fit the model's context window, or the call
+// is refused unsent with ErrOverBudget (and logged so).
 func (l *Logged) gate(req Request) error {
 	if l.cfg.ContextWindow <= 0 {
 		return nil

@@ -26,8 +26,9 @@ func StageRole(stage string) Role {
 	return RoleReasoning
 }
 
-// Router resolves which model serves a role and stage (spec 3.3). It is
-// built once per command from the loaded config.
+// Router resolves which model serves a role and stage: a stage's
+// [models.overrides] entry, else the role's model. It is built once per
+// command from the loaded config.
 type Router struct{ models config.Models }
 
 // NewRouter makes a Router over the [models] section.

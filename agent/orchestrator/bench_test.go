@@ -132,7 +132,7 @@ func between(s, from, to string) string {
 }
 
 // The sandbox's cost per test run: the same `true` test command run
-// unconfined and in bubblewrap, each through RunIn (with its leftover
+// unconfined and in bubblewrap, each through RunShell (with its leftover
 // sweeps), in the same process. ns/op of the two and their difference
 // (box-ms/op on the bwrap line, in milliseconds) are the figures; the target is under
 // 50 ms (`make bench-box`).
@@ -150,7 +150,7 @@ func BenchmarkBoxOverhead(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			start := time.Now()
 			for b.Loop() {
-				if r := RunIn(context.Background(), boxes[mode], dir, KindTest, "true", time.Minute); !r.Passed {
+				if r := RunShell(context.Background(), boxes[mode], dir, KindTest, "true", time.Minute); !r.Passed {
 					b.Fatalf("%s: %s", mode, r.Output)
 				}
 			}

@@ -68,7 +68,7 @@ func TestBoxConfinesATest(t *testing.T) {
 		{"home", `echo leaked > "$HOME/.cra-box-test"`, false},
 		{"network", `grep -v -E '^ *(lo:|Inter-|face)' /proc/net/dev | grep -q .`, false},
 	} {
-		r := RunIn(context.Background(), box, wt, KindTest, tc.command, time.Minute)
+		r := RunShell(context.Background(), box, wt, KindTest, tc.command, time.Minute)
 		if r.Passed != tc.pass {
 			t.Errorf("%s: passed %v, want %v: %s", tc.name, r.Passed, tc.pass, r.Output)
 		}
@@ -97,7 +97,7 @@ func TestNoTestProcessOutlivesItsRun(t *testing.T) {
 				box = bwrapBox(t)
 			}
 			wt := t.TempDir()
-			r := RunIn(context.Background(), box, wt, KindTest, "setsid sleep 621 & (setsid sh -c 'sleep 622' &) ; sleep 0.2; echo started", time.Minute)
+			r := RunShell(context.Background(), box, wt, KindTest, "setsid sleep 621 & (setsid sh -c 'sleep 622' &) ; sleep 0.2; echo started", time.Minute)
 			if !strings.Contains(r.Output, "started") {
 				t.Fatalf("the command did not run: %s", r.Output)
 			}
@@ -115,7 +115,7 @@ func TestNoTestProcessOutlivesItsRun(t *testing.T) {
 func TestKillOfCraLeavesNoTestProcess(t *testing.T) {
 	if os.Getenv("CRA_BOX_HELPER") != "" {
 		box := testBox(t, config.Testing{Sandbox: os.Getenv("CRA_BOX_HELPER")})
-		RunIn(context.Background(), box, os.Getenv("CRA_BOX_DIR"), KindTest, "setsid sleep 623 & sleep 624", time.Minute)
+		RunShell(context.Background(), box, os.Getenv("CRA_BOX_DIR"), KindTest, "setsid sleep 623 & sleep 624", time.Minute)
 		return
 	}
 	for _, mode := range []string{config.SandboxNone, config.SandboxBwrap} {
@@ -208,7 +208,7 @@ func TestBoxGoTestHasItsOwnCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if r := RunIn(context.Background(), box, wt, KindTest, "go test ./...", 5*time.Minute); !r.Passed {
+	if r := RunShell(context.Background(), box, wt, KindTest, "go test ./...", 5*time.Minute); !r.Passed {
 		t.Fatalf("go test in the box: %s", r.Output)
 	}
 	if ents, _ := os.ReadDir(userCache); len(ents) > 0 {

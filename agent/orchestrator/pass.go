@@ -65,7 +65,7 @@ func (r *runner) pass(ctx context.Context, spec passSpec, v any, fn func(ctx con
 		return err
 	}
 	mode := spec.passType
-	if mode == "step_implement" {
+	if mode == schema.PassStepImplement {
 		mode = schema.StageImplement
 	}
 	stage := mode

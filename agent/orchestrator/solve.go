@@ -100,18 +100,20 @@ type Outcome struct {
 	Problems  []string      `json:"problems,omitempty"` // passes that failed, and why
 }
 
-// Session keys of the orchestrator (spec/schemas.md section 4).
+// Session keys of the orchestrator: a pass's answer is kept under its
+// stage's name (+ the part, for a part's passes), so a resumed run skips
+// the passes done and cra eval reads the plans a run made.
 const (
 	keyTaskQuery    = "task_query"
-	keyMetaPlan     = "meta_plan"
+	KeyMetaPlan     = schema.StageMetaPlan
 	keyProgress     = "orchestrator_progress"
 	keyCumulative   = "cumulative_diff"
-	keyPartPlan     = "part_plan:"   // + part id
-	keyStepResult   = "step_result:" // + part:step
-	keyAdjustment   = "adjustment:"  // + part:after_step
-	keyAttempt      = "attempt:"     // + the attempt's task id
-	maxPriorChanges = 12 << 10       // bytes of the cumulative diff a prompt shows
-	maxTestTail     = 4 << 10        // bytes of test output a prompt shows
+	KeyPartPlan     = schema.StagePartPlan + ":"   // + part id
+	keyStepResult   = "step_result:"               // + part:step
+	keyAdjustment   = schema.StageAdjustment + ":" // + part:after_step
+	keyAttempt      = "attempt:"                   // + the attempt's task id
+	maxPriorChanges = 12 << 10                     // bytes of the cumulative diff a prompt shows
+	maxTestTail     = 4 << 10                      // bytes of test output a prompt shows
 )
 
 // query is what a resumed run needs to start again.
@@ -337,7 +339,7 @@ func (r *runner) rows(ctx context.Context) error {
 			coder, _ := llm.NewRouter(r.opts.Config.Models).Resolve(llm.RoleCoding, schema.StageImplement)
 			if _, err := kb.BeginTaskRun(ctx, w.Conn, kb.TaskRun{TaskID: r.out.TaskID, RepoPath: r.repo.Path, Mode: mode,
 				ExecuteModel: coder.Model, ContextWindow: r.opts.Config.Models.ContextWindow, ReservedTokens: r.opts.Config.Budget.ReservedTokens,
-				Stages: []string{"meta_plan", "part_plan", schema.StageImplement, "adjustment"}, Started: time.Now().UTC()}); err != nil {
+				Stages: []string{schema.StageMetaPlan, schema.StagePartPlan, schema.StageImplement, schema.StageAdjustment}, Started: time.Now().UTC()}); err != nil {
 				return err
 			}
 		}
@@ -442,7 +444,7 @@ func (r *runner) metaPlan(ctx context.Context) (schema.MetaPlan, error) {
 		return *r.q.MetaPlan, nil
 	}
 	var meta schema.MetaPlan
-	err := r.pass(ctx, passSpec{key: keyMetaPlan, taskID: r.out.TaskID + ":meta_plan", passType: "meta_plan", task: r.q.Task}, &meta,
+	err := r.pass(ctx, passSpec{key: KeyMetaPlan, taskID: r.out.TaskID + ":" + schema.StageMetaPlan, passType: schema.PassMetaPlan, task: r.q.Task}, &meta,
 		func(ctx context.Context, p *passRun) error {
 			in := prompt.PlanInput{Task: r.q.Task}
 			pkg, err := p.retrieve(ctx, r.q.Task, func(pkg prompt.Package) prompt.Prompt {
@@ -453,7 +455,7 @@ func (r *runner) metaPlan(ctx context.Context) (schema.MetaPlan, error) {
 				return err
 			}
 			in.Files = pkg.Files
-			meta, err = askPass(ctx, p, "meta_plan", prompt.PlanPrompt(prompt.PlanMeta, in), func(text string) (schema.MetaPlan, error) {
+			meta, err = askPass(ctx, p, schema.StageMetaPlan, prompt.PlanPrompt(prompt.PlanMeta, in), func(text string) (schema.MetaPlan, error) {
 				m, err := prompt.ParseMetaPlan(text)
 				if err == nil && len(m.Parts) > r.opts.Config.Orchestrator.MaxParts {
 					err = fmt.Errorf("%d parts, at most %d", len(m.Parts), r.opts.Config.Orchestrator.MaxParts)
@@ -479,7 +481,7 @@ func (r *runner) partPlan(ctx context.Context, meta schema.MetaPlan, part schema
 	}
 	var pp schema.PartPlan
 	task := r.q.Task
-	err := r.pass(ctx, passSpec{key: keyPartPlan + part.ID, taskID: r.out.TaskID + ":part_plan:" + part.ID, passType: "part_plan",
+	err := r.pass(ctx, passSpec{key: KeyPartPlan + part.ID, taskID: r.out.TaskID + ":" + schema.StagePartPlan + ":" + part.ID, passType: schema.PassPartPlan,
 		partID: part.ID, task: part.Description + mentionFiles(part.AffectedFiles, nil)}, &pp,
 		func(ctx context.Context, p *passRun) error {
 			in := prompt.PlanInput{Task: task, Part: &part, PriorChanges: bounded(r.diff, maxPriorChanges)}
@@ -491,7 +493,7 @@ func (r *runner) partPlan(ctx context.Context, meta schema.MetaPlan, part schema
 				return err
 			}
 			in.Files = pkg.Files
-			pp, err = askPass(ctx, p, "part_plan", prompt.PlanPrompt(prompt.PlanPart, in), func(text string) (schema.PartPlan, error) {
+			pp, err = askPass(ctx, p, schema.StagePartPlan, prompt.PlanPrompt(prompt.PlanPart, in), func(text string) (schema.PartPlan, error) {
 				pp, err := prompt.ParsePartPlan(text)
 				if err == nil && len(pp.Steps) > r.opts.Config.Orchestrator.MaxStepsPerPart {
 					err = fmt.Errorf("%d steps, at most %d", len(pp.Steps), r.opts.Config.Orchestrator.MaxStepsPerPart)
@@ -534,7 +536,7 @@ func (r *runner) step(ctx context.Context, part schema.MetaPart, remaining []sch
 			taskID = fmt.Sprintf("%s:retry_%d", base, k)
 		}
 		var a attemptResult
-		err := r.pass(ctx, passSpec{key: keyAttempt + taskID, taskID: taskID, passType: "step_implement", partID: part.ID, stepID: step.ID,
+		err := r.pass(ctx, passSpec{key: keyAttempt + taskID, taskID: taskID, passType: schema.PassStepImplement, partID: part.ID, stepID: step.ID,
 			task: step.Description + mentionFiles(step.TargetFiles, step.TargetSymbols)}, &a,
 			func(ctx context.Context, p *passRun) error {
 				var err error
@@ -667,7 +669,7 @@ func (r *runner) adjust(ctx context.Context, part schema.MetaPart, done, remaini
 			taskID += fmt.Sprintf(":round_%d", round)
 		}
 		var adj schema.PlanAdjustment
-		err := r.pass(ctx, passSpec{key: keyAdjustment + part.ID + ":" + after + roundSuffix(round), taskID: taskID, passType: "adjustment",
+		err := r.pass(ctx, passSpec{key: keyAdjustment + part.ID + ":" + after + roundSuffix(round), taskID: taskID, passType: schema.PassAdjustment,
 			partID: part.ID, stepID: after, task: part.Description}, &adj,
 			func(ctx context.Context, p *passRun) error {
 				in := prompt.PlanInput{Task: r.q.Task, Part: &part, Done: done, Remaining: remaining, TestResults: testResults,
@@ -680,7 +682,7 @@ func (r *runner) adjust(ctx context.Context, part schema.MetaPart, done, remaini
 					return err
 				}
 				in.Files = pkg.Files
-				adj, err = askPass(ctx, p, "adjustment", prompt.PlanPrompt(prompt.PlanAdjustment, in), func(text string) (schema.PlanAdjustment, error) {
+				adj, err = askPass(ctx, p, schema.StageAdjustment, prompt.PlanPrompt(prompt.PlanAdjustment, in), func(text string) (schema.PlanAdjustment, error) {
 					return prompt.ParseAdjustment(text, doneIDs, remaining)
 				})
 				return err

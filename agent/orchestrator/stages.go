@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"slices"
 
-	"github.com/cra-dev/cra/agent/prompt"
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -20,5 +19,5 @@ func Stages(plan, metaPlan bool) []string {
 	case !metaPlan:
 		out = append(out, schema.StageMetaPlan)
 	}
-	return append(out, schema.StagePartPlan, schema.StageImplement, prompt.PlanAdjustment)
+	return append(out, schema.StagePartPlan, schema.StageImplement, schema.StageAdjustment)
 }

@@ -43,14 +43,14 @@ type Result struct {
 // ErrNoTestCommand: cra solve cannot run without a test command.
 var ErrNoTestCommand = errors.New("cra solve needs a test command: add [testing] test_command to config.toml or a per-repository one ([[testing.repo]])")
 
-// RunIn runs command with sh -c in dir inside box, in its own process
+// RunShell runs command with sh -c in dir inside box, in its own process
 // group: when timeout passes or ctx ends, the whole group (the command
 // and every child it started) is killed, and after the command whatever
 // it left behind (KillLeftovers). The output is kept whole up to
 // MaxOutputBytes; past it, its head and tail (see capped). CI=true is set
 // unless the box's environment has CI, so test runners do not wait for a
 // terminal.
-func RunIn(ctx context.Context, box Box, dir, kind, command string, timeout time.Duration) Result {
+func RunShell(ctx context.Context, box Box, dir, kind, command string, timeout time.Duration) Result {
 	res := Result{Kind: kind, Command: command, ExitCode: -1}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -138,13 +138,13 @@ func Validate(ctx context.Context, box Box, dir string, t config.Testing) (Repor
 		return Report{}, ErrNoTestCommand
 	}
 	timeout := time.Duration(t.TimeoutSeconds) * time.Second
-	r := Report{Test: RunIn(ctx, box, dir, KindTest, t.TestCommand, timeout), Warning: box.Warning}
+	r := Report{Test: RunShell(ctx, box, dir, KindTest, t.TestCommand, timeout), Warning: box.Warning}
 	for _, c := range []struct {
 		kind, command string
 		dst           **Result
 	}{{KindLint, t.LintCommand, &r.Lint}, {KindTypeCheck, t.TypeCheckCommand, &r.TypeCheck}} {
 		if strings.TrimSpace(c.command) != "" && ctx.Err() == nil {
-			res := RunIn(ctx, box, dir, c.kind, c.command, timeout)
+			res := RunShell(ctx, box, dir, c.kind, c.command, timeout)
 			*c.dst = &res
 		}
 	}

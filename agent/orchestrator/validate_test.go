@@ -191,5 +191,5 @@ func TestCappedKeepsHeadAndTail(t *testing.T) {
 // runUnboxed runs command with sh -c in dir, unconfined, with this
 // process's whole environment: the runner alone, without a sandbox.
 func runUnboxed(ctx context.Context, dir, kind, command string, timeout time.Duration) Result {
-	return RunIn(ctx, Box{Env: os.Environ()}, dir, kind, command, timeout)
+	return RunShell(ctx, Box{Env: os.Environ()}, dir, kind, command, timeout)
 }

@@ -21,7 +21,7 @@ func StageOf(system string) string {
 	case implementSystem:
 		return schema.StageImplement
 	case enrichSystem:
-		return "enrichment"
+		return schema.StageEnrichment
 	}
 	for kind, s := range planSystems {
 		if s == system {

@@ -7,7 +7,7 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// ContextFile is a file of an execute prompt's context package (spec 4.4):
+// ContextFile is a file of an execute prompt's context package:
 // its path, the text of the symbols retrieval chose for it, the comments
 // that say why its code is as it is, and notes from its history.
 type ContextFile struct {
@@ -116,8 +116,7 @@ type LineNote struct {
 }
 
 // Cut levels: what assembly drops first when the context is too large
-// (spec 4.4: retry details first, then supporting context, least useful
-// first). Primary symbols are never cut: when they alone do not fit, the
+// (retry details first, then supporting context, least useful first). Primary symbols are never cut: when they alone do not fit, the
 // execute call is refused.
 const (
 	CutRetry       = "retry"        // the previous attempt's failure details
@@ -170,7 +169,7 @@ func items(facts []FileFacts) []item {
 		}
 		var whole [][2]int // line ranges of the primary symbols shown in full
 		for _, s := range f.Symbols {
-			if _, ok := text(s, 0); ok && s.Tier == schema.DetailPrimary {
+			if _, ok := text(s, 0); ok && s.Tier == schema.TierPrimary {
 				whole = append(whole, [2]int{s.StartLine, s.EndLine})
 			}
 		}
@@ -190,15 +189,15 @@ func items(facts []FileFacts) []item {
 			}
 			var body, level string
 			switch s.Tier {
-			case schema.DetailPrimary:
+			case schema.TierPrimary:
 				t, ok := text(s, 0)
 				if !ok {
 					t = signatureAndDoc(s)
 				}
 				body = t
-			case schema.DetailSupporting:
+			case schema.TierSupporting:
 				body, level = signatureAndDoc(s), CutSupporting
-			case schema.DetailTypeContext:
+			case schema.TierTypeContext:
 				t, ok := text(s, typeContextLines)
 				if !ok {
 					t = s.Signature

@@ -23,15 +23,15 @@ type PlanInput struct {
 	TestResults, PriorChanges string
 }
 
-// Plan kinds: one atomic plan (a PlanArtifact, the synthetic plan stage and
-// `cra plan`), and the solve orchestrator's passes, each answering in its
-// own schema: meta_plan a MetaPlan, part_plan a PartPlan, adjustment a
-// PlanAdjustment.
+// Plan kinds, named by the stage whose prompt each is: one atomic plan (a
+// PlanArtifact, the synthetic plan stage and `cra plan`), and the solve
+// orchestrator's passes, each answering in its own schema: meta_plan a
+// MetaPlan, part_plan a PartPlan, adjustment a PlanAdjustment.
 const (
-	PlanAtomic     = "plan"
-	PlanMeta       = "meta_plan"
-	PlanPart       = "part_plan"
-	PlanAdjustment = "adjustment"
+	PlanAtomic     = schema.StagePlan
+	PlanMeta       = schema.StageMetaPlan
+	PlanPart       = schema.StagePartPlan
+	PlanAdjustment = schema.StageAdjustment
 )
 
 const (

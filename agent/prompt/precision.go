@@ -46,7 +46,7 @@ func PrecisionPrompt(in PrecisionInput) Prompt {
 func RenderPrecision(r PrecisionResponse) string {
 	out := PrecisionResponse{Symbols: map[string]string{}}
 	for k, v := range r.Symbols {
-		if v != schema.DetailExcluded {
+		if v != schema.TierExcluded {
 			out.Symbols[k] = v
 		}
 	}
@@ -61,7 +61,7 @@ func ParsePrecision(text string) (PrecisionResponse, error) {
 	}
 	for k, v := range r.Symbols {
 		switch v {
-		case schema.DetailPrimary, schema.DetailSupporting, schema.DetailTypeContext, schema.DetailExcluded:
+		case schema.TierPrimary, schema.TierSupporting, schema.TierTypeContext, schema.TierExcluded:
 		default:
 			return r, fmt.Errorf("precision: %s: unknown tier %q", k, v)
 		}

@@ -65,7 +65,7 @@ func TestRenderParseRoundTrip(t *testing.T) {
 	if got, err := ParseScope(RenderScope(scope)); err != nil || !reflect.DeepEqual(got, scope) {
 		t.Errorf("scope: %+v, %v", got, err)
 	}
-	prec := PrecisionResponse{Symbols: map[string]string{"a.py:f": schema.DetailPrimary, "a.py:g": schema.DetailSupporting, "a.py:h": schema.DetailExcluded}}
+	prec := PrecisionResponse{Symbols: map[string]string{"a.py:f": schema.TierPrimary, "a.py:g": schema.TierSupporting, "a.py:h": schema.TierExcluded}}
 	got, err := ParsePrecision(RenderPrecision(prec))
 	delete(prec.Symbols, "a.py:h") // excluded symbols are left out
 	if err != nil || !reflect.DeepEqual(got, prec) {

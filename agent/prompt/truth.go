@@ -31,7 +31,7 @@ func (t Truth) Answer(stage, user string) (string, bool) {
 	case schema.StageTaskAnalysis:
 		a := TaskAnalysis{Summary: t.Plan.TaskSummary, Files: t.Touched(), Symbols: []string{}, Keywords: []string{}}
 		for _, s := range t.Precision.Symbols {
-			if s.Tier == schema.DetailPrimary && !slices.Contains(a.Symbols, s.Name) {
+			if s.Tier == schema.TierPrimary && !slices.Contains(a.Symbols, s.Name) {
 				a.Symbols = append(a.Symbols, s.Name)
 			}
 		}
@@ -41,7 +41,7 @@ func (t Truth) Answer(stage, user string) (string, bool) {
 	case schema.StagePrecision:
 		r := PrecisionResponse{Symbols: map[string]string{}}
 		for _, s := range t.Precision.Symbols {
-			if s.Tier != schema.DetailExcluded {
+			if s.Tier != schema.TierExcluded {
 				r.Symbols[s.File+":"+s.QualifiedName] = s.Tier
 			}
 		}

@@ -36,7 +36,7 @@
 // subset of what inference shows).
 //
 // Pipeline runs it all for one task (Run) and re-enters it with a
-// refinement request (Reenter, spec section 8), writing each stage's
+// refinement request (Reenter), writing each stage's
 // output to the task's session and each decision through its Record. It
 // also owns the preflight (Preflight) and the merge of the model's task
 // analysis with the mentions (Seeds).

@@ -17,11 +17,10 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// Pipeline is retrieval for one task over an indexed repository (spec
-// sections 1, 2, 4, 6 and 8): task analysis, tiered expansion, scope,
-// precision and assembly, each stage's output in the task's session and
-// each decision recorded; re-entered with a refinement request when an
-// attempt lacked context.
+// Pipeline is retrieval for one task over an indexed repository: task
+// analysis, tiered expansion, scope, precision and assembly, each stage's
+// output in the task's session and each decision recorded; re-entered with
+// a refinement request when an attempt lacked context.
 type Pipeline struct {
 	KB     *kb.KnowledgeBase // the curated store, open for the run
 	Repo   kb.Repo
@@ -82,7 +81,8 @@ func (c *Context) KeptPaths() []string {
 // [orchestrator] max_refinement_loops allows.
 var ErrRefinementLimit = errors.New("refinement limit reached")
 
-// Session keys of the retrieval stages (spec/schemas.md section 4).
+// Session keys of the retrieval stages: where each stage's output waits
+// for the next, and for a resumed or re-entered run.
 const (
 	KeyTaskQuery         = "task_query"
 	KeyStageProgress     = "stage_progress"
@@ -152,11 +152,11 @@ func (p *Pipeline) Run(ctx context.Context, taskID, task string) (*Context, erro
 	return c, p.assemble(ctx, taskID, c)
 }
 
-// Reenter is retrieval's re-entry (spec section 8): it reads the task and
-// the refinement request the caller wrote to the session, adds the files
-// the request's evidence names (each a scope decision, kept: the evidence
-// is concrete), tiers the symbols of the new files, assembles the package
-// again and logs the merge (call_type refinement_merge). More re-entries
+// Reenter is retrieval's re-entry: it reads the task and the refinement
+// request the caller wrote to the session, adds the files the request's
+// evidence names (each a scope decision, kept: the evidence is concrete),
+// tiers the symbols of the new files, assembles the package again and logs
+// the merge (call_type refinement_merge). More re-entries
 // than MaxRefinements is ErrRefinementLimit.
 func (p *Pipeline) Reenter(ctx context.Context, taskID string) (*Context, error) {
 	c := &Context{}
@@ -192,7 +192,7 @@ func (p *Pipeline) Reenter(ctx context.Context, taskID string) (*Context, error)
 	if len(merged) > 0 {
 		response = "added:\n" + strings.Join(merged, "\n")
 	}
-	merge := kb.LLMCall{TaskID: taskID, CallType: "refinement_merge", StageName: schema.StageScope, Model: "none", Provider: "cra",
+	merge := kb.LLMCall{TaskID: taskID, CallType: schema.CallRefinementMerge, StageName: schema.StageScope, Model: "none", Provider: "cra",
 		Prompt:   fmt.Sprintf("refinement %d of %d for: %s\nrequest: %s", c.Refinements, p.MaxRefinements, c.Task, reqJSON),
 		Response: &response, At: now}
 	if err := p.Record(ctx, decisions, []kb.LLMCall{merge}); err != nil {
@@ -280,7 +280,7 @@ func (p *Pipeline) assemble(ctx context.Context, taskID string, c *Context) erro
 	c.Package = pkg
 	if len(pkg.Cut) > 0 || asmErr != nil {
 		cut := strings.Join(pkg.Cut, "\n")
-		row := kb.LLMCall{TaskID: taskID, CallType: "assembly", StageName: p.Execute, Model: "none", Provider: "cra",
+		row := kb.LLMCall{TaskID: taskID, CallType: schema.CallAssembly, StageName: p.Execute, Model: "none", Provider: "cra",
 			Prompt: fmt.Sprintf("fit the context package to %d tokens", p.Budget.ContextLimit()), Response: &cut, At: time.Now().UTC()}
 		if asmErr != nil {
 			row.Error = asmErr.Error()

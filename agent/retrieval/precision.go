@@ -116,20 +116,20 @@ func Precision(ctx context.Context, client llm.Client, taskID, task string, cand
 	for _, c := range cands {
 		g := guess[c.Key()]
 		if g == "" {
-			g = schema.DetailExcluded
+			g = schema.TierExcluded
 		}
 		tier, reason := g, "deterministic guess (the model's answer was unusable)"
 		if !res.Guessed {
 			var ok bool
 			if tier, ok = resp.Symbols[c.Key()]; !ok {
-				tier = schema.DetailExcluded
+				tier = schema.TierExcluded
 			}
 			reason = "tiered by the model (deterministic guess: " + g + ")"
 		}
 		res.Tiers[c.Key()] = tier
 		id := c.SymbolID
 		res.Decisions = append(res.Decisions, kb.Decision{TaskID: taskID, Stage: schema.StagePrecision, FileID: c.FileID,
-			SymbolID: &id, DetailLevel: tier, Included: tier != schema.DetailExcluded, Reason: reason, At: now})
+			SymbolID: &id, DetailLevel: tier, Included: tier != schema.TierExcluded, Reason: reason, At: now})
 	}
 	return res, nil
 }

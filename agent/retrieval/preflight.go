@@ -13,7 +13,7 @@ import (
 )
 
 // PreflightError is a missing piece the pipeline cannot run without, and
-// what to do about it (spec section 9). Nothing was run.
+// what to do about it. Nothing was run.
 type PreflightError struct {
 	Problem, Fix string
 }

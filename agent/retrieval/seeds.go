@@ -1,11 +1,14 @@
 package retrieval
 
-import "github.com/cra-dev/cra/agent/prompt"
+import (
+	"github.com/cra-dev/cra/agent/prompt"
+	"github.com/cra-dev/cra/kb/schema"
+)
 
 // Seed sources, as a seed's reason starts.
 const (
-	SourceMention  = "mention"       // the task text names it (Mentions)
-	SourceAnalysis = "task_analysis" // the model's task analysis names it
+	SourceMention  = "mention"                // the task text names it (Mentions)
+	SourceAnalysis = schema.StageTaskAnalysis // the model's task analysis names it
 )
 
 // Seeds merges the deterministic mentions of the task with the model's task

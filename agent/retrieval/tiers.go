@@ -30,25 +30,25 @@ func DeterministicTiers(syms []TierSymbol, primary []bool, links []SymbolLink) [
 	var primarySigs []string
 	for i := range syms {
 		if primary[i] {
-			tier[i] = schema.DetailPrimary
+			tier[i] = schema.TierPrimary
 			primarySigs = append(primarySigs, syms[i].Signature)
 		}
 	}
 	for _, l := range links {
 		from, to := &tier[l.From], &tier[l.To]
 		switch {
-		case *from == schema.DetailPrimary && *to == "":
-			*to = schema.DetailSupporting
-		case *to == schema.DetailPrimary && *from == "":
-			*from = schema.DetailSupporting
+		case *from == schema.TierPrimary && *to == "":
+			*to = schema.TierSupporting
+		case *to == schema.TierPrimary && *from == "":
+			*from = schema.TierSupporting
 		}
 	}
 	for i, s := range syms {
 		if tier[i] == "" && TypeKinds[s.Kind] && namedIn(s.Name, primarySigs) {
-			tier[i] = schema.DetailTypeContext
+			tier[i] = schema.TierTypeContext
 		}
 		if tier[i] == "" {
-			tier[i] = schema.DetailExcluded
+			tier[i] = schema.TierExcluded
 		}
 	}
 	return tier

@@ -80,7 +80,7 @@ func (a *app) curateCommand() *cli.Command {
 			&cli.StringFlag{Name: "source", Usage: "where examples come from: synthetic, logged, distilled or all; comma-separate several (default: the training plan's, else synthetic)"},
 			&cli.StringFlag{Name: "kind", Usage: "what to build: sft, preference, kto or all; comma-separate several (default: the training plan's, else sft)"},
 			&cli.Float64Flag{Name: "positive-fraction", Usage: "keep KTO rows so that positives are this share per stage (default: the training plan's, else keep all)"},
-			&cli.StringFlag{Name: "stages", Usage: "comma-separated stages (default: the training plan's, else every stage of the sources: " + strings.Join(schema.SyntheticStages, ",") + " for synthetic, " + strings.Join(curate.LoggedStages, ",") + " for logged)"},
+			&cli.StringFlag{Name: "stages", Usage: "comma-separated stages (default: the training plan's, else every stage of the sources: " + strings.Join(schema.SyntheticStages, ",") + " for synthetic, " + strings.Join(schema.LoggedStages, ",") + " for logged)"},
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these repositories (paths; repeat or comma-separate)"},
 			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "put these repositories in the validation split whole (default: [curate] holdout_repos)"},
 			&cli.StringFlag{Name: "name", Value: "synthetic", Usage: "the dataset's name (a re-run adds a version)"},

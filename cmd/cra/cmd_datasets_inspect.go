@@ -48,7 +48,7 @@ func (a *app) runDatasetsInspect(ctx context.Context, dir string) error {
 	return nil
 }
 
-func (a *app) printInspect(rep *datasets.Report) error {
+func (a *app) printInspect(rep *datasets.InspectResult) error {
 	fmt.Fprintf(a.stdout, "dataset %s@%d (%s, %s layout, %d files)\n\n", rep.Dataset, rep.Version, rep.Format, rep.Layout, rep.Files)
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STAGE\tKIND\tTRAIN\tVALIDATION")

@@ -42,7 +42,7 @@ type job struct {
 
 // callType is how distill's teacher calls are logged in
 // retrieval_llm_calls; their task id is "distill:" + the request key.
-const callType = "distill"
+const callType = schema.CallDistill
 
 // selection is what a run asks about, read a window at a time so memory
 // stays flat however many tasks there are: the ids of the selected tasks

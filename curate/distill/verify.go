@@ -125,21 +125,21 @@ func verifyPrecision(t *curate.Task, text string, th config.TeacherVerify) verdi
 	want, primary := map[string]bool{}, map[string]bool{}
 	for _, s := range truth.Symbols {
 		key := prompt.PrecisionSymbol{File: s.File, QualifiedName: s.QualifiedName}.Key()
-		if s.Tier != schema.DetailExcluded {
+		if s.Tier != schema.TierExcluded {
 			want[key] = true
 		}
-		if s.Tier == schema.DetailPrimary {
+		if s.Tier == schema.TierPrimary {
 			primary[key] = true
 		}
 	}
 	var got []string
 	hit := 0
 	for k, tier := range resp.Symbols {
-		if tier == schema.DetailExcluded {
+		if tier == schema.TierExcluded {
 			continue
 		}
 		got = append(got, k)
-		if tier == schema.DetailPrimary && primary[k] {
+		if tier == schema.TierPrimary && primary[k] {
 			hit++
 		}
 	}

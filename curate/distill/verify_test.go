@@ -23,9 +23,9 @@ func verifyTask(t *testing.T) *curate.Task {
 		schema.StageScope: schema.ScopeTarget{Candidates: []schema.ScopeCandidate{
 			{Path: "a.py", Relevant: true}, {Path: "b.py", Relevant: true}, {Path: "c.py"}}},
 		schema.StagePrecision: schema.PrecisionTarget{Symbols: []schema.PrecisionSymbol{
-			{File: "a.py", QualifiedName: "f", Tier: schema.DetailPrimary},
-			{File: "a.py", QualifiedName: "g", Tier: schema.DetailSupporting},
-			{File: "a.py", QualifiedName: "h", Tier: schema.DetailExcluded}}},
+			{File: "a.py", QualifiedName: "f", Tier: schema.TierPrimary},
+			{File: "a.py", QualifiedName: "g", Tier: schema.TierSupporting},
+			{File: "a.py", QualifiedName: "h", Tier: schema.TierExcluded}}},
 		schema.StagePlan: schema.PlanArtifact{TaskSummary: "t", AffectedFiles: []schema.PlanFile{
 			{Path: "a.py", Role: "modify"}, {Path: "new.py", Role: "create"}}, ExecutionOrder: []string{"a.py", "new.py"}},
 		schema.StageImplement: schema.ImplementTarget{

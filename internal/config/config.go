@@ -45,7 +45,7 @@ type Temperature struct {
 	Reasoning float64 `toml:"reasoning"`
 }
 
-// Budget is the prompt budget (spec 4.1): the context package may use
+// Budget is the prompt budget: the context package may use
 // models.context_window - reserved_tokens.
 type Budget struct {
 	ReservedTokens int     `toml:"reserved_tokens" doc:"Tokens kept for everything but the context package: system prompt, task, retry context and max_tokens. Must be < models.context_window."`
@@ -125,7 +125,8 @@ func canonical(p string) string {
 	return filepath.Clean(p)
 }
 
-// Orchestrator bounds the solve loop (spec 5.7.9).
+// Orchestrator bounds the solve loop: parts, steps, adjustments, retries
+// and re-entries into retrieval.
 type Orchestrator struct {
 	MaxParts            int `toml:"max_parts" doc:"Parts in a meta-plan decomposition."`
 	MaxStepsPerPart     int `toml:"max_steps_per_part" doc:"Steps in a part plan."`

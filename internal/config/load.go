@@ -172,7 +172,7 @@ func (c Config) Validate(path string) []error {
 	return errs
 }
 
-// Validate applies the budget rules of spec 4.5, in this one place:
+// Validate applies the budget rules, in this one place:
 // context_window > 0, reserved_tokens >= 0, reserved_tokens < context_window.
 func (b Budget) Validate(path string, contextWindow int) []error {
 	var errs []error

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // SyntheticTasks writes n synthetic tasks (4n targets: scope, precision,
@@ -33,23 +34,23 @@ func SyntheticTasksSized(t testing.TB, home string, n, lines int) {
 				'Fix the handler ' || i || ' when module ' || (i * 7919 %% 1000) || ' sees input ' || (i * 104729 %% 977),
 				1, 1, 1, now() FROM range(%d) r(i)`, n),
 		`INSERT INTO synthetic_targets (id, task_id, repo_path, commit, stage, target, created_at)
-			SELECT id || '-scope', id, repo_path, commit, 'scope', json_object('candidates', [
+			SELECT id || '-scope', id, repo_path, commit, '` + schema.StageScope + `', json_object('candidates', [
 				json_object('path', 'pkg/mod' || commit || '.py', 'tier', 1, 'rank', 1, 'reason', 'defines handler', 'relevant', true, 'symbols', ['handler', 'helper']),
 				json_object('path', 'pkg/other' || commit || '.py', 'tier', 2, 'rank', 1, 'reason', 'imports it', 'relevant', false, 'symbols', ['other'])],
 				'touched', ['pkg/mod' || commit || '.py'], 'created', [], 'reached', true), now() FROM synthetic_tasks`,
 		`INSERT INTO synthetic_targets (id, task_id, repo_path, commit, stage, target, created_at)
-			SELECT id || '-precision', id, repo_path, commit, 'precision', json_object('symbols', [
+			SELECT id || '-precision', id, repo_path, commit, '` + schema.StagePrecision + `', json_object('symbols', [
 				json_object('file', 'pkg/mod' || commit || '.py', 'name', 'handler', 'qualified_name', 'handler' || commit, 'kind', 'function',
 					'start_line', 1, 'end_line', 9, 'signature', 'def handler' || commit || '(x):', 'tier', 'primary'),
 				json_object('file', 'pkg/mod' || commit || '.py', 'name', 'helper', 'qualified_name', 'helper', 'kind', 'function',
 					'start_line', 10, 'end_line', 12, 'signature', 'def helper(y):', 'tier', 'excluded')]), now() FROM synthetic_tasks`,
 		`INSERT INTO synthetic_targets (id, task_id, repo_path, commit, stage, target, created_at)
-			SELECT id || '-plan', id, repo_path, commit, 'plan', json_object('task_summary', task, 'affected_files', [
+			SELECT id || '-plan', id, repo_path, commit, '` + schema.StagePlan + `', json_object('task_summary', task, 'affected_files', [
 				json_object('path', 'pkg/mod' || commit || '.py', 'role', 'modify', 'changes', [json_object('symbol', 'handler' || commit,
 					'action', 'modify', 'description', 'modify function handler' || commit, 'depends_on', []::VARCHAR[], 'depended_by', []::VARCHAR[])])],
 				'execution_order', ['pkg/mod' || commit || '.py'], 'rationale', ''), now() FROM synthetic_tasks`,
 		`INSERT INTO synthetic_targets (id, task_id, repo_path, commit, stage, target, created_at)
-			SELECT id || '-implement', id, repo_path, commit, 'implement', json_object(
+			SELECT id || '-implement', id, repo_path, commit, '` + schema.StageImplement + `', json_object(
 				'files', [json_object('path', 'pkg/mod' || commit || '.py', 'content', 'def handler' || commit || '(x):\n' || repeat('    x = x + 1  # step ' || commit || '\n', %d) || '    return x\n')],
 				'edits', [json_object('file', 'pkg/mod' || commit || '.py', 'search', '    return x\n', 'replace', '    return x * 2\n')]), now() FROM synthetic_tasks`,
 	} {

@@ -7,11 +7,10 @@ import (
 	"strings"
 )
 
-// The orchestrator's plan passes (spec/phase3-code-agent.md WI-2): a meta
-// plan splits a task into parts, a part plan splits a part into steps, and
-// an adjustment revises the steps left after some were implemented and
-// tested. Ids name parts and steps; depends_on names ids that must be done
-// first.
+// The orchestrator's plan passes: a meta plan splits a task into parts, a
+// part plan splits a part into steps, and an adjustment revises the steps
+// left after some were implemented and tested. Ids name parts and steps;
+// depends_on names ids that must be done first.
 
 // MetaPlan is the meta_plan pass's answer.
 type MetaPlan struct {

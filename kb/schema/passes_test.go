@@ -62,8 +62,9 @@ func TestPlanPassesValidate(t *testing.T) {
 	}
 }
 
-// The JSON field names are the ones spec WI-2 names, and a value survives
-// a round trip unchanged.
+// The JSON field names are the ones the plan prompts ask models for (and
+// stored sessions and training data hold), and a value survives a round
+// trip unchanged.
 func TestPlanPassesJSONRoundTrip(t *testing.T) {
 	meta := MetaPlan{TaskSummary: "t", Parts: []MetaPart{part("p1"), part("p2", "p1")}, Rationale: "r"}
 	partPlan := PartPlan{PartID: "p1", TaskSummary: "t", Steps: []PlanStep{step("s1"), step("s2", "s1")}, Rationale: "r"}

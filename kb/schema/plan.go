@@ -5,7 +5,9 @@ import (
 	"slices"
 )
 
-// PlanArtifact is a plan in the schema of spec/pipeline-and-modes.md 5.1.1.
+// PlanArtifact is an atomic plan (cra plan, the synthetic plan stage): the
+// files to change, each with its role and symbol-level changes, and the
+// order to change them in.
 type PlanArtifact struct {
 	TaskSummary    string     `json:"task_summary"`
 	AffectedFiles  []PlanFile `json:"affected_files"`

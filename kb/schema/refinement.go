@@ -6,7 +6,7 @@ import (
 )
 
 // RefinementRequest is what the implement side asks retrieval for when an
-// attempt failed for want of context (spec pipeline-and-modes section 8):
+// attempt failed for want of context (retrieval.Pipeline.Reenter):
 // concrete evidence of what is missing, never just "more context".
 type RefinementRequest struct {
 	Reason          string   `json:"reason"`

@@ -33,12 +33,13 @@ type ScopeCandidate struct {
 	Symbols []string `json:"symbols"`
 }
 
-// Precision tiers of a symbol.
+// Precision tiers of a symbol (PrecisionSymbol.Tier, a string; the scope
+// tiers above are numbered tiers of files).
 const (
-	DetailPrimary     = "primary"      // overlaps a changed hunk
-	DetailSupporting  = "supporting"   // calls or is called by a primary symbol
-	DetailTypeContext = "type_context" // a type named in a primary signature
-	DetailExcluded    = "excluded"
+	TierPrimary     = "primary"      // overlaps a changed hunk
+	TierSupporting  = "supporting"   // calls or is called by a primary symbol
+	TierTypeContext = "type_context" // a type named in a primary signature
+	TierExcluded    = "excluded"
 )
 
 // PrecisionTarget is the precision stage's ground truth: every symbol of the
@@ -47,7 +48,7 @@ type PrecisionTarget struct {
 	Symbols []PrecisionSymbol `json:"symbols"`
 }
 
-// PrecisionSymbol is one symbol and the detail level it deserves.
+// PrecisionSymbol is one symbol and the precision tier it deserves.
 type PrecisionSymbol struct {
 	File          string `json:"file"`
 	Name          string `json:"name"`

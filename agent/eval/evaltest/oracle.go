@@ -110,9 +110,9 @@ func wrongAnswer(stage string, tr prompt.Truth, user, right string) string {
 		r := prompt.PrecisionResponse{Symbols: map[string]string{}}
 		for _, s := range tr.Precision.Symbols {
 			switch s.Tier {
-			case schema.DetailPrimary:
-				r.Symbols[s.File+":"+s.QualifiedName] = schema.DetailSupporting
-			case schema.DetailExcluded:
+			case schema.TierPrimary:
+				r.Symbols[s.File+":"+s.QualifiedName] = schema.TierSupporting
+			case schema.TierExcluded:
 			default:
 				r.Symbols[s.File+":"+s.QualifiedName] = s.Tier
 			}
