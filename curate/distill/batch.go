@@ -64,15 +64,7 @@ func distillBatches(ctx context.Context, dir string, opts Options) (*Summary, er
 				inBatch[k] = true
 			}
 		}
-		return d.eachWindow(ctx, sel, true, func(jobs []*job) error {
-			cache, err := kb.LoadDistillCache(ctx, d.w.Conn, keysOf(jobs))
-			if err != nil {
-				return err
-			}
-			hits, misses := cached(jobs, cache)
-			if err := d.replay(ctx, hits, cache, true); err != nil {
-				return err
-			}
+		return d.eachUncached(ctx, sel, func(misses []*job) error {
 			var fresh []*job
 			for _, j := range misses {
 				if !inBatch[j.key] {

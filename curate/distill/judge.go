@@ -112,6 +112,23 @@ func (d *distiller) replay(ctx context.Context, jobs []*job, cache map[string]kb
 	return ctx.Err()
 }
 
+// eachUncached walks sel a window at a time: the requests the cache has
+// answered are judged from it (replay), and fn gets the others, the
+// requests left to send, in order.
+func (d *distiller) eachUncached(ctx context.Context, sel *selection, fn func(misses []*job) error) error {
+	return d.eachWindow(ctx, sel, true, func(jobs []*job) error {
+		cache, err := kb.LoadDistillCache(ctx, d.w.Conn, keysOf(jobs))
+		if err != nil {
+			return err
+		}
+		hits, misses := cached(jobs, cache)
+		if err := d.replay(ctx, hits, cache, true); err != nil {
+			return err
+		}
+		return fn(misses)
+	})
+}
+
 // cached splits jobs into those answered in the cache and the rest.
 func cached(jobs []*job, cache map[string]kb.DistillCacheEntry) (hits, misses []*job) {
 	for _, j := range jobs {

@@ -26,15 +26,7 @@ func distillLive(ctx context.Context, w kb.Writer, opts Options) (*Summary, erro
 		return nil, err
 	}
 	var client *llm.Logged // made for the first request the cache cannot answer
-	runErr := d.eachWindow(ctx, sel, true, func(jobs []*job) error {
-		cache, err := kb.LoadDistillCache(ctx, d.w.Conn, keysOf(jobs))
-		if err != nil {
-			return err
-		}
-		hits, misses := cached(jobs, cache)
-		if err := d.replay(ctx, hits, cache, true); err != nil {
-			return err
-		}
+	runErr := d.eachUncached(ctx, sel, func(misses []*job) (err error) {
 		if len(misses) > 0 && client == nil {
 			if client, err = d.newTeacher(); err != nil {
 				return err
