@@ -35,21 +35,20 @@ var mayImport = map[string][]string{
 	"agent/llm": {"kb"},
 	// "kb (types only)": the types live in kb/schema.
 	"agent/prompt": {"kb/schema"},
-	// TODO(27): agent/pathrule (the worktree path rule, issue 25) has no row
-	// in DESIGN.md's table; retrieval and execute import it.
+	// Beyond DESIGN.md's table: agent/pathrule is the one rule of which
+	// paths a run may read or write inside its worktree (after links are
+	// resolved), a leaf every agent package that touches files imports.
 	"agent/pathrule":  nil,
 	"agent/retrieval": {"kb", "agent/llm", "agent/prompt", "agent/pathrule"},
 	"agent/execute":   {"kb", "agent/llm", "agent/prompt", "agent/retrieval", "agent/pathrule"},
-	// "the agent packages above". TODO(27): the row leaves kb out, though
-	// every one of those packages imports it and the orchestrator reads
-	// and writes the stores; agent/pathrule has no row (see above).
+	// "the agent packages above", and kb, which they all import: the
+	// orchestrator writes its runs' rows and reads the knowledge base.
 	"agent/orchestrator": {"agent/llm", "agent/prompt", "agent/retrieval", "agent/execute", "agent/pathrule", "kb"},
 	// "agent/*, kb, ingest, internal/stats": not analysis.
 	"agent/eval":     {"agent", "kb", "ingest"},
 	"agent/adapters": {"kb", "agent/llm", "agent/eval"},
 	"agent/ask":      {"kb", "agent/llm", "agent/prompt", "agent/retrieval"},
-	// TODO(27): the folder agent holds only the doc comment of the agent
-	// packages and has no row of its own.
+	// The folder agent holds only the agent packages' doc comment.
 	"agent":          nil,
 	"bootstrap":      {"ingest", "kb", "agent/retrieval"},
 	"analysis":       {"kb", "agent/llm", "agent/prompt"},
@@ -60,8 +59,8 @@ var mayImport = map[string][]string{
 	"internal":       nil,
 	// "internal/storetest may import kb".
 	"internal/storetest": {"kb"},
-	// TODO(27): the e2e harness (make e2e) is not in the table: it runs
-	// cra eval's fixtures against a store.
+	// Beyond DESIGN.md's table: the e2e harness (make e2e) plants cra
+	// eval's oracle answers from a store's ground truth.
 	"internal/e2e": {"agent/eval", "kb"},
 }
 
