@@ -32,8 +32,8 @@ type templateFile struct {
 // own, the first time a test copies it.
 func NewTemplate(build func(dir string) error) *Template { return &Template{build: build} }
 
-// Copy writes the template into dir (created if missing; what the
-// template holds must not exist there yet).
+// Copy writes the template into dir (created if missing), over files of
+// the same names.
 func (tp *Template) Copy(t testing.TB, dir string) {
 	t.Helper()
 	tp.once.Do(tp.load)
@@ -47,7 +47,7 @@ func (tp *Template) Copy(t testing.TB, dir string) {
 		path := filepath.Join(dir, f.rel)
 		var err error
 		if f.mode.IsDir() {
-			err = os.Mkdir(path, f.mode.Perm())
+			err = os.MkdirAll(path, f.mode.Perm())
 		} else {
 			err = os.WriteFile(path, f.data, f.mode.Perm())
 		}
