@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,10 +15,11 @@ import (
 // CPU (every migration applied to two new DuckDB files), its copy a few
 // milliseconds, and a package's tests make dozens.
 type Template struct {
-	build func(dir string) error
-	once  sync.Once
-	files []templateFile
-	err   error
+	build   func(dir string) error
+	buildTB func(t testing.TB, dir string)
+	once    sync.Once
+	files   []templateFile
+	err     error
 }
 
 // templateFile is one entry of a Template, in walk order (a directory
@@ -32,11 +34,20 @@ type templateFile struct {
 // own, the first time a test copies it.
 func NewTemplate(build func(dir string) error) *Template { return &Template{build: build} }
 
+// NewTemplateOf is NewTemplate for a build that needs a test (gittest's
+// repositories do): it runs in the first test that copies the template,
+// with that test's t. Only the template's directory is kept: what build
+// makes in t's temporary directories (a repository it mined) goes when
+// that test ends, so the template must not need it.
+func NewTemplateOf(build func(t testing.TB, dir string)) *Template {
+	return &Template{buildTB: build}
+}
+
 // Copy writes the template into dir (created if missing), over files of
 // the same names.
 func (tp *Template) Copy(t testing.TB, dir string) {
 	t.Helper()
-	tp.once.Do(tp.load)
+	tp.once.Do(func() { tp.load(t) })
 	if tp.err != nil {
 		t.Fatal(tp.err)
 	}
@@ -60,14 +71,19 @@ func (tp *Template) Copy(t testing.TB, dir string) {
 // load builds the template in a temporary directory and keeps its files
 // in memory (a home is a few MB), so nothing is left on disk when the test
 // binary exits.
-func (tp *Template) load() {
+func (tp *Template) load(t testing.TB) {
+	// Until built: a build that fails its test with t.Fatal ends the once
+	// here and leaves this for the tests after.
+	tp.err = errors.New("the template's build failed in an earlier test")
 	dir, err := os.MkdirTemp("", "storetest-template-")
 	if err != nil {
 		tp.err = err
 		return
 	}
 	defer os.RemoveAll(dir)
-	if err := tp.build(dir); err != nil {
+	if tp.buildTB != nil {
+		tp.buildTB(t, dir)
+	} else if err := tp.build(dir); err != nil {
 		tp.err = fmt.Errorf("build the template: %w", err)
 		return
 	}

@@ -1,8 +1,10 @@
 package storetest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/cra-dev/cra/kb"
@@ -54,3 +56,51 @@ func TestHomeIsInitialised(t *testing.T) {
 		t.Error("a write to one copy reached another")
 	}
 }
+
+// A build that needs a test runs in the first test that copies the
+// template; one that fails it fails the tests after, not copies nothing.
+func TestTemplateOf(t *testing.T) {
+	builds := 0
+	tp := NewTemplateOf(func(t testing.TB, dir string) {
+		builds++
+		if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(t.Name()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	a, b := t.TempDir(), t.TempDir()
+	tp.Copy(t, a)
+	tp.Copy(t, b)
+	if got, err := os.ReadFile(filepath.Join(b, "f.txt")); err != nil || string(got) != t.Name() || builds != 1 {
+		t.Errorf("copy %q, %v after %d builds; want the first test's build, once", got, err, builds)
+	}
+
+	failing := NewTemplateOf(func(t testing.TB, dir string) { t.Fatal("no repository") })
+	first, later := &recorder{TB: t}, &recorder{TB: t}
+	for _, r := range []*recorder{first, later} {
+		done := make(chan struct{})
+		go func() { // Fatal ends the goroutine, as it ends a test
+			defer close(done)
+			failing.Copy(r, t.TempDir())
+		}()
+		<-done
+	}
+	if len(first.fatals) != 1 || first.fatals[0] != "no repository" || len(later.fatals) != 1 {
+		t.Errorf("fatal errors: first test %q, later %q; want the build's, then one saying so", first.fatals, later.fatals)
+	}
+}
+
+// recorder is a testing.TB whose Fatal ends the goroutine, as a test's
+// does, after keeping the message.
+type recorder struct {
+	testing.TB
+	fatals []string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Fatal(args ...any) {
+	r.fatals = append(r.fatals, fmt.Sprint(args...))
+	runtime.Goexit()
+}
+
+func (r *recorder) Fatalf(format string, args ...any) { r.Fatal(fmt.Sprintf(format, args...)) }
