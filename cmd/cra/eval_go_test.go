@@ -90,6 +90,7 @@ func scoreOf(rep eval.Report, stage, metric string) (eval.StageScore, bool) {
 // tests pass at the parent already (a doc comment) is judged by
 // reproduction: before, an unchanged suite passing counted as success.
 func TestEvalJudgesByFailToPassTests(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go test on every task")
 	}
@@ -142,6 +143,7 @@ func TestEvalJudgesByFailToPassTests(t *testing.T) {
 // Go module: the --oracle scope run gives the success back with an
 // interval that excludes zero, and train-plan names scope.
 func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the agent on 40 tasks")
 	}
@@ -178,6 +180,7 @@ func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
 // timeout_seconds, once: the task is undecidable (no success counted),
 // its steps run no test, and the other tasks are judged as ever.
 func TestEvalBoundsATestThatHangsAtTheParent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go test on every task")
 	}
@@ -221,6 +224,7 @@ func TestEvalBoundsATestThatHangsAtTheParent(t *testing.T) {
 // in scratch worktrees of its own, so neither loses a task, and each
 // commit is judged in one row.
 func TestTwoEvalProcessesJudgeTheSameCommits(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs slow tests in two evals at once")
 	}
