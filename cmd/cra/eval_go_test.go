@@ -142,6 +142,7 @@ func TestEvalJudgesByFailToPassTests(t *testing.T) {
 // A stage planted weak (scope loses calc.go every time) on 20 tasks of a
 // Go module: the --oracle scope run gives the success back with an
 // interval that excludes zero, and train-plan names scope.
+// Twenty tasks is the least train-plan decides on (fewer: not_enough_data).
 func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
