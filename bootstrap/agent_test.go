@@ -35,6 +35,7 @@ func TestAgentRef(t *testing.T) {
 // reaches is not walked at all, and a commit cra authored that was merged
 // into a user's branch is recorded as agent_commit, not mined.
 func TestBootstrapNeverMinesCrasOwnCommits(t *testing.T) {
+	t.Parallel()
 	r, c := project(t)
 	agent := schema.AgentName + " <" + schema.AgentEmail + ">"
 

@@ -14,6 +14,7 @@ import (
 // One bad repository is recorded with its reason and skipped; the others
 // in the batch are mined.
 func TestBootstrapBadRepositories(t *testing.T) {
+	t.Parallel()
 	good, _ := project(t)
 
 	plain := t.TempDir()

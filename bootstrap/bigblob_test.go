@@ -38,6 +38,7 @@ func childPeakRSS(t *testing.T, repo string) float64 {
 // it: the blob's size comes from its object header and its content is never
 // inflated, loose or packed.
 func TestMemoryDoesNotFollowTheLargestBlob(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes a 300 MB blob")
 	}

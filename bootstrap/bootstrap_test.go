@@ -96,6 +96,7 @@ func project(t testing.TB) (*gittest.Repo, map[string]string) {
 }
 
 func TestBootstrapOutcomes(t *testing.T) {
+	t.Parallel()
 	r, c := project(t)
 	home := newHome(t)
 	sum := mine(t, home, testOptions(), r.Dir)
@@ -120,6 +121,7 @@ func TestBootstrapOutcomes(t *testing.T) {
 }
 
 func TestBootstrapGroundTruth(t *testing.T) {
+	t.Parallel()
 	r, c := project(t)
 	home := newHome(t)
 	mine(t, home, testOptions(), r.Dir)
@@ -271,6 +273,7 @@ func TestBootstrapGroundTruth(t *testing.T) {
 // Every stored implement target, applied to the parent's files as git has
 // them, gives the child's files as git has them.
 func TestBootstrapImplementRoundTrips(t *testing.T) {
+	t.Parallel()
 	r, _ := project(t)
 	home := newHome(t)
 	mine(t, home, testOptions(), r.Dir)
@@ -316,6 +319,7 @@ func TestBootstrapImplementRoundTrips(t *testing.T) {
 // golden files (go test ./bootstrap -update rewrites them after a change
 // that is meant).
 func TestBootstrapGroundTruthGolden(t *testing.T) {
+	t.Parallel()
 	r, c := project(t)
 	home := newHome(t)
 	mine(t, home, testOptions(), r.Dir)

@@ -20,6 +20,7 @@ import (
 // (cochange.go). On one history they must count the same pairs: merges and
 // commits over the file limit left out, by the same limit.
 func TestCoChangeRuleAgreesBetweenIndexAndBootstrap(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	write := func(msg string, files ...string) {
 		for _, f := range files {

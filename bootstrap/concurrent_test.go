@@ -56,6 +56,7 @@ func runChildren(t *testing.T, n int, home, repo, wait string) []*Summary {
 // repository as busy, naming the holder, or waits for it and then finds
 // nothing new.
 func TestTwoProcessesOnOneHomeWriteEachRowOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("mines a repository in three processes")
 	}
@@ -67,6 +68,7 @@ func TestTwoProcessesOnOneHomeWriteEachRowOnce(t *testing.T) {
 
 	for _, tc := range []struct{ name, wait string }{{"skip", "0s"}, {"wait", "2m"}} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			home := newHome(t)
 			sums := runChildren(t, 2, home, repo, tc.wait)
 			sameRows(t, dump(t, home), want)
@@ -97,6 +99,7 @@ func TestTwoProcessesOnOneHomeWriteEachRowOnce(t *testing.T) {
 // A run killed with SIGKILL stays "running" until the next run finds its
 // lock free and marks it interrupted; a live run is never marked.
 func TestStaleRunningRunIsMarkedInterrupted(t *testing.T) {
+	t.Parallel()
 	r, _ := project(t)
 	var home string
 	repo := filepath.Join(t.TempDir(), "repo")
@@ -151,6 +154,7 @@ func (c *cancelAfter) ItemDone()                  {}
 
 // An interrupted run's summary reports what it saved, not zeros.
 func TestInterruptedRunReportsWhatItSaved(t *testing.T) {
+	t.Parallel()
 	repo := filepath.Join(t.TempDir(), "repo")
 	gittest.Synthetic{Files: 30, Commits: 1200, Funcs: 4, Realistic: true}.Build(t, repo)
 	home := newHome(t)

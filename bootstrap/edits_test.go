@@ -77,6 +77,7 @@ func mutate(rng *rand.Rand, text []byte) []byte {
 // the minimal counts `git diff --no-index --numstat` gives on the same
 // pairs (git's may exceed the minimum on a few: reported, not failed).
 func TestHunksAgainstGit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

@@ -18,6 +18,7 @@ import (
 // get the same ground truth as when mined after: nothing from the future
 // reaches a commit's ground truth.
 func TestBootstrapIncrementalEqualsFullAndNoLeakage(t *testing.T) {
+	t.Parallel()
 	r, c := project(t)
 	home := newHome(t)
 	first := mine(t, home, testOptions(), r.Dir)
@@ -67,6 +68,7 @@ func TestBootstrapIncrementalEqualsFullAndNoLeakage(t *testing.T) {
 // --max-commits cuts a run short without moving the watermark; repeated
 // runs finish the job with the rows of one full run.
 func TestBootstrapMaxCommitsResumes(t *testing.T) {
+	t.Parallel()
 	r, _ := project(t)
 	home := newHome(t)
 	opts := testOptions()
@@ -91,6 +93,7 @@ func TestBootstrapMaxCommitsResumes(t *testing.T) {
 
 // Each blob is parsed once per run, whichever commits' states contain it.
 func TestBootstrapParsesEachBlobOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir() + "/repo"
 	gittest.Synthetic{Files: 30, Commits: 120, Funcs: 3, Realistic: true}.Build(t, dir)
 	home := newHome(t)
@@ -125,6 +128,7 @@ func gitOut(t testing.TB, dir string, args ...string) string {
 // A run (its indexing first, then its writes) waits for a store another
 // writer holds instead of failing.
 func TestBootstrapWaitsForTheStore(t *testing.T) {
+	t.Parallel()
 	r, _ := project(t)
 	home := newHome(t)
 	held, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{Write: true, Command: "test"})

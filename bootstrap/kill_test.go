@@ -124,7 +124,10 @@ func stopChild(t *testing.T, home, repo string, sig os.Signal, env ...string) in
 func mergedHistory(t *testing.T, commits int) string {
 	t.Helper()
 	repo := filepath.Join(t.TempDir(), "repo")
-	gittest.Synthetic{Files: 40, Commits: commits, Funcs: 6, Realistic: true, MergedBranches: true}.Build(t, repo)
+	// 20 files of 3 functions: what a resumed run must reproduce is in the
+	// commits, their batches and the merged branches, not in file sizes
+	// (40 files of 6 functions cost half as much again per mining run).
+	gittest.Synthetic{Files: 20, Commits: commits, Funcs: 3, Realistic: true, MergedBranches: true}.Build(t, repo)
 	return repo
 }
 
@@ -160,6 +163,7 @@ func mergeTaskCount(t testing.TB, home string) int {
 // commits, task ids and target contents, merged branches' multi-part
 // tasks included; and the run after that finds nothing to do.
 func TestInterruptedBootstrapResumesToTheSameRows(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("mines a 300-commit repository a dozen times")
 	}
@@ -178,6 +182,19 @@ func TestInterruptedBootstrapResumesToTheSameRows(t *testing.T) {
 	t.Logf("uninterrupted: %d commits, %d tasks (%d of merged branches), %d targets in %v",
 		len(wantRows["bootstrap_commits"]), len(wantRows["synthetic_tasks"]), mergeTaskCount(t, want), len(wantRows["synthetic_targets"]), took)
 
+	// Timed from the uninterrupted run just before, under the same load
+	// (so not in parallel with the subtests below): a child twice as fast
+	// would finish before the kill.
+	t.Run("kill -9 halfway", func(t *testing.T) {
+		home := homeIndexedAs(t, indexed)
+		if !storetest.KillAfter(t, []string{"CRA_TEST_BOOTSTRAP_HOME=" + home, "CRA_TEST_BOOTSTRAP_REPO=" + repo}, took/2) {
+			t.Error("the child was not killed mid-run: the timed kill proved nothing")
+		}
+		t.Logf("killed after %v: %d commits were stored", took/2, len(rawRows(t, home, "SELECT commit FROM bootstrap_commits")))
+		mine(t, home, testOptions(), repo)
+		sameRows(t, dump(t, home), wantRows)
+	})
+
 	type stop struct {
 		name string
 		sig  os.Signal
@@ -193,6 +210,7 @@ func TestInterruptedBootstrapResumesToTheSameRows(t *testing.T) {
 	}
 	for _, tc := range stops {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			home := homeIndexedAs(t, indexed)
 			if code := stopChild(t, home, repo, tc.sig, tc.env); code != tc.code {
 				t.Fatalf("exit %d, want %d", code, tc.code)
@@ -206,13 +224,4 @@ func TestInterruptedBootstrapResumesToTheSameRows(t *testing.T) {
 			}
 		})
 	}
-	t.Run("kill -9 halfway", func(t *testing.T) {
-		home := homeIndexedAs(t, indexed)
-		if !storetest.KillAfter(t, []string{"CRA_TEST_BOOTSTRAP_HOME=" + home, "CRA_TEST_BOOTSTRAP_REPO=" + repo}, took/2) {
-			t.Error("the child was not killed mid-run: the timed kill proved nothing")
-		}
-		t.Logf("killed after %v: %d commits were stored", took/2, len(rawRows(t, home, "SELECT commit FROM bootstrap_commits")))
-		mine(t, home, testOptions(), repo)
-		sameRows(t, dump(t, home), wantRows)
-	})
 }

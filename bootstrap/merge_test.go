@@ -18,6 +18,7 @@ import (
 // for byte. A branch of one commit, or one with a commit that is no task,
 // is not; a re-run adds nothing.
 func TestMergedBranchIsAMultiPartTask(t *testing.T) {
+	t.Parallel()
 	m := gittest.ShopWithMergedBranch(t)
 	r, fork, tip, merge := m.Repo, m.Fork, m.Parts[len(m.Parts)-1], m.Merge
 
@@ -97,6 +98,7 @@ func TestMergedBranchIsAMultiPartTask(t *testing.T) {
 // the next run, even one that finds no new commit; a branch rejected once
 // is not examined again.
 func TestUndecidedMergesAreExaminedByTheNextRun(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	r.Write("shop/__init__.py", "")
 	r.Write("shop/price.py", "def total(items):\n    return sum(i.price for i in items)\n")

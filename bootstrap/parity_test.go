@@ -30,6 +30,7 @@ import (
 // the commits an index of the parent sees are those committed before the
 // commit, which bootstrap's co-change counts use.)
 func TestRetrievalOverTheKnowledgeBaseMatchesBootstrap(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("indexes several revisions")
 	}
@@ -160,6 +161,7 @@ func scopePrompt(task string, cands []schema.ScopeCandidate) string {
 // plan pass applies to a model's plan (schema.PlanArtifact.Check) against
 // its parent state: the ideal answer is never refused.
 func TestGroundTruthPlansPassThePlanPassChecks(t *testing.T) {
+	t.Parallel()
 	r, _ := project(t)
 	home := newHome(t)
 	mine(t, home, testOptions(), r.Dir)
@@ -187,6 +189,7 @@ func TestGroundTruthPlansPassThePlanPassChecks(t *testing.T) {
 // its plan's files; tasks mined before bootstrap stored them get them on
 // the next run, equal to what a fresh mine stores, without a replay.
 func TestDecomposedTargetsAndTheirBackfill(t *testing.T) {
+	t.Parallel()
 	r, _ := project(t)
 	home := newHome(t)
 	mine(t, home, testOptions(), r.Dir)

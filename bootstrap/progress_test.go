@@ -70,6 +70,7 @@ func (f *fakeProgress) ItemDone() {
 // built is counted while the repository it belongs to is named, and once
 // both are done none is.
 func TestBootstrapProgress(t *testing.T) {
+	t.Parallel()
 	busy, _ := project(t)
 	idle, _ := project(t)
 	home := newHome(t)

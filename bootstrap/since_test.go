@@ -17,6 +17,7 @@ import (
 // ends with the rows of one plain run: commits outside --since are neither
 // recorded nor lost, and --max-commits spends its budget on mined commits.
 func TestBootstrapSinceAndMaxCommitsLoseNothing(t *testing.T) {
+	t.Parallel()
 	r, _ := project(t)
 	full := newHome(t)
 	mine(t, full, testOptions(), r.Dir)
@@ -35,6 +36,7 @@ func TestBootstrapSinceAndMaxCommitsLoseNothing(t *testing.T) {
 		{{since: 7, max: 1}, {max: 2}, {since: 2}},
 	} {
 		t.Run(fmt.Sprint(seq), func(t *testing.T) {
+			t.Parallel()
 			home := newHome(t)
 			for i, step := range seq {
 				opts := testOptions()
@@ -67,6 +69,7 @@ func TestBootstrapSinceAndMaxCommitsLoseNothing(t *testing.T) {
 // --max-commits with --since counts only commits mined: commits outside
 // --since do not use up the budget.
 func TestBootstrapMaxCommitsCountsOnlyMinedCommits(t *testing.T) {
+	t.Parallel()
 	r, _ := project(t)
 	home := newHome(t)
 	opts := testOptions()
@@ -82,6 +85,7 @@ func TestBootstrapMaxCommitsCountsOnlyMinedCommits(t *testing.T) {
 // (history rewritten, then gc) is not walked from: the run does not fail,
 // and the repository is up to date again.
 func TestBootstrapForgetsUnminedCommitsThatAreGone(t *testing.T) {
+	t.Parallel()
 	r, _ := project(t)
 	home := newHome(t)
 	mine(t, home, testOptions(), r.Dir)
@@ -106,6 +110,7 @@ func TestBootstrapForgetsUnminedCommitsThatAreGone(t *testing.T) {
 // first, first parents first), and --since runs that record a merge before
 // the commits of its branch.
 func TestBootstrapBatchesGiveTheTargetsOfOneRun(t *testing.T) {
+	t.Parallel()
 	repo := filepath.Join(t.TempDir(), "repo")
 	gittest.Synthetic{Files: 20, Commits: 120, Funcs: 4, Realistic: true, MergedBranches: true}.Build(t, repo)
 	one := newHome(t)
@@ -134,6 +139,7 @@ func TestBootstrapBatchesGiveTheTargetsOfOneRun(t *testing.T) {
 		{"--since the last merge, --since the first, then all", []run{{since: merges[len(merges)-1]}, {since: merges[0], max: 20}, {since: merges[0]}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			home := newHome(t)
 			for i := 0; tc.runs == nil; i++ {
 				opts := testOptions()

@@ -112,6 +112,7 @@ func diff(c *eval.Comparison, stage, metric string) (eval.Diff, bool) {
 // whose interval excludes zero), --oracle precision does not; --compare
 // reports the planted difference.
 func TestEvalScoresStagesAndFindsThePlantedWeakStage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the agent on every task four times")
 	}
@@ -206,6 +207,7 @@ func TestEvalScoresStagesAndFindsThePlantedWeakStage(t *testing.T) {
 // model that answers right plans both parts, implements them in order and
 // reproduces the branch's tip.
 func TestEvalOfAMergedBranch(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the agent")
 	}

@@ -63,6 +63,7 @@ func (c *countingClient) Close() error {
 // written; the stages the oracle answers need no model; a run that goes
 // ahead pings once, not once per task.
 func TestEvalPingsTheModelsBeforeAnyRow(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, tc := range []struct {
 		name   string

@@ -26,6 +26,7 @@ const (
 // answer could be that large (the ceiling, llm.MaxAnswerBytes, holds);
 // an answer just under that ceiling is taken, within the same bounds.
 func TestSolveRefusesA40MBAnswerInBoundedMemory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs cra solve in child processes with 40 MB answers")
 	}
@@ -45,6 +46,7 @@ func TestSolveRefusesA40MBAnswerInBoundedMemory(t *testing.T) {
 		{"task_analysis under the ceiling", "task_analysis", hugeTokens, llm.MaxAnswerBytes - 4096, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			huge := strings.Repeat("x", tc.size)
 			s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
 			switch tc.kind {

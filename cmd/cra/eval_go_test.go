@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,7 +13,10 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval"
 	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/agent/orchestrator"
+	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -25,8 +29,41 @@ func goEvalHome(t testing.TB, o evaltest.GoOptions, testing string) (srv *fakell
 	r := evaltest.GoHistory(t, o)
 	home = evalHomeWith(t, srv, r.Dir, fmt.Sprintf("test_command = %q\ntimeout_seconds = 120\n%s", evaltest.GoTestCommand, testing),
 		fmt.Sprintf("holdout_repos = [%q]", r.Dir))
+	warmBoxCache.Copy(t, home)
 	return srv, home
 }
+
+// warmBoxCache is a home's sandbox cache (orchestrator.BoxCache) after one
+// confined go test of a package like GoHistory's, made once per test
+// binary. A new home's first confined go test builds the standard library
+// into its empty cache (cra's one-time warm-up: half a minute of CPU);
+// these tests are about judging evals, not that warm-up (box_test.go
+// covers the box's cache), so each home starts warm. Where bubblewrap
+// cannot run, the runs use the user's cache and this is empty.
+var warmBoxCache = storetest.NewTemplate(func(home string) error {
+	wt, err := os.MkdirTemp("", "cra-warm-box-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(wt)
+	for name, text := range map[string]string{
+		"go.mod":       "module example.com/calc\n\ngo 1.22\n",
+		"calc.go":      "package calc\n\nimport \"time\"\n\n// Wait waits.\nfunc Wait() { time.Sleep(0) }\n",
+		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestWait(t *testing.T) { Wait() }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(wt, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	box, err := orchestrator.NewBox(config.Default().Testing, os.Environ(), home)
+	if err != nil {
+		return err
+	}
+	if r := orchestrator.RunIn(context.Background(), box, wt, orchestrator.KindTest, evaltest.GoTestCommand, 10*time.Minute); !r.Passed {
+		return fmt.Errorf("go test in the box: %s", r.Output)
+	}
+	return nil
+})
 
 // evalJSON runs cra eval with args and reads its report.
 func evalJSON(t testing.TB, home string, args ...string) eval.Report {
@@ -53,6 +90,7 @@ func scoreOf(rep eval.Report, stage, metric string) (eval.StageScore, bool) {
 // tests pass at the parent already (a doc comment) is judged by
 // reproduction: before, an unchanged suite passing counted as success.
 func TestEvalJudgesByFailToPassTests(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go test on every task")
 	}
@@ -104,7 +142,9 @@ func TestEvalJudgesByFailToPassTests(t *testing.T) {
 // A stage planted weak (scope loses calc.go every time) on 20 tasks of a
 // Go module: the --oracle scope run gives the success back with an
 // interval that excludes zero, and train-plan names scope.
+// Twenty tasks is the least train-plan decides on (fewer: not_enough_data).
 func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the agent on 40 tasks")
 	}
@@ -141,6 +181,7 @@ func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
 // timeout_seconds, once: the task is undecidable (no success counted),
 // its steps run no test, and the other tasks are judged as ever.
 func TestEvalBoundsATestThatHangsAtTheParent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go test on every task")
 	}
@@ -184,6 +225,7 @@ func TestEvalBoundsATestThatHangsAtTheParent(t *testing.T) {
 // in scratch worktrees of its own, so neither loses a task, and each
 // commit is judged in one row.
 func TestTwoEvalProcessesJudgeTheSameCommits(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs slow tests in two evals at once")
 	}

@@ -24,7 +24,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Run(context.Background(), a, os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuiltCra()
+	os.Exit(code)
 }
 
 // craProcesses runs each argument list as its own cra process, all at

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -132,18 +134,41 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 	}
 }
 
-// craBinary is $CRA_E2E_BIN, else cra built into a temporary directory.
+// craBinary is $CRA_E2E_BIN, else cra built once per test binary into a
+// temporary directory TestMain removes (linking DuckDB takes long enough
+// that each test building its own doubled the package's time).
 func craBinary(t *testing.T) string {
 	t.Helper()
 	if b := os.Getenv("CRA_E2E_BIN"); b != "" {
 		return b
 	}
-	bin := filepath.Join(t.TempDir(), "cra")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build cra: %v\n%s", err, out)
+	builtCra.once.Do(func() {
+		if builtCra.dir, builtCra.err = os.MkdirTemp("", "cra-test-bin-"); builtCra.err != nil {
+			return
+		}
+		builtCra.bin = filepath.Join(builtCra.dir, "cra")
+		if out, err := exec.Command("go", "build", "-o", builtCra.bin, ".").CombinedOutput(); err != nil {
+			builtCra.err = fmt.Errorf("go build cra: %v\n%s", err, out)
+		}
+	})
+	if builtCra.err != nil {
+		t.Fatal(builtCra.err)
 	}
-	return bin
+	return builtCra.bin
+}
+
+// builtCra is the cra craBinary built, shared by the tests of one binary.
+var builtCra struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+// removeBuiltCra removes what craBinary built; TestMain calls it last.
+func removeBuiltCra() {
+	if builtCra.dir != "" {
+		os.RemoveAll(builtCra.dir)
+	}
 }
 
 func lastLines(s string, n int) string {

@@ -3,7 +3,6 @@ package distill
 import (
 	"context"
 	"errors"
-	"github.com/cra-dev/cra/internal/gittest"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +48,7 @@ func polled(ts *teacherServer) bool {
 // once, at the batch price, and every reservation settled.
 func TestDistillBatchResumesAfterARestart(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, gittest.PythonHistory(t))
+	home := minedPythonHome(t)
 	ts := newTeacher(t, home, half)
 	ts.HoldBatches(true)
 	smallWindows(t, 4) // a batch per window
@@ -96,7 +95,7 @@ func TestDistillBatchResumesAfterARestart(t *testing.T) {
 // creates none.
 func TestDistillBatchCreatedButNotRecordedIsFound(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, gittest.PythonHistory(t))
+	home := minedPythonHome(t)
 	ts := newTeacher(t, home, always)
 	ts.SetBatchCreateDelay(time.Minute)
 	opts := distillOptions(ts.Server)
@@ -122,7 +121,7 @@ func TestDistillBatchCreatedButNotRecordedIsFound(t *testing.T) {
 // and the next run sends only what was not answered.
 func TestDistillInterruptedLiveRunKeepsItsAnswers(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, gittest.PythonHistory(t))
+	home := minedPythonHome(t)
 	ts := newTeacher(t, home, always)
 	ts.HoldAfter(5)
 	opts := distillOptions(ts.Server)

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cra-dev/cra/internal/gittest"
 )
 
 // A run over bootstrap's real tasks: the prompts the teacher gets are the
@@ -18,7 +16,7 @@ import (
 // reason and reach no training example.
 func TestDistillVerifiesAndKeepsOnlyVerified(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, gittest.PythonHistory(t))
+	home := minedPythonHome(t)
 	ts := newTeacher(t, home, half)
 	opts := distillOptions(ts.Server)
 	sum := distill(t, home, opts)
@@ -66,7 +64,7 @@ func TestDistillVerifiesAndKeepsOnlyVerified(t *testing.T) {
 // same prompts, send nothing; the server charged every request once.
 func TestDistillCachePaysOnce(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, gittest.PythonHistory(t))
+	home := minedPythonHome(t)
 	ts := newTeacher(t, home, half)
 	smallWindows(t, 2)
 	opts := distillOptions(ts.Server)
@@ -108,7 +106,7 @@ func TestDistillEstimateMatchesTheCharge(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
 	for _, batch := range []bool{false, true} {
 		t.Run(map[bool]string{false: "live", true: "batch"}[batch], func(t *testing.T) {
-			home := minedHome(t, gittest.PythonHistory(t))
+			home := minedPythonHome(t)
 			ts := newTeacher(t, home, always)
 			opts := distillOptions(ts.Server)
 			opts.Batch = batch
@@ -151,7 +149,7 @@ func TestDistillEstimateMatchesTheCharge(t *testing.T) {
 // more, a larger one goes on, and no request is ever paid twice.
 func TestDistillBudgetIsAHardCap(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, gittest.PythonHistory(t))
+	home := minedPythonHome(t)
 	ts := newTeacher(t, home, always)
 	ts.RateLimitEvery(3, "0")
 	// Answers slower than a transaction on a busy machine, so calls overlap.
@@ -224,7 +222,7 @@ func TestDistillStopsOnAnOverReportingTeacher(t *testing.T) {
 		{"batch, 100000 tokens", true, 100000, 0.5},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			home := minedHome(t, gittest.PythonHistory(t))
+			home := minedPythonHome(t)
 			ts := newTeacher(t, home, always)
 			ts.slow(50 * time.Millisecond) // calls overlap
 			ts.overReports(tt.reported)
@@ -279,7 +277,7 @@ func TestDistillStopsOnAnOverReportingTeacher(t *testing.T) {
 // settled at the cached price, to the cent of what it charged.
 func TestDistillSettlesCachedPromptTokens(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, gittest.PythonHistory(t))
+	home := minedPythonHome(t)
 	ts := newTeacher(t, home, always)
 	b := billing(testPrices)
 	b.CacheSystem = true
@@ -302,7 +300,7 @@ func TestDistillSettlesCachedPromptTokens(t *testing.T) {
 // no temperature, live and in a batch; other models the temperature 0.
 func TestDistillShapesRequestsForReasoningModels(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, gittest.PythonHistory(t))
+	home := minedPythonHome(t)
 	ts := newTeacher(t, home, always)
 	for _, tc := range []struct {
 		model string
@@ -340,7 +338,7 @@ func TestDistillShapesRequestsForReasoningModels(t *testing.T) {
 // caps what the provider charged.
 func TestDistillDoesNotResendARequestThatGotNoAnswer(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
-	home := minedHome(t, gittest.PythonHistory(t))
+	home := minedPythonHome(t)
 	ts := newTeacher(t, home, always)
 	b := billing(testPrices)
 	b.ChargeCutOff = true

@@ -37,6 +37,27 @@ func minedHome(t testing.TB, repo *gittest.Repo) string {
 	return home
 }
 
+// minedPythonHome is a home that mined a gittest.PythonHistory: a copy of
+// one mined once per test binary, which a dozen tests start from (each
+// mining its own cost a second of CPU). Curate runs no git, so the
+// repository, gone with the first test, is not needed after.
+func minedPythonHome(t testing.TB) string {
+	t.Helper()
+	home := t.TempDir()
+	minedPython.Copy(t, home)
+	return home
+}
+
+var minedPython = storetest.NewTemplateOf(func(t testing.TB, dir string) {
+	if err := kb.Init(context.Background(), dir, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bootstrap.Run(context.Background(), dir, []string{gittest.PythonHistory(t).Dir},
+		bootstrap.Options{Jobs: 2, Filter: config.Default().Bootstrap}); err != nil {
+		t.Fatal(err)
+	}
+})
+
 // smallWindows makes the selection come a few ids at a time for the
 // rest of the test.
 func smallWindows(t testing.TB, n int) {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/internal/fakellm"
-	"github.com/cra-dev/cra/internal/gittest"
 )
 
 // A distillation whose answers come partly from the cache (another name
@@ -18,7 +17,7 @@ func TestDistillSummaryAddsUp(t *testing.T) {
 	t.Setenv(teacherKeyEnv, teacherKey)
 	for _, batch := range []bool{false, true} {
 		t.Run(map[bool]string{false: "live", true: "batch"}[batch], func(t *testing.T) {
-			home := minedHome(t, gittest.PythonHistory(t))
+			home := minedPythonHome(t)
 			ts := newTeacher(t, home, half)
 			opts := distillOptions(ts.Server)
 			opts.Batch = batch

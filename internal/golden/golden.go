@@ -29,6 +29,14 @@ func Assert(t testing.TB, path string, got []byte) {
 		t.Fatalf("read golden %s: %v (run the test with -update to create it)", path, err)
 	}
 	if string(want) != string(got) {
-		t.Errorf("output differs from %s (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+		t.Error(mismatch(path, string(want), string(got)))
 	}
+}
+
+// mismatch is Assert's failure message: where the output differs from the
+// golden file, as a line diff a reader can act on without dumping both
+// outputs whole.
+func mismatch(path, want, got string) string {
+	return "output differs from " + path + " (run with -update if the change is intended)\n" +
+		diff(path, "got", want, got)
 }

@@ -19,13 +19,15 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
-// Home returns a new initialised home directory in t.TempDir().
+// homeTemplate is a home as kb.Init leaves it, made once per test binary.
+var homeTemplate = NewTemplate(func(dir string) error { return kb.Init(context.Background(), dir, "test") })
+
+// Home returns a new initialised home directory in t.TempDir(): a copy of
+// one kb.Init made, byte for byte (the tests of Init itself call it).
 func Home(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := kb.Init(context.Background(), dir, "test"); err != nil {
-		t.Fatal(err)
-	}
+	homeTemplate.Copy(t, dir)
 	return dir
 }
 
