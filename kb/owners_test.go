@@ -54,13 +54,6 @@ var sqlExempt = map[string]string{
 // sqlKnownViolations are the places that still spell a table they do not
 // own, each "package table" with why it is left.
 var sqlKnownViolations = map[string]string{
-	"agent/eval orchestrator_runs":       "TODO(27): agent/eval/view.go:29",
-	"agent/eval retrieval_llm_calls":     "TODO(27): agent/eval/view.go:29",
-	"agent/eval run_attempts":            "TODO(27): agent/eval/view.go:75",
-	"agent/eval session_archives":        "TODO(27): agent/eval/view.go:119",
-	"agent/eval synthetic_targets":       "TODO(27): agent/eval/tasks.go:69",
-	"agent/eval synthetic_tasks":         "TODO(27): agent/eval/tasks.go:69",
-	"agent/eval task_runs":               "TODO(27): agent/eval/view.go:29",
 	"agent/orchestrator task_runs":       "TODO(27): agent/orchestrator/solve.go:335",
 	"agent/retrieval co_changes":         "TODO(27): agent/retrieval/kbgraph.go:107",
 	"agent/retrieval dependencies":       "TODO(27): agent/retrieval/kbgraph.go:95",
@@ -70,7 +63,6 @@ var sqlKnownViolations = map[string]string{
 	"agent/retrieval symbols":            "TODO(27): agent/retrieval/kbgraph.go:52",
 	"curate distill_outcomes":            "TODO(27): curate/curate.go:291",
 	"curate eval_results":                "TODO(27): curate/logged_load.go:183",
-	"curate eval_runs":                   "TODO(27): curate/decontaminate.go:25",
 	"curate eval_tasks":                  "TODO(27): curate/decontaminate.go:25",
 	"curate orchestrator_passes":         "TODO(27): curate/logged_load.go:127",
 	"curate orchestrator_runs":           "TODO(27): curate/logged_load.go:78",
@@ -89,7 +81,6 @@ var sqlKnownViolations = map[string]string{
 	"curate/distill task_runs":           "TODO(27): curate/distill/items.go:137",
 	"datasets dataset_versions":          "TODO(27): datasets/report.go:200",
 	"datasets training_examples":         "TODO(27): datasets/report.go:220",
-	"internal/e2e synthetic_tasks":       "TODO(27): internal/e2e/oracle.go:40",
 }
 
 var (

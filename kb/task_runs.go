@@ -136,3 +136,13 @@ func AppendRunLog(ctx context.Context, dir, command string, decisions []Decision
 		})
 	})
 }
+
+// TaskRunLogged reports whether task taskID has its task_runs row, so a
+// resumed run does not write it twice.
+func TaskRunLogged(ctx context.Context, q Querier, taskID string) (bool, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM task_runs WHERE task_id = ?`, taskID).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up task run %s: %w", taskID, err)
+	}
+	return n > 0, nil
+}
