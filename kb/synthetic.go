@@ -3,7 +3,10 @@ package kb
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // SyntheticTask is one qualifying commit: the task it stands for and where it
@@ -80,4 +83,30 @@ func TruthsOf(ctx context.Context, q Querier, tasks []string) (map[string]string
 		out[r.id] = r.targets
 	}
 	return out, nil
+}
+
+// RepoSources says which sources of training data KnownRepos looks in.
+type RepoSources struct {
+	Synthetic bool // synthetic tasks
+	Logged    bool // solve runs (a --plan run's mode is implement)
+	Distilled bool // verified distilled answers
+}
+
+// KnownRepos are the repositories the sources of src hold anything of,
+// in path order.
+func KnownRepos(ctx context.Context, q Querier, src RepoSources) ([]string, error) {
+	var parts []string
+	var args []any
+	if src.Synthetic {
+		parts = append(parts, `SELECT repo_path FROM synthetic_tasks`)
+	}
+	if src.Logged {
+		parts = append(parts, `SELECT repo_path FROM task_runs WHERE mode IN ('solve', ?)`) // a --plan run's mode is implement
+		args = append(args, schema.StageImplement)
+	}
+	if src.Distilled {
+		parts = append(parts, `SELECT repo_path FROM distill_outcomes WHERE verified`)
+	}
+	return queryList(ctx, q, func(s *string) []any { return []any{s} },
+		`SELECT DISTINCT repo_path FROM (`+strings.Join(parts, " UNION ALL ")+`) ORDER BY 1`, args...)
 }
