@@ -146,3 +146,14 @@ func TaskRunLogged(ctx context.Context, q Querier, taskID string) (bool, error) 
 	}
 	return n > 0, nil
 }
+
+// PassTokens is the tokens the passes of run taskID spent (a resumed
+// run's process made only some of the calls).
+func PassTokens(ctx context.Context, q Querier, taskID string) (int64, error) {
+	var tokens int64
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(sum(total_tokens), 0) FROM task_runs WHERE starts_with(task_id, ? || ':')`,
+		taskID).Scan(&tokens); err != nil {
+		return 0, err
+	}
+	return tokens, nil
+}

@@ -736,9 +736,8 @@ func (r *runner) finish(ctx context.Context) error {
 		}
 		// The run's tokens are its passes' (a resumed run's process made
 		// only some of the calls).
-		var tokens int64
-		if err := w.Conn.QueryRowContext(ctx, `SELECT coalesce(sum(total_tokens), 0) FROM task_runs WHERE starts_with(task_id, ? || ':')`,
-			r.out.TaskID).Scan(&tokens); err != nil {
+		tokens, err := kb.PassTokens(ctx, w.Conn, r.out.TaskID)
+		if err != nil {
 			return err
 		}
 		if err := kb.FinishTaskRun(ctx, w.Conn, r.out.TaskID, kb.TaskRunEnd{Success: r.out.Status == StatusComplete,
