@@ -51,17 +51,24 @@ var sqlExempt = map[string]string{
 	"internal/storetest": "test fixtures writing the rows tests need",
 }
 
-// sqlKnownViolations are the places that still spell a table they do not
-// own, each "package table" with why it is left.
+// sqlKnownViolations are the packages that still spell a table they do
+// not own, each "package table" with where and why it is left. The test
+// fails when one no longer happens, so the list only shrinks.
 var sqlKnownViolations = map[string]string{
-	"agent/retrieval co_changes":    "TODO(27): agent/retrieval/kbgraph.go:107",
-	"agent/retrieval dependencies":  "TODO(27): agent/retrieval/kbgraph.go:95",
-	"agent/retrieval docstrings":    "TODO(27): agent/retrieval/kbgraph.go:70",
-	"agent/retrieval file_metadata": "TODO(27): agent/retrieval/kbgraph.go:83",
-	"agent/retrieval files":         "TODO(27): agent/retrieval/kbgraph.go:41",
-	"agent/retrieval symbols":       "TODO(27): agent/retrieval/kbgraph.go:52",
-	"datasets dataset_versions":     "TODO(27): datasets/report.go:200",
-	"datasets training_examples":    "TODO(27): datasets/report.go:220",
+	// TODO(27): LoadKnowledgeGraph (kbgraph.go) reads a repository's
+	// files, symbols, docstrings, descriptions, imports and co-changes in
+	// six queries, and Preflight (preflight.go) counts described files:
+	// readers on KnowledgeBase next to GetDependencies.
+	"agent/retrieval co_changes":    "TODO(27): agent/retrieval/kbgraph.go",
+	"agent/retrieval dependencies":  "TODO(27): agent/retrieval/kbgraph.go",
+	"agent/retrieval docstrings":    "TODO(27): agent/retrieval/kbgraph.go",
+	"agent/retrieval file_metadata": "TODO(27): agent/retrieval/kbgraph.go, preflight.go",
+	"agent/retrieval files":         "TODO(27): agent/retrieval/kbgraph.go, preflight.go",
+	"agent/retrieval symbols":       "TODO(27): agent/retrieval/kbgraph.go",
+	// TODO(27): the dataset report's counts, token lengths and changes
+	// (six queries): readers in kb/datasets.go.
+	"datasets dataset_versions":  "TODO(27): datasets/report.go",
+	"datasets training_examples": "TODO(27): datasets/report.go",
 }
 
 var (
@@ -207,4 +214,26 @@ func sqlUses(t *testing.T, tables []string) map[string]string {
 		t.Fatal(err)
 	}
 	return uses
+}
+
+// The scan finds a table after each SQL keyword, with or without its
+// catalog, and not in prose.
+func TestSQLNameRE(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"SELECT x FROM task_runs t", "task_runs"},
+		{"a JOIN eval_tasks e ON", "eval_tasks"},
+		{"INSERT INTO raw.training_plans (id)", "training_plans"},
+		{"UPDATE curated.file_metadata SET", "file_metadata"},
+		{"DELETE FROM co_changes WHERE", "co_changes"},
+		{"expanding from files the task names", ""},
+		{"select * from solve_trace", ""},
+	} {
+		got := ""
+		if m := sqlNameRE.FindStringSubmatch(c.in); m != nil {
+			got = m[1]
+		}
+		if got != c.want {
+			t.Errorf("%q: found %q, want %q", c.in, got, c.want)
+		}
+	}
 }
