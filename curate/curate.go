@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"errors"
 	"log/slog"
 	"runtime"
 	"runtime/debug"
@@ -278,32 +277,12 @@ const DatasetLock = "curate-data"
 // the sources know (a typo would otherwise select nothing), and sources
 // with nothing in them yet.
 func checkRepos(ctx context.Context, conn *sql.Conn, opts Options) error {
-	var parts []string
-	var args []any
-	if len(opts.Sources) == 0 || slices.Contains(opts.Sources, SourceSynthetic) {
-		parts = append(parts, `SELECT repo_path FROM synthetic_tasks`)
-	}
-	if slices.Contains(opts.Sources, SourceLogged) {
-		parts = append(parts, `SELECT repo_path FROM task_runs WHERE mode IN ('solve', ?)`) // a --plan run's mode is implement
-		args = append(args, schema.StageImplement)
-	}
-	if slices.Contains(opts.Sources, SourceDistilled) {
-		parts = append(parts, `SELECT repo_path FROM distill_outcomes WHERE verified`)
-	}
-	rows, err := conn.QueryContext(ctx, `SELECT DISTINCT repo_path FROM (`+strings.Join(parts, " UNION ALL ")+`) ORDER BY 1`, args...)
+	known, err := kb.KnownRepos(ctx, conn, kb.RepoSources{
+		Synthetic: len(opts.Sources) == 0 || slices.Contains(opts.Sources, SourceSynthetic),
+		Logged:    slices.Contains(opts.Sources, SourceLogged),
+		Distilled: slices.Contains(opts.Sources, SourceDistilled),
+	})
 	if err != nil {
-		return err
-	}
-	var known []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			rows.Close()
-			return err
-		}
-		known = append(known, p)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return err
 	}
 	if len(known) == 0 {

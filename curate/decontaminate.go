@@ -22,28 +22,19 @@ import (
 // made before merged branches were split as one, and that is what the
 // error names.
 func checkHeldOut(ctx context.Context, q kb.Querier, rule kb.SplitRule, recs []record) error {
-	rows, err := q.QueryContext(ctx, `SELECT DISTINCT k.repo_path, k.commit, r.name, k.id FROM eval_tasks e
-		JOIN synthetic_tasks k ON k.id = e.task_id JOIN eval_runs r ON r.id = e.eval_run_id ORDER BY ALL`)
+	evaluated, err := kb.EvalTasks(ctx, q)
 	if err != nil {
-		return fmt.Errorf("read the evaluated tasks: %w", err)
+		return err
 	}
-	defer rows.Close()
 	type eval struct{ name, commit string }
 	groups := map[string]eval{} // repo NUL group → an eval's name and the commit it scored
 	tasks := map[string]eval{}  // task id → the same
-	for rows.Next() {
-		var repo, commit, name, task string
-		if err := rows.Scan(&repo, &commit, &name, &task); err != nil {
-			return err
+	for _, t := range evaluated {
+		e := eval{t.Eval, t.Commit}
+		tasks[t.Task] = e
+		if _, ok := groups[t.Repo+"\x00"+rule.Group(t.Repo, t.Commit)]; !ok {
+			groups[t.Repo+"\x00"+rule.Group(t.Repo, t.Commit)] = e
 		}
-		e := eval{name, commit}
-		tasks[task] = e
-		if _, ok := groups[repo+"\x00"+rule.Group(repo, commit)]; !ok {
-			groups[repo+"\x00"+rule.Group(repo, commit)] = e
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	leaks := map[string]bool{}
 	var examples int

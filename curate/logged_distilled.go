@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/cra-dev/cra/kb"
 )
@@ -18,28 +17,10 @@ import (
 // another configuration, or before the rule grouped merged branches): by
 // commit, else by the student's run, and validation for an eval's run.
 func eachDistilled(ctx context.Context, conn *sql.Conn, opts Options, kinds map[string]bool, fn func(example) error) error {
-	where, args := repoFilter(opts.Repos)
-	where = strings.ReplaceAll(where, "k.repo_path", "o.repo_path")
-	rows, err := conn.QueryContext(ctx, `SELECT o.name, o.item_id, o.stage, coalesce(o.task_id, ''), o.repo_path, coalesce(o.commit, ''),
-			to_json(o.messages)::VARCHAR, coalesce(o.student_call_id, 0), coalesce(s.response, ''), o.checked, o.reason,
-			o.call_task_id, `+distilledUnitColumns+`
-		FROM distill_outcomes o`+distilledUnitJoin+`
-		WHERE o.verified AND o.messages IS NOT NULL`+where+` ORDER BY o.name, o.item_id`, args...)
-	if err != nil {
-		return fmt.Errorf("read the distilled answers: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name, itemID, stage, taskID, repo, commit, msgs, student, checked, reason, teacherCall, run string
-		var studentCall int64
-		var evalRun bool
-		if err := rows.Scan(&name, &itemID, &stage, &taskID, &repo, &commit, &msgs, &studentCall, &student,
-			&checked, &reason, &teacherCall, &run, &evalRun); err != nil {
-			return err
-		}
+	return kb.EachDistilledAnswer(ctx, conn, opts.Repos, func(a kb.DistilledAnswer) error {
 		var m []kb.Message
-		if err := json.Unmarshal([]byte(msgs), &m); err != nil {
-			return fmt.Errorf("distilled %s/%s: %w", name, itemID, err)
+		if err := json.Unmarshal([]byte(a.Messages), &m); err != nil {
+			return fmt.Errorf("distilled %s/%s: %w", a.Name, a.ItemID, err)
 		}
 		var system, user, answer string
 		for _, x := range m {
@@ -52,29 +33,29 @@ func eachDistilled(ctx context.Context, conn *sql.Conn, opts Options, kinds map[
 				answer = x.Content
 			}
 		}
-		ev := map[string]any{"distill": name, "item_id": itemID, "checked": checked, "reason": reason, "teacher_call_task_id": teacherCall}
-		base := example{source: SourceDistilled, stage: stage, repo: repo, commit: commit, taskID: taskID, run: run,
-			validation: evalRun, system: system, user: user}
+		ev := map[string]any{"distill": a.Name, "item_id": a.ItemID, "checked": a.Checked, "reason": a.Reason, "teacher_call_task_id": a.TeacherCall}
+		base := example{source: SourceDistilled, stage: a.Stage, repo: a.Repo, commit: a.Commit, taskID: a.TaskID, run: a.Run,
+			validation: a.EvalRun, system: system, user: user}
 		if kinds[kb.KindSFT] {
 			e := base
-			e.target, e.kind, e.signal, e.label, e.completion, e.evidence = "distilled:"+name+":"+itemID, kb.KindSFT, SignalDistilled,
+			e.target, e.kind, e.signal, e.label, e.completion, e.evidence = "distilled:"+a.Name+":"+a.ItemID, kb.KindSFT, SignalDistilled,
 				kb.LabelPositive, answer, ev
 			if err := fn(e); err != nil {
 				return err
 			}
 		}
-		if kinds[kb.KindPreference] && studentCall != 0 {
+		if kinds[kb.KindPreference] && a.StudentCall != 0 {
 			e := base
-			pe := map[string]any{"student_call_id": studentCall}
+			pe := map[string]any{"student_call_id": a.StudentCall}
 			for k, v := range ev {
 				pe[k] = v
 			}
-			e.target, e.kind, e.signal, e.label, e.chosen, e.rejected, e.evidence = "pair:"+SignalTeacherStudent+":"+name+":"+itemID,
-				kb.KindPreference, SignalTeacherStudent, kb.LabelPair, normalAnswer(stage, answer), normalAnswer(stage, student), pe
+			e.target, e.kind, e.signal, e.label, e.chosen, e.rejected, e.evidence = "pair:"+SignalTeacherStudent+":"+a.Name+":"+a.ItemID,
+				kb.KindPreference, SignalTeacherStudent, kb.LabelPair, normalAnswer(a.Stage, answer), normalAnswer(a.Stage, a.Student), pe
 			if err := fn(e); err != nil {
 				return err
 			}
 		}
-	}
-	return rows.Err()
+		return nil
+	})
 }

@@ -4,12 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/cra-dev/cra/agent/prompt"
-	"github.com/cra-dev/cra/kb/schema"
+	"github.com/cra-dev/cra/kb"
 )
 
 // callWindow is about how many logged calls one window of runs holds (and
@@ -68,44 +67,22 @@ func (a *loggedAttempt) passed() bool { return a != nil && a.applied && a.testsP
 // about callWindow answered calls, runs ordered by their first call so a
 // window's calls are close together in the store.
 func loggedWindows(ctx context.Context, conn *sql.Conn, opts Options) ([][]*loggedRun, error) {
-	where, args := repoFilter(opts.Repos)
-	where = strings.ReplaceAll(where, "k.repo_path", "t.repo_path")
-	// A logged model call's call_type is its stage.
-	types := "'" + strings.Join(schema.LoggedStages, "', '") + "'"
-	rows, err := conn.QueryContext(ctx, `WITH c AS (
-			SELECT split_part(task_id, ':', 1) AS run, count(*) AS calls, min(id) AS first, max(id) AS last,
-				sum(strlen(prompt) + coalesce(strlen(response), 0) + coalesce(strlen(system_prompt), 0)) AS bytes FROM retrieval_llm_calls
-			WHERE call_type IN (`+types+`) AND response IS NOT NULL AND error IS NULL AND model <> 'oracle' GROUP BY 1)
-		SELECT c.run, t.repo_path, coalesce(o.status, ''), t.success, coalesce(t.final_diff, ''), coalesce(e.task_id, ''),
-			coalesce(e.eval_run_id, 0), coalesce(k.commit, ''), c.calls, c.first, c.last, c.bytes
-		FROM c JOIN task_runs t ON t.task_id = c.run
-		LEFT JOIN orchestrator_runs o ON o.task_id = c.run
-		LEFT JOIN eval_tasks e ON e.task_run_id = t.id
-		LEFT JOIN synthetic_tasks k ON k.id = e.task_id
-		WHERE t.success IS NOT NULL AND t.mode IN ('solve', ?) AND coalesce(o.status, '') <> 'running'`+where+`
-		ORDER BY c.first`, append([]any{schema.StageImplement}, args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("read the logged runs: %w", err)
-	}
 	byID := map[string]*loggedRun{}
 	var windows [][]*loggedRun
 	var win []*loggedRun
 	var n, size int64
-	for rows.Next() {
-		r := &loggedRun{scores: map[string]bool{}}
-		var calls, bytes int64
-		if err := rows.Scan(&r.id, &r.repo, &r.status, &r.success, &r.finalDiff, &r.evalTask, &r.evalRun, &r.commit, &calls, &r.first, &r.last, &bytes); err != nil {
-			rows.Close()
-			return nil, err
-		}
+	err := kb.EachLoggedRun(ctx, conn, opts.Repos, func(l kb.LoggedRun) error {
+		r := &loggedRun{id: l.Run, repo: l.Repo, first: l.First, last: l.Last, status: l.Status, success: l.Success,
+			finalDiff: l.FinalDiff, evalTask: l.EvalTask, evalRun: l.EvalRun, commit: l.Commit, scores: map[string]bool{}}
 		byID[r.id] = r
 		win = append(win, r)
-		n, size = n+calls, size+bytes
+		n, size = n+l.Calls, size+l.Bytes
 		if n >= callWindow || size >= windowBytes {
 			windows, win, n, size = append(windows, win), nil, 0, 0
 		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(win) > 0 {
@@ -124,80 +101,43 @@ func loggedWindows(ctx context.Context, conn *sql.Conn, opts Options) ([][]*logg
 // under the run's id for a --plan run (which has no orchestrator rows: its
 // one pass, of mode implement, is a step's).
 func readPasses(ctx context.Context, conn *sql.Conn, runs map[string]*loggedRun) error {
-	rows, err := conn.QueryContext(ctx, `SELECT split_part(t.task_id, ':', 1), t.task_id, coalesce(p.pass_type, ?),
-			coalesce(p.part_id, ''), coalesce(p.step_id, ''), coalesce(p.sequence_order, 0), coalesce(t.success, false)
-		FROM task_runs t LEFT JOIN orchestrator_passes p ON p.task_run_id = t.id
-		WHERE contains(t.task_id, ':') AND (p.id IS NOT NULL OR t.mode = ?)
-		ORDER BY 1, 6, t.id`, schema.PassStepImplement, schema.StageImplement)
-	if err != nil {
-		return fmt.Errorf("read the logged passes: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var run string
-		p := loggedPass{calls: map[string]*loggedCall{}}
-		if err := rows.Scan(&run, &p.taskID, &p.passType, &p.partID, &p.stepID, &p.seq, &p.success); err != nil {
-			return err
+	return kb.EachLoggedPass(ctx, conn, func(p kb.LoggedPass) error {
+		if r := runs[p.Run]; r != nil {
+			r.passes = append(r.passes, loggedPass{taskID: p.TaskID, passType: p.PassType, partID: p.PartID, stepID: p.StepID,
+				seq: p.Seq, success: p.Success, calls: map[string]*loggedCall{}})
 		}
-		if r := runs[run]; r != nil {
-			r.passes = append(r.passes, p)
-		}
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 // readAttempts adds each implement pass's attempt and its tests.
 func readAttempts(ctx context.Context, conn *sql.Conn, runs map[string]*loggedRun) error {
-	rows, err := conn.QueryContext(ctx, `SELECT t.task_id, a.id, a.attempt, a.patch_applied, coalesce(v.success, false),
-			coalesce(to_json(v.failing_tests)::VARCHAR, '[]')
-		FROM run_attempts a JOIN task_runs t ON t.id = a.task_run_id LEFT JOIN validation_results v ON v.attempt_id = a.id
-		ORDER BY a.id`)
-	if err != nil {
-		return fmt.Errorf("read the logged attempts: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var pass, failing string
-		a := &loggedAttempt{}
-		if err := rows.Scan(&pass, &a.id, &a.attempt, &a.applied, &a.testsPassed, &failing); err != nil {
+	return kb.EachLoggedAttempt(ctx, conn, func(l kb.LoggedAttempt) error {
+		a := &loggedAttempt{id: l.ID, attempt: l.Attempt, applied: l.Applied, testsPassed: l.TestsPassed}
+		if err := json.Unmarshal([]byte(l.FailingTests), &a.failingTests); err != nil {
 			return err
 		}
-		if err := json.Unmarshal([]byte(failing), &a.failingTests); err != nil {
-			return err
-		}
-		r := runs[strings.SplitN(pass, ":", 2)[0]]
+		r := runs[strings.SplitN(l.TaskID, ":", 2)[0]]
 		if r == nil {
-			continue
+			return nil
 		}
 		for i := range r.passes {
-			if r.passes[i].taskID == pass {
+			if r.passes[i].taskID == l.TaskID {
 				r.passes[i].attempt = a
 			}
 		}
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 // readScores adds the eval's verdict per stage to the runs an eval ran.
 func readScores(ctx context.Context, conn *sql.Conn, runs map[string]*loggedRun) error {
-	rows, err := conn.QueryContext(ctx, `SELECT t.task_id, s.stage, s.value FROM eval_results s
-		JOIN eval_tasks e ON e.eval_run_id = s.eval_run_id AND e.task_id = s.task_id
-		JOIN task_runs t ON t.id = e.task_run_id WHERE s.metric = 'correct'`)
-	if err != nil {
-		return fmt.Errorf("read the eval scores: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var run, stage string
-		var v float64
-		if err := rows.Scan(&run, &stage, &v); err != nil {
-			return err
-		}
+	return kb.EachEvalScore(ctx, conn, func(run, stage string, correct bool) error {
 		if r := runs[run]; r != nil {
-			r.scores[stage] = v == 1
+			r.scores[stage] = correct
 		}
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 // readWindow adds the window's text: each pass's last answered call per
@@ -214,49 +154,30 @@ func readWindow(ctx context.Context, conn *sql.Conn, win []*loggedRun) error {
 			tasks = append(tasks, r.evalTask)
 		}
 	}
-	types := "'" + strings.Join(schema.LoggedStages, "', '") + "'"
-	rows, err := conn.QueryContext(ctx, `SELECT id, task_id, call_type, coalesce(system_prompt, ''), prompt, response
-		FROM retrieval_llm_calls
-		WHERE id BETWEEN ? AND ? AND call_type IN (`+types+`) AND response IS NOT NULL AND error IS NULL AND model <> 'oracle'
-			AND split_part(task_id, ':', 1) IN (SELECT unnest(?::VARCHAR[]))
-		QUALIFY row_number() OVER (PARTITION BY task_id, call_type ORDER BY id DESC) = 1`, lo, hi, ids)
-	if err != nil {
-		return fmt.Errorf("read the logged calls: %w", err)
-	}
-	for rows.Next() {
-		c := &loggedCall{}
-		var pass, typ string
-		if err := rows.Scan(&c.id, &pass, &typ, &c.system, &c.user, &c.completion); err != nil {
-			rows.Close()
-			return err
-		}
-		r := byID[strings.SplitN(pass, ":", 2)[0]]
+	err := kb.EachLastLoggedCall(ctx, conn, lo, hi, ids, func(l kb.LoggedCall) error {
+		c := &loggedCall{id: l.ID, system: l.System, user: l.User, completion: l.Completion}
+		r := byID[strings.SplitN(l.TaskID, ":", 2)[0]]
 		for i := range r.passes {
-			if r.passes[i].taskID == pass {
-				r.passes[i].calls[typ] = c
+			if r.passes[i].taskID == l.TaskID {
+				r.passes[i].calls[l.CallType] = c
 			}
 		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if len(tasks) == 0 {
 		return nil
 	}
-	rows, err = conn.QueryContext(ctx, `SELECT task_id, json_group_object(stage, target)::VARCHAR FROM synthetic_targets
-		WHERE task_id IN (SELECT unnest(?::VARCHAR[])) GROUP BY 1`, tasks)
+	targets, err := kb.TruthsOf(ctx, conn, tasks)
 	if err != nil {
-		return fmt.Errorf("read the eval tasks' ground truth: %w", err)
+		return err
 	}
-	defer rows.Close()
 	truths := map[string]*prompt.Truth{}
-	for rows.Next() {
-		var id, targets string
-		if err := rows.Scan(&id, &targets); err != nil {
-			return err
-		}
+	for id, js := range targets {
 		t := &prompt.Truth{}
-		if err := json.Unmarshal([]byte(targets), t); err != nil {
+		if err := json.Unmarshal([]byte(js), t); err != nil {
 			return fmt.Errorf("ground truth of task %s: %w", id, err)
 		}
 		truths[id] = t
@@ -264,7 +185,7 @@ func readWindow(ctx context.Context, conn *sql.Conn, win []*loggedRun) error {
 	for _, r := range win {
 		r.truth = truths[r.evalTask]
 	}
-	return rows.Err()
+	return nil
 }
 
 // release drops a window's text once its examples are made.

@@ -29,7 +29,7 @@ func TestTargetsAreReadInWindowsBoundedByBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	starts, err := windowStarts(context.Background(), conn, "", nil)
+	starts, err := windowStarts(context.Background(), conn, kb.TaskFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

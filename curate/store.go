@@ -165,10 +165,9 @@ func RegisterVersion(ctx context.Context, w kb.Writer, v BuiltVersion) (int64, e
 	planID := v.PlanID
 	// A plan train-plan recorded stands as it is: the dataset names it.
 	if planID == 0 {
-		if err := w.Conn.QueryRowContext(ctx, `INSERT INTO training_plans
-			(task_id, target_stage, base_model, source, data_criteria, raw_plan, timestamp)
-			VALUES (?, ?, 'per_stage', ?, ?, ?, now()) RETURNING id`,
-			"curate:"+ref.String(), strings.Join(v.Stages, ","), v.Source, string(v.Criteria), rawPlan).Scan(&planID); err != nil {
+		var err error
+		if planID, err = kb.InsertDatasetPlan(ctx, w.Conn, "curate:"+ref.String(), strings.Join(v.Stages, ","), v.Source,
+			string(v.Criteria), rawPlan); err != nil {
 			return 0, err
 		}
 	}
@@ -202,11 +201,9 @@ func RegisterVersion(ctx context.Context, w kb.Writer, v BuiltVersion) (int64, e
 			case kb.KindKTO:
 				pos, neg = v.Labels[stage][0], v.Labels[stage][1]
 			}
-			if _, err := w.Conn.ExecContext(ctx, `INSERT INTO training_datasets
-				(training_plan_id, stage_name, base_model, source, dataset_path, example_count, positive_count,
-				 negative_count, format, timestamp, name, version, split_counts, kind)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'table', now(), ?, ?, ?, ?)`,
-				planID, stage, string(llm.StageRole(stage)), v.Source, "raw.training_examples", n, pos, neg, v.Name, v.Version, string(js), kind); err != nil {
+			if err := kb.InsertTrainingDataset(ctx, w.Conn, kb.TrainingDatasetRow{PlanID: planID, Stage: stage,
+				BaseModel: string(llm.StageRole(stage)), Source: v.Source, Path: "raw.training_examples", Examples: n, Positive: pos,
+				Negative: neg, Name: v.Name, Version: v.Version, SplitCounts: string(js), Kind: kind}); err != nil {
 				return 0, fmt.Errorf("record dataset %s/%s: %w", ref, stage, err)
 			}
 		}

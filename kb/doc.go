@@ -19,4 +19,38 @@
 // curated.duckdb is the code knowledge base: derived, and rebuildable by
 // `cra index`. raw.duckdb is everything that happened: append-only, never
 // rebuilt. kb imports no feature package; features import kb.
+//
+// # Who spells a table in SQL
+//
+// A table's SQL lives with the one package that writes it, its owner.
+// Any other package reads that table through a reader in kb named for
+// what it returns, so a table's columns are spelled in its migration, its
+// owner and kb only. `cra sql`, the notebooks and test fixtures are users'
+// SQL and exempt. The owners (TestSQLOwnership holds the same list and
+// fails on SQL elsewhere):
+//
+//	ingest      the curated store (repos, files, symbols, docstrings,
+//	            inline_comments, imports, name_references, dependencies,
+//	            symbol_references, commits, commit_files, file_commits,
+//	            co_changes, file_metadata, skipped_files, code_index)
+//	            and raw.enrichment_outputs
+//	bootstrap   bootstrap_runs, bootstrap_repos, bootstrap_commits,
+//	            bootstrap_merges, bootstrap_funnel, synthetic_tasks,
+//	            synthetic_targets
+//	agent/eval  eval_runs, eval_tasks, eval_results, eval_commit_tests,
+//	            eval_commit_judgements
+//	kb          the run log (task_runs, retrieval_llm_calls,
+//	            retrieval_decisions, run_attempts, validation_results,
+//	            session_archives, orchestrator_runs, orchestrator_passes,
+//	            index_runs, gen_ai_calls, solve_trace); the dataset
+//	            registry (training_plans, training_datasets,
+//	            training_examples, training_examples_staging,
+//	            dataset_versions); distillation's tables (distill_runs,
+//	            distill_cache, distill_spend, distill_batches,
+//	            distill_outcomes, distill_pairs); adapter_registry and
+//	            adapter_metadata (no writer yet)
+//
+// A query that joins tables of two owners for one feature (curate's
+// logged runs with their eval scores and ground truth) is a reader in kb
+// too.
 package kb

@@ -136,3 +136,24 @@ func AppendRunLog(ctx context.Context, dir, command string, decisions []Decision
 		})
 	})
 }
+
+// TaskRunLogged reports whether task taskID has its task_runs row, so a
+// resumed run does not write it twice.
+func TaskRunLogged(ctx context.Context, q Querier, taskID string) (bool, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM task_runs WHERE task_id = ?`, taskID).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up task run %s: %w", taskID, err)
+	}
+	return n > 0, nil
+}
+
+// PassTokens is the tokens the passes of run taskID spent (a resumed
+// run's process made only some of the calls).
+func PassTokens(ctx context.Context, q Querier, taskID string) (int64, error) {
+	var tokens int64
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(sum(total_tokens), 0) FROM task_runs WHERE starts_with(task_id, ? || ':')`,
+		taskID).Scan(&tokens); err != nil {
+		return 0, err
+	}
+	return tokens, nil
+}

@@ -52,3 +52,37 @@ func TrainingPlanRecorded(ctx context.Context, q Querier, id int64, taskID strin
 	}
 	return n > 0, nil
 }
+
+// InsertDatasetPlan records the plan of a dataset version built without
+// one from train-plan (its criteria stand for it) and returns its id.
+func InsertDatasetPlan(ctx context.Context, q Querier, taskID, stages, source, criteria, rawPlan string) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `INSERT INTO training_plans
+			(task_id, target_stage, base_model, source, data_criteria, raw_plan, timestamp)
+			VALUES (?, ?, 'per_stage', ?, ?, ?, now()) RETURNING id`,
+		taskID, stages, source, criteria, rawPlan).Scan(&id)
+	return id, err
+}
+
+// TrainingDatasetRow is one row of raw.training_datasets: a dataset
+// version's examples of one stage and kind.
+type TrainingDatasetRow struct {
+	PlanID                       int64
+	Stage, BaseModel, Source     string
+	Path                         string // where the examples are: raw.training_examples
+	Examples, Positive, Negative int
+	Name                         string
+	Version                      int
+	SplitCounts                  string // JSON: split → count
+	Kind                         string
+}
+
+// InsertTrainingDataset writes r.
+func InsertTrainingDataset(ctx context.Context, q Execer, r TrainingDatasetRow) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO training_datasets
+				(training_plan_id, stage_name, base_model, source, dataset_path, example_count, positive_count,
+				 negative_count, format, timestamp, name, version, split_counts, kind)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'table', now(), ?, ?, ?, ?)`,
+		r.PlanID, r.Stage, r.BaseModel, r.Source, r.Path, r.Examples, r.Positive, r.Negative, r.Name, r.Version, r.SplitCounts, r.Kind)
+	return err
+}

@@ -304,7 +304,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 		if err != nil {
 			return fail(err)
 		}
-		ran = ok && s.taskRunID != 0
+		ran = ok && s.TaskRunID != 0
 	}
 	if !ran {
 		phase("the knowledge base at the parent")
@@ -332,7 +332,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 		}
 	}
 	return record(func(w kb.Writer) error {
-		s, ok, err := finishedRun(ctx, w.Conn, id)
+		s, ok, err := kb.FinishedSolveRun(ctx, w.Conn, id)
 		if err != nil || !ok {
 			return errors.Join(err, fmt.Errorf("solve %s left no finished run", id))
 		}
@@ -340,7 +340,7 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 		if err != nil {
 			return err
 		}
-		row.TaskRunID, row.ModelMS = &s.taskRunID, s.modelMS
+		row.TaskRunID, row.ModelMS = &s.TaskRunID, s.ModelMS
 		row.Scores = score(t, v, j, runPassed)
 		return nil
 	})
@@ -416,9 +416,9 @@ func stepJudge(j judgement, tc config.Testing, box orchestrator.Box) func(contex
 	}
 }
 
-func finished(ctx context.Context, raw *kb.Lease, id string) (s solved, ok bool, err error) {
+func finished(ctx context.Context, raw *kb.Lease, id string) (s kb.FinishedSolve, ok bool, err error) {
 	err = raw.Write(ctx, func(w kb.Writer) error {
-		s, ok, err = finishedRun(ctx, w.Conn, id)
+		s, ok, err = kb.FinishedSolveRun(ctx, w.Conn, id)
 		return err
 	})
 	return s, ok, err

@@ -50,7 +50,7 @@ func Select(ctx context.Context, raw *sql.DB, sel Selection) ([]Task, error) {
 	default:
 		return nil, usage.Errorf("--split %q: use validation, holdout or all-held-out", sel.Split)
 	}
-	mined, err := minedRepos(ctx, raw)
+	mined, err := kb.SyntheticRepos(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -66,34 +66,23 @@ func Select(ctx context.Context, raw *sql.DB, sel Selection) ([]Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := raw.QueryContext(ctx, `SELECT k.id, k.repo_path, k.commit, k.parent, k.task, k.committed_at,
-		json_group_object(t.stage, t.target)::VARCHAR
-		FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
-		GROUP BY ALL ORDER BY k.repo_path, k.committed_at, k.id`)
-	if err != nil {
-		return nil, fmt.Errorf("select eval tasks: %w", err)
-	}
-	defer rows.Close()
 	byRepo := map[string][]Task{}
 	var repos []string
-	for rows.Next() {
-		var t Task
-		var targets string
-		if err := rows.Scan(&t.ID, &t.Repo, &t.Commit, &t.Parent, &t.Text, &t.CommittedAt, &targets); err != nil {
-			return nil, err
-		}
+	err = kb.EachTaskTruth(ctx, raw, func(k kb.TaskTruth) error {
+		t := Task{ID: k.ID, Repo: k.Repo, Commit: k.Commit, Parent: k.Parent, Text: k.Task, CommittedAt: k.CommittedAt}
 		if sel.Repos != nil && !slices.Contains(sel.Repos, t.Repo) || !heldOut(t, sel.Split, rule) {
-			continue
+			return nil
 		}
-		if err := json.Unmarshal([]byte(targets), &t.Truth); err != nil {
-			return nil, fmt.Errorf("task %s: ground truth: %w", t.ID, err)
+		if err := json.Unmarshal([]byte(k.Targets), &t.Truth); err != nil {
+			return fmt.Errorf("task %s: ground truth: %w", t.ID, err)
 		}
 		if _, ok := byRepo[t.Repo]; !ok {
 			repos = append(repos, t.Repo)
 		}
 		byRepo[t.Repo] = append(byRepo[t.Repo], t)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return sample(repos, byRepo, sel), nil
@@ -154,21 +143,4 @@ func sample(repos []string, byRepo map[string][]Task, sel Selection) []Task {
 		out = append(out, ts...)
 	}
 	return out
-}
-
-func minedRepos(ctx context.Context, raw *sql.DB) ([]string, error) {
-	rows, err := raw.QueryContext(ctx, `SELECT DISTINCT repo_path FROM synthetic_tasks ORDER BY 1`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }

@@ -2,9 +2,7 @@ package eval
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -15,32 +13,11 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// solved is a finished solve run as the raw store keeps it.
-type solved struct {
-	taskRunID int64
-	status    string // the orchestrator's
-	modelMS   int64
-}
-
-// finishedRun finds the finished solve run of taskID: ok false when it
-// did not finish (never started, or killed before its end).
-func finishedRun(ctx context.Context, q kb.Querier, taskID string) (solved, bool, error) {
-	var s solved
-	err := q.QueryRowContext(ctx, `SELECT t.id, o.status,
-		(SELECT coalesce(sum(latency_ms), 0) FROM retrieval_llm_calls c WHERE starts_with(c.task_id, t.task_id || ':'))
-		FROM task_runs t JOIN orchestrator_runs o ON o.task_id = t.task_id
-		WHERE t.task_id = ? AND t.success IS NOT NULL AND o.status <> 'running'`, taskID).Scan(&s.taskRunID, &s.status, &s.modelMS)
-	if errors.Is(err, sql.ErrNoRows) {
-		return s, false, nil
-	}
-	return s, err == nil, err
-}
-
 // readView reads what the finished run taskID did: the meta-plan pass's
 // retrieval (its archived session), the plans (the run's archived
 // session), its attempts, and the files its branch holds.
-func readView(ctx context.Context, q kb.Querier, repo, taskID string, s solved, t Task) (runView, error) {
-	v := runView{Status: s.status, Final: map[string]*string{}}
+func readView(ctx context.Context, q kb.Querier, repo, taskID string, s kb.FinishedSolve, t Task) (runView, error) {
+	v := runView{Status: s.Status, Final: map[string]*string{}}
 	run, err := archivedSession(ctx, q, taskID)
 	if err != nil {
 		return v, err
@@ -72,21 +49,7 @@ func readView(ctx context.Context, q kb.Querier, repo, taskID string, s solved, 
 			}
 		}
 	}
-	rows, err := q.QueryContext(ctx, `SELECT a.patch_applied FROM run_attempts a JOIN task_runs t ON t.id = a.task_run_id
-		WHERE starts_with(t.task_id, ? || ':') ORDER BY a.id`, taskID)
-	if err != nil {
-		return v, err
-	}
-	for rows.Next() {
-		var ok bool
-		if err := rows.Scan(&ok); err != nil {
-			rows.Close()
-			return v, err
-		}
-		v.Applied = append(v.Applied, ok)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if v.Applied, err = kb.AttemptsApplied(ctx, q, taskID); err != nil {
 		return v, err
 	}
 	branch := orchestrator.BranchFor(taskID)
@@ -115,13 +78,12 @@ func readView(ctx context.Context, q kb.Querier, repo, taskID string, s solved, 
 // archivedSession is the keys of a task's archived session (none when it
 // has no archive).
 func archivedSession(ctx context.Context, q kb.Querier, taskID string) (map[string]json.RawMessage, error) {
-	var blob []byte
-	err := q.QueryRowContext(ctx, `SELECT session_blob FROM session_archives WHERE task_id = ? ORDER BY id DESC LIMIT 1`, taskID).Scan(&blob)
-	if errors.Is(err, sql.ErrNoRows) {
-		return map[string]json.RawMessage{}, nil
-	}
+	blob, ok, err := kb.ArchivedSession(ctx, q, taskID)
 	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		return map[string]json.RawMessage{}, nil
 	}
 	keys := map[string]json.RawMessage{}
 	if err := json.Unmarshal(blob, &keys); err != nil {

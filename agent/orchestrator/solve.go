@@ -331,11 +331,11 @@ func (r *runner) rows(ctx context.Context) error {
 		mode = schema.StageImplement
 	}
 	return r.write(ctx, func(w kb.Writer) error {
-		var n int
-		if err := w.Conn.QueryRowContext(ctx, `SELECT count(*) FROM task_runs WHERE task_id = ?`, r.out.TaskID).Scan(&n); err != nil {
+		logged, err := kb.TaskRunLogged(ctx, w.Conn, r.out.TaskID)
+		if err != nil {
 			return err
 		}
-		if n == 0 {
+		if !logged {
 			coder, _ := llm.NewRouter(r.opts.Config.Models).Resolve(llm.RoleCoding, schema.StageImplement)
 			if _, err := kb.BeginTaskRun(ctx, w.Conn, kb.TaskRun{TaskID: r.out.TaskID, RepoPath: r.repo.Path, Mode: mode,
 				ExecuteModel: coder.Model, ContextWindow: r.opts.Config.Models.ContextWindow, ReservedTokens: r.opts.Config.Budget.ReservedTokens,
@@ -346,7 +346,6 @@ func (r *runner) rows(ctx context.Context) error {
 		if r.q.Plan != nil {
 			return nil // --plan: no orchestrator rows
 		}
-		var err error
 		r.runID, err = kb.BeginOrchestratorRun(ctx, w.Conn, kb.OrchestratorRun{TaskID: r.out.TaskID, RepoPath: r.repo.Path,
 			Task: r.q.Task, Started: time.Now().UTC()})
 		return err
@@ -737,9 +736,8 @@ func (r *runner) finish(ctx context.Context) error {
 		}
 		// The run's tokens are its passes' (a resumed run's process made
 		// only some of the calls).
-		var tokens int64
-		if err := w.Conn.QueryRowContext(ctx, `SELECT coalesce(sum(total_tokens), 0) FROM task_runs WHERE starts_with(task_id, ? || ':')`,
-			r.out.TaskID).Scan(&tokens); err != nil {
+		tokens, err := kb.PassTokens(ctx, w.Conn, r.out.TaskID)
+		if err != nil {
 			return err
 		}
 		if err := kb.FinishTaskRun(ctx, w.Conn, r.out.TaskID, kb.TaskRunEnd{Success: r.out.Status == StatusComplete,

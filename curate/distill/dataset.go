@@ -3,7 +3,6 @@ package distill
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"sort"
 
@@ -21,11 +20,8 @@ import (
 func (d *distiller) register(ctx context.Context, rule kb.SplitRule) error {
 	name := d.opts.Name
 	return d.tx(ctx, func(ctx context.Context) error {
-		var have, latest int
-		if err := d.w.Conn.QueryRowContext(ctx, `SELECT
-			(SELECT count(*) FROM distill_outcomes WHERE name = ? AND example_id IS NOT NULL),
-			coalesce((SELECT examples FROM dataset_versions WHERE name = ? ORDER BY version DESC LIMIT 1), -1)`,
-			name, name).Scan(&have, &latest); err != nil {
+		have, latest, err := kb.DistilledExamples(ctx, d.w.Conn, name)
+		if err != nil {
 			return err
 		}
 		if have == 0 || have == latest {
@@ -72,31 +68,23 @@ func (d *distiller) register(ctx context.Context, rule kb.SplitRule) error {
 // its answers left out per reason (rejected by verification, or holding a
 // credential under secrets = drop).
 func (d *distiller) versionCounts(ctx context.Context) (map[string]map[string]int, map[string]int, error) {
-	rows, err := d.w.Conn.QueryContext(ctx, `SELECT stage, split, example_id IS NOT NULL, verified, count(*)
-		FROM distill_outcomes WHERE name = ? GROUP BY ALL`, d.opts.Name)
+	counts, err := kb.DistilledCounts(ctx, d.w.Conn, d.opts.Name)
 	if err != nil {
 		return nil, nil, err
 	}
 	examples, dropped := map[string]map[string]int{}, map[string]int{}
-	for rows.Next() {
-		var stage, split string
-		var example, verified bool
-		var n int
-		if err := rows.Scan(&stage, &split, &example, &verified, &n); err != nil {
-			rows.Close()
-			return nil, nil, err
-		}
+	for _, c := range counts {
 		switch {
-		case example:
-			if examples[stage] == nil {
-				examples[stage] = map[string]int{}
+		case c.Example:
+			if examples[c.Stage] == nil {
+				examples[c.Stage] = map[string]int{}
 			}
-			examples[stage][split] += n
-		case verified:
-			dropped[curate.DropSecret] += n
+			examples[c.Stage][c.Split] += c.N
+		case c.Verified:
+			dropped[curate.DropSecret] += c.N
 		default:
-			dropped["unverified"] += n
+			dropped["unverified"] += c.N
 		}
 	}
-	return examples, dropped, errors.Join(rows.Err(), rows.Close())
+	return examples, dropped, nil
 }

@@ -3,8 +3,6 @@ package distill
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -121,21 +119,7 @@ func syntheticSelection(ctx context.Context, conn *sql.Conn, opts Options, rule 
 // the ground truth of the synthetic task the eval replayed; others have
 // none and are checked by parsing alone.
 func failedRunSelection(ctx context.Context, conn *sql.Conn, opts Options, rule kb.SplitRule) (*selection, error) {
-	stages := make([]any, len(opts.Stages))
-	for i, s := range opts.Stages {
-		stages[i] = s
-	}
-	cond := `r.success = false AND c.call_type = c.stage_name AND c.stage_name IN (` +
-		strings.TrimSuffix(strings.Repeat("?,", len(stages)), ",") + `)`
-	args := stages
-	if len(opts.Repos) > 0 {
-		cond += ` AND r.repo_path IN (` + strings.TrimSuffix(strings.Repeat("?,", len(opts.Repos)), ",") + `)`
-		for _, r := range opts.Repos {
-			args = append(args, r)
-		}
-	}
-	from := ` FROM retrieval_llm_calls c JOIN task_runs r ON r.task_id = c.task_id WHERE ` + cond
-	ids, err := queryStrings(ctx, conn, `SELECT c.id::VARCHAR`+from+` ORDER BY c.id`, args...)
+	ids, err := kb.FailedCallIDs(ctx, conn, opts.Stages, opts.Repos)
 	if err != nil {
 		return nil, err
 	}
@@ -144,42 +128,25 @@ func failedRunSelection(ctx context.Context, conn *sql.Conn, opts Options, rule 
 			strings.Join(opts.Stages, ", "))
 	}
 	load := func(ctx context.Context, conn *sql.Conn, ids []string, _ map[string]int) ([]*item, error) {
-		return failedRunItems(ctx, conn, rule, from, args, ids)
+		return failedRunItems(ctx, conn, rule, opts, ids)
 	}
 	return &selection{ids: sample(ids, opts.Sample, opts.Seed), load: load}, nil
 }
 
-// failedRunItems loads the student calls ids (of the failed calls from)
-// and the ground truth of those an eval ran. A call of an eval's run is
-// in validation (its task is held out); another is split by its run.
-func failedRunItems(ctx context.Context, conn *sql.Conn, rule kb.SplitRule, from string, args []any, ids []string) ([]*item, error) {
-	type call struct {
-		id                                  int64
-		stage, system, user, response, repo string
-		runTask, evalTask                   string
-	}
-	// The eval that ran a failed run gives its ground truth.
-	rows, err := conn.QueryContext(ctx, `SELECT c.id, c.stage_name, coalesce(c.system_prompt, ''), c.prompt,
-		coalesce(c.response, ''), r.repo_path, r.task_id, coalesce(e.task_id, '')`+evalJoin(from)+
-		` AND c.id::VARCHAR IN (SELECT unnest(?::VARCHAR[])) ORDER BY c.id`, append(slices.Clone(args), ids)...)
+// failedRunItems loads the student calls ids (of the failed calls of
+// opts) and the ground truth of those an eval ran. A call of an eval's
+// run is in validation (its task is held out); another is split by its
+// run.
+func failedRunItems(ctx context.Context, conn *sql.Conn, rule kb.SplitRule, opts Options, ids []string) ([]*item, error) {
+	calls, err := kb.FailedCalls(ctx, conn, opts.Stages, opts.Repos, ids)
 	if err != nil {
 		return nil, err
 	}
-	var calls []call
 	truth := map[string]*curate.Task{}
-	for rows.Next() {
-		var c call
-		if err := rows.Scan(&c.id, &c.stage, &c.system, &c.user, &c.response, &c.repo, &c.runTask, &c.evalTask); err != nil {
-			rows.Close()
-			return nil, err
+	for _, c := range calls {
+		if c.EvalTask != "" {
+			truth[c.EvalTask] = nil
 		}
-		calls = append(calls, c)
-		if c.evalTask != "" {
-			truth[c.evalTask] = nil
-		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, err
 	}
 	tasks := make([]string, 0, len(truth))
 	for id := range truth {
@@ -191,24 +158,17 @@ func failedRunItems(ctx context.Context, conn *sql.Conn, rule kb.SplitRule, from
 	}
 	items := make([]*item, 0, len(calls))
 	for _, c := range calls {
-		it := &item{id: "call:" + strconv.FormatInt(c.id, 10), stage: c.stage, source: FromFailedRuns, student: &c.id,
-			repo: c.repo, system: c.system, user: c.user, expect: int64(chars4.Estimate(c.response))}
-		if t := truth[c.evalTask]; t != nil {
-			if _, ok := t.Targets[c.stage]; ok {
+		it := &item{id: "call:" + strconv.FormatInt(c.ID, 10), stage: c.Stage, source: FromFailedRuns, student: &c.ID,
+			repo: c.Repo, system: c.System, user: c.User, expect: int64(chars4.Estimate(c.Response))}
+		if t := truth[c.EvalTask]; t != nil {
+			if _, ok := t.Targets[c.Stage]; ok {
 				it.task, it.commit = t, t.Commit
 			}
 		}
-		it.split = curate.SplitOf(rule, c.repo, it.commit, strings.SplitN(c.runTask, ":", 2)[0], c.evalTask != "")
+		it.split = curate.SplitOf(rule, c.Repo, it.commit, strings.SplitN(c.RunTask, ":", 2)[0], c.EvalTask != "")
 		items = append(items, it)
 	}
 	return items, nil
-}
-
-// evalJoin adds to from (the failed calls) the synthetic task an eval
-// replayed in the call's run.
-func evalJoin(from string) string {
-	return strings.Replace(from, " WHERE ", ` LEFT JOIN (SELECT task_run_id, any_value(task_id) AS task_id FROM eval_tasks
-		GROUP BY task_run_id) e ON e.task_run_id = r.id WHERE `, 1)
 }
 
 // sample keeps n of ids (all when n <= 0), chosen by a hash of seed and
@@ -340,21 +300,4 @@ func pending(jobs []*job, verified, judged map[string]bool, skipped map[string]i
 		}
 	}
 	return out
-}
-
-func queryStrings(ctx context.Context, conn *sql.Conn, q string, args ...any) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("select items: %w", err)
-	}
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, errors.Join(rows.Err(), rows.Close())
 }

@@ -22,7 +22,7 @@ func Oracle(ctx context.Context, home string) (fakellm.Oracle, int, error) {
 		return fakellm.Oracle{}, 0, err
 	}
 	defer s.Close()
-	repos, err := minedRepos(ctx, s)
+	repos, err := kb.SyntheticRepos(ctx, s.DB)
 	if err != nil {
 		return fakellm.Oracle{}, 0, err
 	}
@@ -34,23 +34,6 @@ func Oracle(ctx context.Context, home string) (fakellm.Oracle, int, error) {
 	return fakellm.Oracle{Answer: evaltest.Answer(tasks), Fallback: func(fakellm.Request) fakellm.Reply {
 		return fakellm.Reply{Text: "The figures above say which stage to train first."}
 	}}, len(tasks), nil
-}
-
-func minedRepos(ctx context.Context, s *kb.Store) ([]string, error) {
-	rows, err := s.DB.QueryContext(ctx, "SELECT DISTINCT repo_path FROM synthetic_tasks")
-	if err != nil {
-		return nil, fmt.Errorf("mined repositories: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // Billing is what the fake teacher charges: config.toml's prices, tokens
