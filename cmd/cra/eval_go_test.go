@@ -59,7 +59,7 @@ var warmBoxCache = storetest.NewTemplate(func(home string) error {
 	if err != nil {
 		return err
 	}
-	if r := orchestrator.RunIn(context.Background(), box, wt, orchestrator.KindTest, evaltest.GoTestCommand, 10*time.Minute); !r.Passed {
+	if r := orchestrator.RunShell(context.Background(), box, wt, orchestrator.KindTest, evaltest.GoTestCommand, 10*time.Minute); !r.Passed {
 		return fmt.Errorf("go test in the box: %s", r.Output)
 	}
 	return nil
