@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/storetest"
@@ -14,8 +15,13 @@ import (
 
 func newHome(t testing.TB) string { return storetest.Home(t) }
 
+// testOptions waits for a repository's lock: the package's tests run in
+// parallel and start git processes, and a child forked just before a run
+// releases its lock holds that flock (the open file it shares) until it
+// execs, so the next run of the same test would see the repository busy
+// for a moment with no wait. Tests of a busy repository set their own.
 func testOptions() Options {
-	return Options{Jobs: 2, Filter: config.Default().Bootstrap}
+	return Options{Jobs: 2, Filter: config.Default().Bootstrap, Wait: 30 * time.Second}
 }
 
 // mine runs a batch and fails the test on a batch error.
