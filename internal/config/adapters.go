@@ -1,10 +1,10 @@
-package llm
+package config
 
 import "fmt"
 
 // Inference servers that load LoRA adapters, each with its own way of
-// choosing one per request (cra adapters serve-config prints how to start
-// each; the router sends a stage's calls to its champion adapter).
+// choosing one per request: `cra adapters serve-config` prints how to
+// start each, and the model router sends a stage's calls to its champion.
 const (
 	ServerVLLM     = "vllm"     // openai_compat: the request's model is the adapter's served name
 	ServerLlamaCpp = "llamacpp" // openai_compat: the request carries lora [{id, scale}]
@@ -24,7 +24,7 @@ type Adapter struct {
 }
 
 // ServedName is the name a server knows the adapter by: vLLM's
-// --lora-modules name (and so a request's model), the model Ollama's
+// --lora-modules name (and so a request's model) and the model Ollama's
 // `ollama create` makes. One name per version, so a server can load a
 // champion and a candidate side by side.
 func (a Adapter) ServedName() string { return fmt.Sprintf("%s-v%d", a.Name, a.Version) }
