@@ -20,6 +20,7 @@ type Config struct {
 	Curate       Curate       `toml:"curate" doc:"cra curate-data: filters, dedup, splits and shards of training datasets."`
 	Teacher      Teacher      `toml:"teacher" doc:"Teacher model for cra distill, any OpenAI-compatible API (OpenAI, DeepSeek, Qwen's compatible mode, a vLLM server)."`
 	Store        Store        `toml:"store" doc:"The DuckDB stores (curated.duckdb, raw.duckdb): how much memory every command gives DuckDB."`
+	Adapters     Adapters     `toml:"adapters" doc:"cra adapters: the server that loads your LoRA adapters and the gate a candidate must pass to be routed."`
 }
 
 // Models selects providers and model tags per role, with per-stage overrides.
@@ -37,6 +38,10 @@ type Models struct {
 	Think          bool              `toml:"think" doc:"Let thinking models (Qwen3-class) think before answering. false sends Ollama's think=false and vLLM's enable_thinking=false; thinking that still arrives is logged apart and never parsed or trained on."`
 	Overrides      map[string]string `toml:"overrides" doc:"Per-stage model tags (e.g. a LoRA adapter trained for that stage); a stage listed here wins over its role." example:"scope = \"qwen3:1.7b-scope-v1\""`
 	Temperature    Temperature       `toml:"temperature" doc:"Sampling temperature per role; 0.0 is deterministic."`
+	// Champions are the adapters routed per stage: read from the adapter
+	// registry when a command loads its stores, never from config.toml.
+	// A stage's override wins over its champion.
+	Champions map[string]Adapter `toml:"-"`
 }
 
 // Temperature per model role.
@@ -161,6 +166,12 @@ type Curate struct {
 	ShardMaxMB         int      `toml:"shard_max_mb" doc:"Uncompressed size at which an export starts a new shard."`
 }
 
+// Adapters configures LoRA adapters: how they are served and gated.
+type Adapters struct {
+	Server        string  `toml:"server" doc:"The server that loads the adapters: vllm, llamacpp or ollama; empty means ollama for the ollama provider, vllm for openai_compat."`
+	MaxRegression float64 `toml:"max_regression" doc:"cra adapters eval: the most end-to-end success may fall with a candidate (the lower bound of the paired difference's 95 % interval must be above minus this)."`
+}
+
 // Store configures DuckDB in every command.
 type Store struct {
 	MemoryLimit string `toml:"memory_limit" doc:"DuckDB's memory limit per open store, e.g. \"2GB\"; empty means a thirty-second of the machine's memory (or its container's), between 1 GiB and 4 GiB. Past it DuckDB spills to tmp/ in the home; raise it if a command says the stores ran out of memory."`
@@ -252,6 +263,7 @@ func Default() Config {
 				"zz_generated*.go", "*.generated.ts", "*.min.js"},
 			CoChangeMinCount: 2,
 		},
+		Adapters: Adapters{MaxRegression: 0.02},
 		Curate: Curate{
 			NearDupThreshold: 0.8, MinHashBands: 16, MinHashRows: 8,
 			Secrets: "redact", ValidationFraction: 0.1, HoldoutRepos: []string{}, PerRepoCap: 5000, ShardMaxMB: 256,

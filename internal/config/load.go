@@ -290,6 +290,9 @@ func knownKeys() []string {
 	walk = func(prefix string, t reflect.Type) {
 		for i := range t.NumField() {
 			f := t.Field(i)
+			if f.Tag.Get("toml") == "-" {
+				continue
+			}
 			name := prefix + f.Tag.Get("toml")
 			keys = append(keys, name)
 			switch {

@@ -26,6 +26,9 @@ func writeTable(b *strings.Builder, prefix string, v, def reflect.Value) {
 	var nested []int
 	for i := range t.NumField() {
 		f := t.Field(i)
+		if f.Tag.Get("toml") == "-" {
+			continue // set at run time, never written
+		}
 		kind := f.Type.Kind()
 		if kind == reflect.Struct || kind == reflect.Map || kind == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct {
 			nested = append(nested, i)
