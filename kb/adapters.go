@@ -262,8 +262,8 @@ type AdapterEvent struct {
 	Created     string `json:"created"`
 }
 
-// InsertAdapterEvent records e and returns its id.
-func InsertAdapterEvent(ctx context.Context, q Querier, e AdapterEvent) (int64, error) {
+// InsertAdapterEvent records e and returns it with its id and time.
+func InsertAdapterEvent(ctx context.Context, q Querier, e AdapterEvent) (AdapterEvent, error) {
 	null := func(s string, n int64) (any, any) {
 		if s == "" {
 			return nil, nil
@@ -279,14 +279,14 @@ func InsertAdapterEvent(ctx context.Context, q Querier, e AdapterEvent) (int64, 
 	if e.Reason != "" {
 		reason = e.Reason
 	}
-	var id int64
 	err := q.QueryRowContext(ctx, `INSERT INTO adapter_events (stage, action, from_name, from_version, to_name, to_version,
-			gate_id, reason, actor, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now()) RETURNING id`,
-		e.Stage, e.Action, fromName, fromVersion, toName, toVersion, gate, reason, e.Actor).Scan(&id)
+			gate_id, reason, actor, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())
+			RETURNING id, strftime(created_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ')`,
+		e.Stage, e.Action, fromName, fromVersion, toName, toVersion, gate, reason, e.Actor).Scan(&e.ID, &e.Created)
 	if err != nil {
-		return 0, fmt.Errorf("record the %s of stage %s: %w", e.Action, e.Stage, err)
+		return e, fmt.Errorf("record the %s of stage %s: %w", e.Action, e.Stage, err)
 	}
-	return id, nil
+	return e, nil
 }
 
 // AdapterEvents lists the routing changes in the order they happened;
