@@ -7,8 +7,8 @@
 // (KnowledgeBase), dataset versions, the raw run-log writers and
 // readers (index runs, model calls, task runs, solve runs, training
 // examples, training plans, status, distillation's request cache,
-// spending, batches and outcomes, the adapter registry) and the read API over the run logs for
-// `cra train-plan` (LogAnalysis: eval scores, solve runs, training data
+// spending, batches and outcomes, the adapter registry) and the read API
+// over the run logs for `cra train-plan` (LogAnalysis: eval scores, solve runs, training data
 // available).
 //
 // The types stored and exchanged with models (stages, ground truth, plans,

@@ -108,7 +108,7 @@ func refusal(a kb.AdapterRow, g kb.GateRow, has bool, stages []string, champions
 		var failed []string
 		for _, c := range g.Conditions {
 			if !c.Passed {
-				failed = append(failed, c.Name+" "+figures(c.Figures))
+				failed = append(failed, c.Name+" "+Figures(c.Figures))
 			}
 		}
 		return fmt.Sprintf("its gate %d failed: %s", g.ID, strings.Join(failed, "; "))
@@ -126,8 +126,8 @@ func refusal(a kb.AdapterRow, g kb.GateRow, has bool, stages []string, champions
 	return ""
 }
 
-// figures prints a condition's figures in name order: (diff=0.12 low=-0.01).
-func figures(f map[string]float64) string {
+// Figures prints a condition's figures in name order: (diff=0.12 low=-0.01).
+func Figures(f map[string]float64) string {
 	keys := make([]string, 0, len(f))
 	for k := range f {
 		keys = append(keys, k)

@@ -30,7 +30,7 @@ type batchEnv struct {
 // (JSON with --json, else human) and maps the outcome to the exit code:
 // failed or busy inputs exit 1, an interruption 130.
 func runBatch[S any](ctx context.Context, a *app, run func(context.Context, batchEnv) (*S, int, int, error), human func(*S) error) error {
-	cfg, err := config.Load(a.home.ConfigPath())
+	cfg, err := a.loadConfig(ctx)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/walk"
-	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
@@ -115,7 +114,7 @@ func reportStages() []string {
 }
 
 func (a *app) runEval(ctx context.Context, opts evalOptions) error {
-	cfg, err := config.Load(a.home.ConfigPath())
+	cfg, err := a.loadConfig(ctx)
 	if err != nil {
 		return err
 	}

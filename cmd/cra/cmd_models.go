@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/agent/llm"
-	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/usage"
 )
 
@@ -34,7 +33,7 @@ func (a *app) modelsCommand() *cli.Command {
 }
 
 func (a *app) runModelsCheck(ctx context.Context) error {
-	cfg, err := config.Load(a.home.ConfigPath())
+	cfg, err := a.loadConfig(ctx)
 	if err != nil {
 		return err
 	}

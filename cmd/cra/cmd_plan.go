@@ -13,7 +13,6 @@ import (
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/walk"
-	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/usage"
 )
 
@@ -55,7 +54,7 @@ func (a *app) planCommand() *cli.Command {
 }
 
 func (a *app) runPlan(ctx context.Context, opts planOptions) error {
-	cfg, err := config.Load(a.home.ConfigPath())
+	cfg, err := a.loadConfig(ctx)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/walk"
-	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -93,7 +92,7 @@ func readPlanFile[T any](path string, dst *T, parse func(string) (T, error)) err
 }
 
 func (a *app) runSolve(ctx context.Context, opts orchestrator.Options) error {
-	cfg, err := config.Load(a.home.ConfigPath())
+	cfg, err := a.loadConfig(ctx)
 	if err != nil {
 		return err
 	}

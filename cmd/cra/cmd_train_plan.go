@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/cra-dev/cra/analysis"
-	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
@@ -76,7 +75,7 @@ func parseTrainPlan(cmd *cli.Command) (trainPlanOptions, error) {
 }
 
 func (a *app) runTrainPlan(ctx context.Context, opts trainPlanOptions) error {
-	cfg, err := config.Load(a.home.ConfigPath())
+	cfg, err := a.loadConfig(ctx)
 	if err != nil {
 		return err
 	}

@@ -131,6 +131,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.solveCommand(),
 			a.evalCommand(),
 			a.trainPlanCommand(),
+			a.adaptersCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 			a.compactCommand(),
