@@ -48,7 +48,7 @@ type ollamaChatResponse struct {
 func (o *ollama) send(ctx context.Context, req Request) (Response, error) {
 	c := o.c
 	in := ollamaChatRequest{
-		Model:    c.cfg.Model,
+		Model:    c.cfg.RequestModel(),
 		Messages: messages(req),
 		Options: ollamaOptions{
 			NumCtx:      c.cfg.ContextWindow,
@@ -109,9 +109,14 @@ func (o *ollama) statusFailure(hresp *http.Response, raw []byte) *failure {
 	if hresp.StatusCode == http.StatusNotFound {
 		lower := strings.ToLower(detail)
 		if strings.Contains(lower, "model") && strings.Contains(lower, "not found") {
-			m := c.cfg.Model
+			m := c.cfg.RequestModel()
+			fix := fmt.Sprintf("run `ollama pull %s`", m)
+			if c.cfg.Adapter != nil {
+				fix = fmt.Sprintf("adapter %s is served as the Ollama model %s: make it with `ollama create %s` (`cra adapters serve-config` prints the Modelfile)",
+					c.cfg.Adapter, m, m)
+			}
 			return &failure{status: hresp.StatusCode, err: &kindError{kind: ErrModelNotFound,
-				msg: fmt.Sprintf("model %s not found on %s — run `ollama pull %s`", m, c.cfg.BaseURL, m)}}
+				msg: fmt.Sprintf("model %s not found on %s — %s", m, c.cfg.BaseURL, fix)}}
 		}
 		detail += " (is base_url the Ollama server root, without /v1?)"
 	}

@@ -14,7 +14,7 @@ func TestRouterResolutionOrder(t *testing.T) {
 	m.Coding, m.Reasoning = "coder", "thinker"
 	m.Temperature.Coding, m.Temperature.Reasoning = 0.2, 0.7
 	m.Overrides = map[string]string{"scope": "thinker-scope-lora"}
-	r := NewRouter(m)
+	r := NewRouter(config.Config{Models: m})
 	cases := []struct {
 		role         Role
 		stage, model string
@@ -39,7 +39,7 @@ func TestRouterResolutionOrder(t *testing.T) {
 		}
 	}
 	m.Coding = ""
-	_, err := NewRouter(m).Resolve(RoleCoding, "implement")
+	_, err := NewRouter(config.Config{Models: m}).Resolve(RoleCoding, "implement")
 	if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "cra init") {
 		t.Errorf("missing model: %v", err)
 	}

@@ -38,7 +38,7 @@ func (a *app) runModelsCheck(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	checks, err := llm.CheckModels(ctx, cfg.Models)
+	checks, err := llm.CheckModels(ctx, cfg, llm.PingOptions{})
 	if err != nil {
 		return err
 	}
