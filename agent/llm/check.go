@@ -30,11 +30,11 @@ type ModelCheck struct {
 	// Adapter is the champion adapter (NAME@VERSION) asked for on Model,
 	// Served its name on a server that asks for it by name (vLLM,
 	// Ollama); both empty for the base model.
-	Adapter string `json:"adapter,omitempty"`
-	Served  string `json:"served,omitempty"`
-	OK      bool   `json:"ok"`
-	Seconds  float64  `json:"seconds"`
-	Error    string   `json:"error,omitempty"`
+	Adapter string  `json:"adapter,omitempty"`
+	Served  string  `json:"served,omitempty"`
+	OK      bool    `json:"ok"`
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
 }
 
 // PingOptions say how the models are pinged.
