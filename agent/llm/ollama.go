@@ -47,20 +47,7 @@ type ollamaChatResponse struct {
 
 func (o *ollama) send(ctx context.Context, req Request) (Response, error) {
 	c := o.c
-	in := ollamaChatRequest{
-		Model:    c.cfg.RequestModel(),
-		Messages: messages(req),
-		Options: ollamaOptions{
-			NumCtx:      c.cfg.ContextWindow,
-			Temperature: c.cfg.temperature(req),
-			NumPredict:  c.cfg.maxTokens(req),
-		},
-	}
-	if req.JSON {
-		in.Format = "json"
-	}
-	in.Think = c.cfg.Think
-	body, err := json.Marshal(in)
+	body, err := json.Marshal(ollamaBody(c.cfg, req))
 	if err != nil {
 		return Response{}, err
 	}
@@ -95,6 +82,25 @@ func (o *ollama) send(ctx context.Context, req Request) (Response, error) {
 	text, thinking := splitThinking(out.Message.Content, out.Message.Thinking)
 	return Response{Text: text, Thinking: thinking, Model: out.Model,
 		PromptTokens: out.PromptEvalCount, CompletionTokens: out.EvalCount}, nil
+}
+
+// ollamaBody is the /api/chat body of req on the model of cfg (its
+// adapter's Ollama model when it has one).
+func ollamaBody(cfg ModelConfig, req Request) ollamaChatRequest {
+	in := ollamaChatRequest{
+		Model:    cfg.RequestModel(),
+		Messages: messages(req),
+		Options: ollamaOptions{
+			NumCtx:      cfg.ContextWindow,
+			Temperature: cfg.temperature(req),
+			NumPredict:  cfg.maxTokens(req),
+		},
+		Think: cfg.Think,
+	}
+	if req.JSON {
+		in.Format = "json"
+	}
+	return in
 }
 
 func (o *ollama) statusFailure(hresp *http.Response, raw []byte) *failure {
