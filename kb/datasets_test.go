@@ -107,6 +107,9 @@ func TestMigrationRemovesUnregisteredRowsOfOldKilledBuilds(t *testing.T) {
 			`DROP TABLE eval_commit_judgements`,
 			`CREATE TABLE eval_commit_tests (repo_path VARCHAR, commit VARCHAR, test_command VARCHAR, success BOOLEAN, output_tail VARCHAR, ran_at TIMESTAMPTZ)`,
 			`ALTER TABLE eval_tasks DROP COLUMN judged_by`,
+			`ALTER TABLE retrieval_llm_calls DROP COLUMN adapter`,
+			`ALTER TABLE retrieval_llm_calls DROP COLUMN adapter_version`,
+			`ALTER TABLE retrieval_llm_calls DROP COLUMN adapter_sha256`,
 			`DELETE FROM schema_migrations WHERE version >= 13`,
 		} {
 			if _, err := w.Conn.ExecContext(ctx, q); err != nil {
