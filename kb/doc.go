@@ -7,7 +7,7 @@
 // (KnowledgeBase), dataset versions, the raw run-log writers and
 // readers (index runs, model calls, task runs, solve runs, training
 // examples, training plans, status, distillation's request cache,
-// spending, batches and outcomes) and the read API over the run logs for
+// spending, batches and outcomes, the adapter registry) and the read API over the run logs for
 // `cra train-plan` (LogAnalysis: eval scores, solve runs, training data
 // available).
 //
@@ -47,8 +47,10 @@
 //	            training_examples, training_examples_staging,
 //	            dataset_versions); distillation's tables (distill_runs,
 //	            distill_cache, distill_spend, distill_batches,
-//	            distill_outcomes, distill_pairs); adapter_registry and
-//	            adapter_metadata (no writer yet)
+//	            distill_outcomes, distill_pairs); the adapter registry
+//	            (adapters, adapter_gates, adapter_events: agent/adapters
+//	            decides, kb/adapters.go writes); adapter_metadata (no
+//	            writer yet)
 //
 // A query that joins tables of two owners for one feature (curate's
 // logged runs with their eval scores and ground truth) is a reader in kb

@@ -32,8 +32,9 @@ var tableOwners = map[string]string{
 	"gen_ai_calls": "kb", "solve_trace": "kb",
 	"training_plans": "kb", "training_datasets": "kb", "training_examples": "kb", "training_examples_staging": "kb",
 	"dataset_versions": "kb",
-	"adapter_registry": "kb", // no writer yet
-	"distill_runs":     "kb", "distill_cache": "kb", "distill_spend": "kb", "distill_batches": "kb",
+	"adapter_registry": "kb", // dropped by 0016_adapters
+	"adapters":         "kb", "adapter_gates": "kb", "adapter_events": "kb",
+	"distill_runs": "kb", "distill_cache": "kb", "distill_spend": "kb", "distill_batches": "kb",
 	"distill_outcomes": "kb", "distill_pairs": "kb",
 	"bootstrap_runs": "bootstrap", "bootstrap_repos": "bootstrap", "bootstrap_commits": "bootstrap",
 	"bootstrap_merges": "bootstrap", "bootstrap_funnel": "bootstrap",
