@@ -9,7 +9,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-box bench-eval bench-datasets bench-distill bench-curate-logged e2e demo clean
+.PHONY: build install test lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-box bench-routing bench-eval bench-datasets bench-distill bench-curate-logged e2e demo clean
 
 # -buildvcs=auto stamps the git revision `cra version` prints, even where
 # GOFLAGS turns it off.
@@ -63,6 +63,12 @@ bench-solve:
 # unconfined (box-ms/op: the difference; target under 50 ms).
 bench-box:
 	$(GO) test -run '^$$' -bench 'BenchmarkBoxOverhead' -count $(COUNT) ./agent/orchestrator/ | tee bench-box.txt
+
+# bench-routing: what routing a stage to its champion adapter adds to a
+# call (Resolve and the request body, per server); the champion lines
+# report x-base and added-µs/op, which must stay under 1000.
+bench-routing:
+	$(GO) test -run '^$$' -bench 'BenchmarkRouting' -benchmem -count $(COUNT) ./agent/llm/ | tee bench-routing.txt
 
 # cra eval's own time per task (an instant in-process model answering from
 # ground truth, no test command): a generated repository, or REPO=path
@@ -123,4 +129,4 @@ demo: build
 		"select file_path, qualified_name, called_by from code_index order by len(called_by) desc limit 5"
 
 clean:
-	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-retrieval.txt bench-solve.txt bench-eval.txt bench-datasets.txt bench-distill.txt bench-curate-logged.txt
+	rm -rf bin bench.txt bench-index.txt bench-bootstrap.txt bench-retrieval.txt bench-solve.txt bench-routing.txt bench-eval.txt bench-datasets.txt bench-distill.txt bench-curate-logged.txt

@@ -31,7 +31,7 @@ func narrativeClient(opts Options, status string) (llm.ModelConfig, *llm.Logged,
 	case status == StatusNotEnoughData:
 		return llm.ModelConfig{}, nil, "no narrative: there is not enough evidence to tell a story about"
 	}
-	cfg, err := llm.NewRouter(opts.Config.Models).Resolve(llm.RoleReasoning, schema.StageTrainPlan)
+	cfg, err := llm.NewRouter(opts.Config).Resolve(llm.RoleReasoning, schema.StageTrainPlan)
 	if err != nil {
 		return cfg, nil, "computed figures only: no reasoning model is configured (`cra init --reasoning-model M`)"
 	}

@@ -107,6 +107,13 @@ func TestMigrationRemovesUnregisteredRowsOfOldKilledBuilds(t *testing.T) {
 			`DROP TABLE eval_commit_judgements`,
 			`CREATE TABLE eval_commit_tests (repo_path VARCHAR, commit VARCHAR, test_command VARCHAR, success BOOLEAN, output_tail VARCHAR, ran_at TIMESTAMPTZ)`,
 			`ALTER TABLE eval_tasks DROP COLUMN judged_by`,
+			`DROP TABLE adapters`, `DROP TABLE adapter_gates`, `DROP SEQUENCE adapter_gates_id_seq`,
+			`DROP TABLE adapter_events`, `DROP SEQUENCE adapter_events_id_seq`,
+			`CREATE SEQUENCE adapter_registry_id_seq`,
+			`CREATE TABLE adapter_registry (id BIGINT PRIMARY KEY DEFAULT nextval('adapter_registry_id_seq'))`,
+			`ALTER TABLE retrieval_llm_calls DROP COLUMN adapter`,
+			`ALTER TABLE retrieval_llm_calls DROP COLUMN adapter_version`,
+			`ALTER TABLE retrieval_llm_calls DROP COLUMN adapter_sha256`,
 			`DELETE FROM schema_migrations WHERE version >= 13`,
 		} {
 			if _, err := w.Conn.ExecContext(ctx, q); err != nil {

@@ -18,17 +18,23 @@ type LLMCall struct {
 	Latency                     time.Duration
 	Error                       string
 	At                          time.Time
+	// Adapter is the registered LoRA adapter that answered (its name,
+	// version and weights' sha256); "" when the base model did.
+	Adapter        string
+	AdapterVersion int
+	AdapterSHA256  string
 }
 
 var llmCallColumns = []string{"task_id", "call_type", "stage_name", "model", "provider", "system_prompt", "prompt",
-	"response", "prompt_tokens", "completion_tokens", "latency_ms", "error", "timestamp", "thinking"}
+	"response", "prompt_tokens", "completion_tokens", "latency_ms", "error", "timestamp", "thinking",
+	"adapter", "adapter_version", "adapter_sha256"}
 
 // AppendLLMCalls appends calls through the writer's Appender, in its
 // current transaction.
 func AppendLLMCalls(w Writer, calls []LLMCall) error {
 	rows := make([][]driver.Value, len(calls))
 	for i, c := range calls {
-		var resp, thinking, pt, ct, stage, errText any
+		var resp, thinking, pt, ct, stage, errText, adapter, version, sha any
 		if c.Response != nil {
 			resp = *c.Response
 		}
@@ -47,8 +53,11 @@ func AppendLLMCalls(w Writer, calls []LLMCall) error {
 		if c.Error != "" {
 			errText = c.Error
 		}
+		if c.Adapter != "" {
+			adapter, version, sha = c.Adapter, int32(c.AdapterVersion), c.AdapterSHA256
+		}
 		rows[i] = []driver.Value{c.TaskID, c.CallType, stage, c.Model, c.Provider, c.SystemPrompt, c.Prompt,
-			resp, pt, ct, c.Latency.Milliseconds(), errText, c.At, thinking}
+			resp, pt, ct, c.Latency.Milliseconds(), errText, c.At, thinking, adapter, version, sha}
 	}
 	return w.AppendAll("retrieval_llm_calls", llmCallColumns, rows)
 }

@@ -46,3 +46,50 @@ func TestGenAICallsView(t *testing.T) {
 		t.Errorf("failed call: %q (%v)", failed, err)
 	}
 }
+
+// A call an adapter answered keeps its name, version and sha256, in the
+// table and the view; a call of the base model has NULLs.
+func TestLLMCallAdapter(t *testing.T) {
+	dir := initHome(t)
+	ctx := context.Background()
+	err := WithWriter(ctx, dir, Raw, Options{}, func(w Writer) error {
+		return w.Tx(ctx, func() error {
+			return AppendLLMCalls(w, []LLMCall{
+				{TaskID: "r:scope", CallType: "scope", Model: "base", Prompt: "p", At: time.Now(),
+					Adapter: "scope-lora", AdapterVersion: 3, AdapterSHA256: "ab12"},
+				{TaskID: "r:plan", CallType: "plan", Model: "base", Prompt: "p", At: time.Now()},
+			})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, dir, Raw, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, q := range []string{
+		`SELECT coalesce(adapter, 'NULL'), coalesce(adapter_version::VARCHAR, 'NULL'), coalesce(adapter_sha256, 'NULL')
+			FROM retrieval_llm_calls ORDER BY id`,
+		`SELECT coalesce("cra.adapter.name", 'NULL'), coalesce("cra.adapter.version"::VARCHAR, 'NULL'),
+			coalesce("cra.adapter.sha256", 'NULL') FROM gen_ai_calls ORDER BY "call.id"`,
+	} {
+		rows, err := s.DB.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			var name, version, sha string
+			if err := rows.Scan(&name, &version, &sha); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, name+" "+version+" "+sha)
+		}
+		rows.Close()
+		if len(got) != 2 || got[0] != "scope-lora 3 ab12" || got[1] != "NULL NULL NULL" {
+			t.Errorf("%s:\n%q", q, got)
+		}
+	}
+}

@@ -486,7 +486,7 @@ func units(tasks []Task, jobs int) [][]Task {
 // stands in).
 func models(opts Options) map[string]string {
 	out := map[string]string{}
-	router := llm.NewRouter(opts.Config.Models)
+	router := llm.NewRouter(opts.Config)
 	for _, s := range append(slices.Clone(ScoredStages), schema.StageAdjustment) {
 		if slices.Contains(opts.Oracle, s) {
 			out[s] = OracleModel
@@ -504,5 +504,5 @@ func models(opts Options) map[string]string {
 // eval's client factory, as the runs do.
 func checkModels(ctx context.Context, opts Options) error {
 	stages := slices.DeleteFunc(orchestrator.Stages(false, false), func(s string) bool { return slices.Contains(opts.Oracle, s) })
-	return llm.CheckStages(ctx, opts.Config.Models, stages, llm.PingOptions{Timeout: opts.PingTimeout, NewClient: opts.NewClient})
+	return llm.CheckStages(ctx, opts.Config, stages, llm.PingOptions{Timeout: opts.PingTimeout, NewClient: opts.NewClient})
 }

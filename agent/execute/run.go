@@ -70,7 +70,7 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	}
 	// Before the run's rows: a model that does not answer would fail the
 	// run after its retries.
-	if err := llm.CheckStages(ctx, opts.Config.Models, PlanStages,
+	if err := llm.CheckStages(ctx, opts.Config, PlanStages,
 		llm.PingOptions{Timeout: opts.PingTimeout, NewClient: opts.NewClient}); err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 		return nil, err
 	}
 	run := &PlanRun{TaskID: NewTaskID("plan"), Enriched: ready.Enriched}
-	router := llm.NewRouter(opts.Config.Models)
+	router := llm.NewRouter(opts.Config)
 	planModel, err := router.Resolve(llm.RoleReasoning, schema.StagePlan)
 	if err != nil {
 		return nil, err

@@ -34,7 +34,7 @@ type ResponseFormat struct {
 // req leaves them), its prompts as they may leave the machine (outbound).
 func NewChatBody(cfg ModelConfig, req Request) ChatBody {
 	req.System, req.Prompt = cfg.outbound(req.System), cfg.outbound(req.Prompt)
-	body := ChatBody{Model: cfg.Model, Messages: messages(req)}
+	body := ChatBody{Model: cfg.RequestModel(), Messages: messages(req)}
 	if ReasoningModel(cfg.Model) {
 		// Reasoning models refuse max_tokens and any temperature but their own.
 		body.MaxCompletionTokens = cfg.maxTokens(req)

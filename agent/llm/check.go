@@ -23,13 +23,18 @@ const DefaultPingTimeout = 30 * time.Second
 
 // ModelCheck is one model cra would call and whether it answered.
 type ModelCheck struct {
-	Uses     []string `json:"uses"` // roles and stage overrides served by this model
+	Uses     []string `json:"uses"` // roles, stage overrides and champions served by this model
 	Provider string   `json:"provider"`
 	BaseURL  string   `json:"base_url"`
 	Model    string   `json:"model"`
-	OK       bool     `json:"ok"`
-	Seconds  float64  `json:"seconds"`
-	Error    string   `json:"error,omitempty"`
+	// Adapter is the champion adapter (NAME@VERSION) asked for on Model,
+	// Served its name on a server that asks for it by name (vLLM,
+	// Ollama); both empty for the base model.
+	Adapter string  `json:"adapter,omitempty"`
+	Served  string  `json:"served,omitempty"`
+	OK      bool    `json:"ok"`
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
 }
 
 // PingOptions say how the models are pinged.
@@ -41,36 +46,44 @@ type PingOptions struct {
 	NewClient func(ModelConfig) (Client, error)
 }
 
-// CheckModels resolves the coding and reasoning roles and every stage
-// override of models, and asks each distinct provider, URL and model for
-// a one-token answer (not logged: a ping is no training data). A model
-// that does not answer is a check with OK false; the error is for what
-// stops the checks (an invalid configuration, a cancelled ctx).
-func CheckModels(ctx context.Context, models config.Models) ([]*ModelCheck, error) {
+// CheckModels resolves the coding and reasoning roles, every stage
+// override and every champion of cfg's models, and asks each distinct
+// provider, URL, model and adapter for a one-token answer through the
+// route a stage's calls take (not logged: a ping is no training data). A
+// model that does not answer is a check with OK false; the error is for
+// what stops the checks (an invalid configuration, a cancelled ctx).
+func CheckModels(ctx context.Context, cfg config.Config, opts PingOptions) ([]*ModelCheck, error) {
 	uses := []use{{RoleCoding, "", "coding"}, {RoleReasoning, "", "reasoning"}}
-	stages := make([]string, 0, len(models.Overrides))
-	for s := range models.Overrides {
-		stages = append(stages, s)
+	seen := map[string]bool{}
+	var stages []string
+	for s := range cfg.Models.Overrides {
+		stages, seen[s] = append(stages, s), true
+	}
+	for s := range cfg.Models.Champions {
+		if !seen[s] { // an override wins: the champion is not called
+			stages = append(stages, s)
+		}
 	}
 	sort.Strings(stages)
 	for _, s := range stages {
 		uses = append(uses, use{StageRole(s), s, "stage " + s})
 	}
-	return check(ctx, NewRouter(models), uses, PingOptions{})
+	return check(ctx, NewRouter(cfg), uses, opts)
 }
 
 // CheckStages is the preflight of a command that calls the models of
-// stages: it pings each distinct provider, URL and model serving them
-// once, before anything runs, so a server that is down stops the command
-// at once rather than failing every task after its retries. The error is
-// an *UnansweredError naming what did not answer; ctx's error when it
-// ended; ErrInvalidConfig's when a stage has no model.
-func CheckStages(ctx context.Context, models config.Models, stages []string, opts PingOptions) error {
+// stages: it pings each distinct provider, URL, model and adapter serving
+// them once, before anything runs, so a server that is down (or lacks a
+// champion adapter) stops the command at once rather than failing every
+// task after its retries. The error is an *UnansweredError naming what
+// did not answer; ctx's error when it ended; ErrInvalidConfig's when a
+// stage has no model.
+func CheckStages(ctx context.Context, cfg config.Config, stages []string, opts PingOptions) error {
 	uses := make([]use, 0, len(stages))
 	for _, s := range stages {
 		uses = append(uses, use{StageRole(s), s, s})
 	}
-	checks, err := check(ctx, NewRouter(models), uses, opts)
+	checks, err := check(ctx, NewRouter(cfg), uses, opts)
 	if err != nil {
 		return err
 	}
@@ -98,6 +111,15 @@ func (e *UnansweredError) Error() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
+		if c.Adapter != "" {
+			served := ""
+			if c.Served != "" {
+				served = "served as " + c.Served + ", "
+			}
+			fmt.Fprintf(&b, "adapter %s (%s, %son model %s) at %s (%s) did not answer: %s",
+				c.Adapter, strings.Join(c.Uses, ", "), served, c.Model, c.BaseURL, c.Provider, c.Error)
+			continue
+		}
 		fmt.Fprintf(&b, "model %s at %s (%s) did not answer: %s", c.Model, c.BaseURL, c.Provider, c.Error)
 	}
 	b.WriteString(": start the server or fix [models] in config.toml; `cra models check` tests them all")
@@ -111,8 +133,8 @@ type use struct {
 	label string
 }
 
-// check resolves every use and pings each distinct provider, URL and
-// model once, in the order first used.
+// check resolves every use and pings each distinct provider, URL, model
+// and adapter once, in the order first used.
 func check(ctx context.Context, router *Router, uses []use, opts PingOptions) ([]*ModelCheck, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultPingTimeout
@@ -129,12 +151,20 @@ func check(ctx context.Context, router *Router, uses []use, opts PingOptions) ([
 			return nil, err
 		}
 		mc.MaxRetries, mc.Timeout = 0, opts.Timeout
-		key := mc.Provider + "\x00" + mc.BaseURL + "\x00" + mc.Model
+		var adapter, served string
+		if mc.Adapter != nil {
+			adapter = mc.Adapter.String()
+			if mc.RequestModel() != mc.Model { // llama.cpp's server asks by id, not by name
+				served = mc.RequestModel()
+			}
+		}
+		key := mc.Provider + "\x00" + mc.BaseURL + "\x00" + mc.Model + "\x00" + adapter
 		if c := byKey[key]; c != nil {
 			c.Uses = append(c.Uses, u.label)
 			continue
 		}
-		c := &ModelCheck{Uses: []string{u.label}, Provider: mc.Provider, BaseURL: mc.BaseURL, Model: mc.Model}
+		c := &ModelCheck{Uses: []string{u.label}, Provider: mc.Provider, BaseURL: mc.BaseURL, Model: mc.Model,
+			Adapter: adapter, Served: served}
 		byKey[key] = c
 		out = append(out, c)
 		configs = append(configs, mc)

@@ -57,7 +57,7 @@ func TestCheckStages(t *testing.T) {
 			models := craconfig.Models{Provider: llm.ProviderOllama, BaseURL: url, Coding: "c:1b", Reasoning: "r:1b",
 				Overrides: tc.overrides, TimeoutSeconds: 60, MaxRetries: 3}
 			start := time.Now()
-			err := llm.CheckStages(t.Context(), models, tc.stages, llm.PingOptions{Timeout: tc.timeout})
+			err := llm.CheckStages(t.Context(), craconfig.Config{Models: models}, tc.stages, llm.PingOptions{Timeout: tc.timeout})
 			if took := time.Since(start); took > 3*time.Second {
 				t.Errorf("took %v: the ping waited past its timeout or retried", took)
 			}
@@ -99,7 +99,7 @@ func TestCheckStagesUsesTheFactory(t *testing.T) {
 		return nil, errors.New("no such model here")
 	}
 	models := craconfig.Models{Provider: llm.ProviderOllama, BaseURL: "http://127.0.0.1:1", Coding: "c:1b", Reasoning: "r:1b", MaxRetries: 3}
-	err := llm.CheckStages(t.Context(), models, []string{"scope", "precision"}, llm.PingOptions{NewClient: factory, Timeout: time.Second})
+	err := llm.CheckStages(t.Context(), craconfig.Config{Models: models}, []string{"scope", "precision"}, llm.PingOptions{NewClient: factory, Timeout: time.Second})
 	var ue *llm.UnansweredError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "no such model here") {
 		t.Errorf("%v: want the factory's error", err)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cra-dev/cra/internal/config"
 )
 
 // Providers.
@@ -36,8 +38,18 @@ type ModelConfig struct {
 	// the API base including /v1 for the OpenAI providers (required).
 	BaseURL string
 	// Model is the model tag (ollama), served model or LoRA adapter name
-	// (openai_compat), or remote model name.
+	// (openai_compat), or remote model name. With an Adapter it is the
+	// base model the adapter was trained on.
 	Model string
+	// Adapter is the registered LoRA adapter that answers instead of the
+	// base model (the stage's champion); nil for the base model. Each
+	// Server is asked for it its own way (RequestModel, loraField), and
+	// the logged client records it.
+	Adapter *config.Adapter
+	// Server is the server that loads adapters (config.ServerVLLM,
+	// ServerLlamaCpp, ServerOllama; "" for none). llama.cpp's is told
+	// which adapters to apply on every request, the base model's too.
+	Server string
 	// Temperature is used when a Request leaves its own nil.
 	Temperature float64
 	// MaxTokens caps completion tokens when a Request leaves its own 0;
@@ -83,6 +95,9 @@ func (cfg ModelConfig) normalize() (ModelConfig, error) {
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return cfg, fmt.Errorf("%w: %s: no model name", ErrInvalidConfig, cfg.Provider)
+	}
+	if err := cfg.checkServer(); err != nil {
+		return cfg, err
 	}
 	if cfg.BaseURL == "" {
 		return cfg, fmt.Errorf("%w: %s model %s: no base URL (e.g. http://localhost:8000/v1)",
@@ -132,4 +147,40 @@ func (cfg ModelConfig) apiKey(lookup func(string) (string, bool)) (string, error
 			ErrInvalidConfig, cfg.Provider, cfg.Model, cfg.APIKeyEnv, what)
 	}
 	return strings.TrimSpace(key), nil
+}
+
+// checkServer refuses an adapter the provider cannot ask for: Ollama's
+// adapters through the ollama provider, vLLM's and llama.cpp's through
+// openai_compat.
+func (cfg ModelConfig) checkServer() error {
+	if cfg.Adapter == nil && cfg.Server == "" {
+		return nil
+	}
+	want := ""
+	switch cfg.Server {
+	case config.ServerOllama:
+		want = ProviderOllama
+	case config.ServerVLLM, config.ServerLlamaCpp:
+		want = ProviderOpenAICompat
+	}
+	if want == "" && cfg.Adapter != nil {
+		return fmt.Errorf("%w: adapter %s: no server to ask for it (server %q): set [adapters] server to one of %s",
+			ErrInvalidConfig, cfg.Adapter, cfg.Server, strings.Join(config.Servers(), ", "))
+	}
+	if want != "" && cfg.Provider != want {
+		return fmt.Errorf("%w: the %s server loads adapters through the %s provider, not %s: fix [adapters] server or models.provider",
+			ErrInvalidConfig, cfg.Server, want, cfg.Provider)
+	}
+	return nil
+}
+
+// RequestModel is the model a request names: the adapter's served name
+// where the server selects adapters by model (vLLM's --lora-modules
+// name, the Ollama model `ollama create` made), else the base model
+// (llama.cpp's server takes the adapter in the body's lora list).
+func (cfg ModelConfig) RequestModel() string {
+	if cfg.Adapter != nil && (cfg.Server == config.ServerVLLM || cfg.Server == config.ServerOllama) {
+		return cfg.Adapter.ServedName()
+	}
+	return cfg.Model
 }

@@ -16,8 +16,11 @@
 //     shape, whose sha256 is the canonical key a teacher's answer is cached
 //     under; and the OpenAI Batch API (batch.go: upload, create, ask, find a
 //     batch again by its input file, download results);
-//   - routing (router.go): which model serves a role (coding, reasoning) or a
-//     stage override from [models], and the teacher of [teacher];
+//   - routing (router.go): which model serves a role (coding, reasoning), a
+//     stage override from [models] or a stage's champion adapter (asked for
+//     as its server asks: vLLM and Ollama by served name, llama.cpp's server
+//     by the id its GET /lora-adapters lists, lora.go), and the teacher of
+//     [teacher];
 //   - the prompt budget (budget.go): what fits in the context window;
 //   - the logged client (logged.go): every call, failed ones included, a row
 //     of raw.retrieval_llm_calls, written in batches through a CallLog the

@@ -99,7 +99,11 @@ func (l *Logged) Record(req Request, resp Response, err error, start time.Time, 
 	if row.Provider == "" {
 		row.Provider = ProviderOllama
 	}
-	if resp.Model != "" {
+	if a := l.cfg.Adapter; a != nil {
+		// The adapter has its own columns; model stays the base it was
+		// trained on (vLLM and Ollama answer with the served name).
+		row.Adapter, row.AdapterVersion, row.AdapterSHA256 = a.Name, a.Version, a.SHA256
+	} else if resp.Model != "" {
 		row.Model = resp.Model
 	}
 	if err != nil {

@@ -47,20 +47,7 @@ type ollamaChatResponse struct {
 
 func (o *ollama) send(ctx context.Context, req Request) (Response, error) {
 	c := o.c
-	in := ollamaChatRequest{
-		Model:    c.cfg.Model,
-		Messages: messages(req),
-		Options: ollamaOptions{
-			NumCtx:      c.cfg.ContextWindow,
-			Temperature: c.cfg.temperature(req),
-			NumPredict:  c.cfg.maxTokens(req),
-		},
-	}
-	if req.JSON {
-		in.Format = "json"
-	}
-	in.Think = c.cfg.Think
-	body, err := json.Marshal(in)
+	body, err := json.Marshal(ollamaBody(c.cfg, req))
 	if err != nil {
 		return Response{}, err
 	}
@@ -97,6 +84,25 @@ func (o *ollama) send(ctx context.Context, req Request) (Response, error) {
 		PromptTokens: out.PromptEvalCount, CompletionTokens: out.EvalCount}, nil
 }
 
+// ollamaBody is the /api/chat body of req on the model of cfg (its
+// adapter's Ollama model when it has one).
+func ollamaBody(cfg ModelConfig, req Request) ollamaChatRequest {
+	in := ollamaChatRequest{
+		Model:    cfg.RequestModel(),
+		Messages: messages(req),
+		Options: ollamaOptions{
+			NumCtx:      cfg.ContextWindow,
+			Temperature: cfg.temperature(req),
+			NumPredict:  cfg.maxTokens(req),
+		},
+		Think: cfg.Think,
+	}
+	if req.JSON {
+		in.Format = "json"
+	}
+	return in
+}
+
 func (o *ollama) statusFailure(hresp *http.Response, raw []byte) *failure {
 	c := o.c
 	var e struct {
@@ -109,9 +115,14 @@ func (o *ollama) statusFailure(hresp *http.Response, raw []byte) *failure {
 	if hresp.StatusCode == http.StatusNotFound {
 		lower := strings.ToLower(detail)
 		if strings.Contains(lower, "model") && strings.Contains(lower, "not found") {
-			m := c.cfg.Model
+			m := c.cfg.RequestModel()
+			fix := fmt.Sprintf("run `ollama pull %s`", m)
+			if c.cfg.Adapter != nil {
+				fix = fmt.Sprintf("adapter %s is served as the Ollama model %s: make it with `ollama create %s` (`cra adapters serve-config` prints the Modelfile)",
+					c.cfg.Adapter, m, m)
+			}
 			return &failure{status: hresp.StatusCode, err: &kindError{kind: ErrModelNotFound,
-				msg: fmt.Sprintf("model %s not found on %s — run `ollama pull %s`", m, c.cfg.BaseURL, m)}}
+				msg: fmt.Sprintf("model %s not found on %s — %s", m, c.cfg.BaseURL, fix)}}
 		}
 		detail += " (is base_url the Ollama server root, without /v1?)"
 	}

@@ -15,8 +15,9 @@ import (
 // model or a LoRA adapter, chosen per request) and remote_api (teacher
 // models) through go-openai's chat completions.
 type openAI struct {
-	c   *client
-	api *openai.Client
+	c     *client
+	api   *openai.Client
+	loras loraIndex // llama.cpp's server: its loaded adapters (lora.go)
 }
 
 func newOpenAI(c *client, key string) *openAI {
@@ -28,14 +29,22 @@ func newOpenAI(c *client, key string) *openAI {
 
 func (p *openAI) send(ctx context.Context, req Request) (Response, error) {
 	c := p.c
+	lora, err := p.loraField(ctx)
+	if err != nil {
+		return Response{}, err
+	}
 	body := NewChatBody(c.cfg, req)
 	in := openai.ChatCompletionRequest{Model: body.Model, MaxCompletionTokens: body.MaxCompletionTokens,
 		ChatTemplateKwargs: body.ChatTemplateKwargs}
 	//lint:ignore SA1019 vLLM, llama-server and older OpenAI-compatible servers read max_tokens only
 	in.MaxTokens = body.MaxTokens
 	x := &exchange{limit: c.cfg.answerLimit(req)}
+	x.extra = map[string]any{}
 	if body.Temperature != nil {
-		x.extra = map[string]any{"temperature": *body.Temperature}
+		x.extra["temperature"] = *body.Temperature
+	}
+	if lora != nil {
+		x.extra["lora"] = lora
 	}
 	for _, m := range body.Messages {
 		in.Messages = append(in.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
@@ -102,12 +111,16 @@ func (p *openAI) classify(err error, x *exchange) error {
 	}
 	if status == http.StatusNotFound && modelMissing(detail) {
 		hint := "a LoRA adapter must be loaded by the server"
-		if c.cfg.Provider == ProviderRemoteAPI {
+		switch {
+		case c.cfg.Provider == ProviderRemoteAPI:
 			hint = "check the model name in the config"
+		case c.cfg.Adapter != nil:
+			hint = fmt.Sprintf("adapter %s is served as %s: start vLLM with --enable-lora --lora-modules %s=%s (`cra adapters serve-config` prints the command)",
+				c.cfg.Adapter, c.cfg.RequestModel(), c.cfg.RequestModel(), c.cfg.Adapter.Path)
 		}
 		return &failure{status: status, err: &kindError{kind: ErrModelNotFound, cause: err,
 			msg: fmt.Sprintf("model %s is not served at %s — see GET %s/models (%s)",
-				c.cfg.Model, c.cfg.BaseURL, c.cfg.BaseURL, hint)}}
+				c.cfg.RequestModel(), c.cfg.BaseURL, c.cfg.BaseURL, hint)}}
 	}
 	return c.statusFailure(status, x.header, detail, err)
 }

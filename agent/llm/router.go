@@ -27,15 +27,23 @@ func StageRole(stage string) Role {
 }
 
 // Router resolves which model serves a role and stage: a stage's
-// [models.overrides] entry, else the role's model. It is built once per
-// command from the loaded config.
-type Router struct{ models config.Models }
+// [models.overrides] entry, else its champion adapter (on the role's
+// model), else the role's model. It is built once per command from the
+// loaded config, its champions read from the adapter registry.
+type Router struct {
+	models config.Models
+	server string // the server that loads the adapters (config.Adapters.ServerFor)
+}
 
-// NewRouter makes a Router over the [models] section.
-func NewRouter(models config.Models) *Router { return &Router{models: models} }
+// NewRouter makes a Router over the [models] section, its champions, and
+// the [adapters] server that serves them.
+func NewRouter(cfg config.Config) *Router {
+	return &Router{models: cfg.Models, server: cfg.Adapters.ServerFor(cfg.Models.Provider)}
+}
 
 // Resolve picks the model: [models.overrides] for stage, else
-// [models].<role>, else an error telling the user to run `cra init`.
+// [models].<role> with the stage's champion adapter when it has one, else
+// an error telling the user to run `cra init`.
 func (r *Router) Resolve(role Role, stage string) (ModelConfig, error) {
 	m := r.models
 	var model string
@@ -48,8 +56,16 @@ func (r *Router) Resolve(role Role, stage string) (ModelConfig, error) {
 	default:
 		return ModelConfig{}, fmt.Errorf("%w: unknown model role %q (coding or reasoning)", ErrInvalidConfig, role)
 	}
+	var adapter *config.Adapter
 	if override, ok := m.Overrides[stage]; ok && stage != "" && override != "" {
 		model = override
+	} else if champion, ok := m.Champions[stage]; ok && stage != "" {
+		if r.server == "" {
+			return ModelConfig{}, fmt.Errorf("%w: stage %s is routed to adapter %s, but the %s provider loads no adapters: "+
+				"set models.provider to ollama or openai_compat (the server that loads it), or roll the stage back with `cra adapters`",
+				ErrInvalidConfig, stage, champion, m.Provider)
+		}
+		adapter = &champion
 	}
 	if model == "" {
 		return ModelConfig{}, fmt.Errorf("%w: no %s model configured: run `cra init --%s-model M` or set models.%s in config.toml",
@@ -59,6 +75,8 @@ func (r *Router) Resolve(role Role, stage string) (ModelConfig, error) {
 		Provider:       m.Provider,
 		BaseURL:        m.BaseURL,
 		Model:          model,
+		Adapter:        adapter,
+		Server:         r.server,
 		Temperature:    temp,
 		MaxTokens:      m.MaxTokens,
 		ContextWindow:  m.ContextWindow,

@@ -14,7 +14,7 @@ func TestRouterResolutionOrder(t *testing.T) {
 	m.Coding, m.Reasoning = "coder", "thinker"
 	m.Temperature.Coding, m.Temperature.Reasoning = 0.2, 0.7
 	m.Overrides = map[string]string{"scope": "thinker-scope-lora"}
-	r := NewRouter(m)
+	r := NewRouter(config.Config{Models: m})
 	cases := []struct {
 		role         Role
 		stage, model string
@@ -39,7 +39,7 @@ func TestRouterResolutionOrder(t *testing.T) {
 		}
 	}
 	m.Coding = ""
-	_, err := NewRouter(m).Resolve(RoleCoding, "implement")
+	_, err := NewRouter(config.Config{Models: m}).Resolve(RoleCoding, "implement")
 	if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "cra init") {
 		t.Errorf("missing model: %v", err)
 	}
@@ -74,5 +74,53 @@ func TestBudget(t *testing.T) {
 	cfg.Budget.ReservedTokens = 100
 	if _, err := NewBudget(cfg); err == nil || !strings.Contains(err.Error(), "reserved_tokens must be < context_window") {
 		t.Errorf("invalid budget accepted: %v", err)
+	}
+}
+
+// A champion rides on its role's model, on the server [adapters] names
+// (or the provider's own); an override, no stage or a provider that loads
+// no adapters leaves it out.
+func TestRouterChampions(t *testing.T) {
+	a := config.Adapter{Name: "scope", Version: 2, SHA256: "ab", Path: "/a/scope/2"}
+	cases := []struct {
+		name, provider, server string
+		overrides              map[string]string
+		stage                  string
+		model, adapter, served string
+		wantServer             string
+		err                    string
+	}{
+		{name: "champion on ollama", provider: "ollama", stage: "scope", model: "thinker", adapter: "scope@2", served: "scope-v2", wantServer: "ollama"},
+		{name: "champion on vllm by default", provider: "openai_compat", stage: "scope", model: "thinker", adapter: "scope@2", served: "scope-v2", wantServer: "vllm"},
+		{name: "champion on llama.cpp keeps the base", provider: "openai_compat", server: "llamacpp", stage: "scope", model: "thinker", adapter: "scope@2", served: "thinker", wantServer: "llamacpp"},
+		{name: "no champion", provider: "ollama", stage: "precision", model: "thinker", served: "thinker", wantServer: "ollama"},
+		{name: "no stage", provider: "ollama", stage: "", model: "thinker", served: "thinker", wantServer: "ollama"},
+		{name: "override wins", provider: "ollama", overrides: map[string]string{"scope": "x"}, stage: "scope", model: "x", served: "x", wantServer: "ollama"},
+		{name: "remote_api loads no adapter", provider: "remote_api", stage: "scope", err: "the remote_api provider loads no adapters"},
+		{name: "remote_api without champion", provider: "remote_api", stage: "plan", model: "thinker", served: "thinker"},
+	}
+	for _, tc := range cases {
+		cfg := config.Default()
+		cfg.Models.Provider, cfg.Models.Reasoning, cfg.Models.Overrides = tc.provider, "thinker", tc.overrides
+		cfg.Models.Champions = map[string]config.Adapter{"scope": a}
+		cfg.Adapters.Server = tc.server
+		got, err := NewRouter(cfg).Resolve(RoleReasoning, tc.stage)
+		if tc.err != "" {
+			if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		adapter := ""
+		if got.Adapter != nil {
+			adapter = got.Adapter.String()
+		}
+		if got.Model != tc.model || adapter != tc.adapter || got.RequestModel() != tc.served || got.Server != tc.wantServer {
+			t.Errorf("%s: model %q adapter %q request model %q server %q, want %q %q %q %q", tc.name,
+				got.Model, adapter, got.RequestModel(), got.Server, tc.model, tc.adapter, tc.served, tc.wantServer)
+		}
 	}
 }

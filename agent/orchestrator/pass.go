@@ -69,7 +69,7 @@ func (r *runner) pass(ctx context.Context, spec passSpec, v any, fn func(ctx con
 		mode = schema.StageImplement
 	}
 	stage := mode
-	model, err := llm.NewRouter(r.opts.Config.Models).Resolve(llm.StageRole(stage), stage)
+	model, err := llm.NewRouter(r.opts.Config).Resolve(llm.StageRole(stage), stage)
 	if err != nil {
 		return err
 	}

@@ -258,7 +258,7 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 		}
 		// Before any row, session or worktree: a model that does not
 		// answer would fail every pass after its retries.
-		if err := llm.CheckStages(ctx, opts.Config.Models, Stages(plan, meta),
+		if err := llm.CheckStages(ctx, opts.Config, Stages(plan, meta),
 			llm.PingOptions{Timeout: opts.PingTimeout, NewClient: opts.NewClient}); err != nil {
 			return nil, err
 		}
@@ -295,7 +295,7 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 	if r.graph, err = retrieval.LoadKnowledgeGraph(ctx, r.curated.DB, r.repo.ID, opts.GraphOptions); err != nil {
 		return nil, err
 	}
-	r.clients = llm.NewStageClients(llm.NewRouter(opts.Config.Models), opts.NewClient, opts.Config.Budget.SafetyMargin,
+	r.clients = llm.NewStageClients(llm.NewRouter(opts.Config), opts.NewClient, opts.Config.Budget.SafetyMargin,
 		func(ctx context.Context, calls []kb.LLMCall) error { return r.held.record(ctx, nil, calls) })
 	r.held.mask = r.clients.Mask
 	ok = true
@@ -336,7 +336,7 @@ func (r *runner) rows(ctx context.Context) error {
 			return err
 		}
 		if !logged {
-			coder, _ := llm.NewRouter(r.opts.Config.Models).Resolve(llm.RoleCoding, schema.StageImplement)
+			coder, _ := llm.NewRouter(r.opts.Config).Resolve(llm.RoleCoding, schema.StageImplement)
 			if _, err := kb.BeginTaskRun(ctx, w.Conn, kb.TaskRun{TaskID: r.out.TaskID, RepoPath: r.repo.Path, Mode: mode,
 				ExecuteModel: coder.Model, ContextWindow: r.opts.Config.Models.ContextWindow, ReservedTokens: r.opts.Config.Budget.ReservedTokens,
 				Stages: []string{schema.StageMetaPlan, schema.StagePartPlan, schema.StageImplement, schema.StageAdjustment}, Started: time.Now().UTC()}); err != nil {

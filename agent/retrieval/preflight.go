@@ -94,7 +94,7 @@ func PreflightWith(ctx context.Context, curated *kb.Store, rawDir string, cfg co
 
 // preflightModels checks there is a model for every role.
 func preflightModels(cfg config.Config, roles []llm.Role) error {
-	router := llm.NewRouter(cfg.Models)
+	router := llm.NewRouter(cfg)
 	for _, role := range roles {
 		if _, err := router.Resolve(role, ""); err != nil {
 			return &PreflightError{Problem: fmt.Sprintf("no %s model", role), Fix: "run `cra init --" + string(role) + "-model M` or set it in config.toml"}

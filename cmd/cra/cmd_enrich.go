@@ -64,7 +64,7 @@ func parseEnrich(cmd *cli.Command) (enrichOptions, error) {
 
 func (a *app) runEnrich(ctx context.Context, opts enrichOptions) error {
 	return runBatch(ctx, a, func(ctx context.Context, env batchEnv) (*ingest.EnrichSummary, int, int, error) {
-		model, err := llm.NewRouter(env.cfg.Models).Resolve(llm.RoleReasoning, schema.StageEnrichment)
+		model, err := llm.NewRouter(env.cfg).Resolve(llm.RoleReasoning, schema.StageEnrichment)
 		if err != nil {
 			return nil, 0, 0, usage.Errorf("%v", err)
 		}

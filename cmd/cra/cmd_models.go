@@ -18,10 +18,11 @@ func (a *app) modelsCommand() *cli.Command {
 		Usage: "the models cra calls",
 		Commands: []*cli.Command{{
 			Name:  "check",
-			Usage: "resolve every role and stage override and ask each model for a one-token answer",
-			Description: "Resolves the coding and reasoning roles and every [models.overrides] stage, then sends\n" +
-				"each distinct provider, URL and model one tiny completion. Prints what answered and\n" +
-				"what to do about what did not (exit 1 if any failed). These pings are not logged.",
+			Usage: "resolve every role, stage override and champion adapter and ask each for a one-token answer",
+			Description: "Resolves the coding and reasoning roles, every [models.overrides] stage and every stage\n" +
+				"routed to a champion adapter, then sends each distinct provider, URL, model and adapter one\n" +
+				"tiny completion, through the route the stage's calls take. Prints what answered and what to\n" +
+				"do about what did not (exit 1 if any failed). These pings are not logged.",
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if cmd.Args().Len() > 0 {
 					return usage.Errorf("models check takes no arguments")
@@ -37,7 +38,7 @@ func (a *app) runModelsCheck(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	checks, err := llm.CheckModels(ctx, cfg.Models)
+	checks, err := llm.CheckModels(ctx, cfg, llm.PingOptions{})
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,11 @@ func (a *app) printModelChecks(checks []*llm.ModelCheck) error {
 		if !c.OK {
 			status = "failed: " + c.Error
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Model, c.Provider, c.BaseURL, strings.Join(c.Uses, ", "), status)
+		model := c.Model
+		if c.Adapter != "" {
+			model += " + adapter " + c.Adapter
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", model, c.Provider, c.BaseURL, strings.Join(c.Uses, ", "), status)
 	}
 	return tw.Flush()
 }

@@ -111,6 +111,12 @@ func TestErrorsNameFileKeyAndFix(t *testing.T) {
 		{"syntax", "[models\n", "", []string{"line 2", "TOML syntax"}},
 		{"temperature", "[models.temperature]\ncoding = 3.0\n", "models.temperature.coding", []string{"outside 0..2"}},
 		{"max tokens", "[models]\nmax_tokens = 40000\n", "models.max_tokens", []string{"must be < context_window"}},
+		{"adapter server", "[adapters]\nserver = \"llama.cpp\"\n", "adapters.server",
+			[]string{`"llama.cpp" is not a server`, "vllm, llamacpp, ollama"}},
+		{"adapter server of another provider", "[adapters]\nserver = \"vllm\"\n", "adapters.server",
+			[]string{"vllm serves adapters through the openai_compat provider", `models.provider is "ollama"`}},
+		{"ollama server of openai_compat", "[models]\nprovider = \"openai_compat\"\n[adapters]\nserver = \"ollama\"\n", "adapters.server",
+			[]string{"ollama serves adapters through the ollama provider"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -274,5 +280,34 @@ func TestTestingEnviron(t *testing.T) {
 				t.Errorf("Environ = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// The server a provider's adapters are loaded by: [adapters] server when
+// set, else the provider's own, and one accepted only with its provider.
+func TestAdapterServer(t *testing.T) {
+	cases := []struct {
+		provider, server, want string
+	}{
+		{"ollama", "", ServerOllama},
+		{"", "", ServerOllama},
+		{"openai_compat", "", ServerVLLM},
+		{"openai_compat", ServerLlamaCpp, ServerLlamaCpp},
+		{"openai_compat", ServerVLLM, ServerVLLM},
+		{"remote_api", "", ""},
+	}
+	for _, tc := range cases {
+		if got := (Adapters{Server: tc.server}).ServerFor(tc.provider); got != tc.want {
+			t.Errorf("provider %q server %q: %q, want %q", tc.provider, tc.server, got, tc.want)
+		}
+	}
+	for _, text := range []string{
+		"[models]\nprovider = \"openai_compat\"\n[adapters]\nserver = \"llamacpp\"\n",
+		"[models]\nprovider = \"openai_compat\"\n[adapters]\nserver = \"vllm\"\n",
+		"[adapters]\nserver = \"ollama\"\n",
+	} {
+		if _, err := Parse("c.toml", text); err != nil {
+			t.Errorf("%q refused: %v", text, err)
+		}
 	}
 }

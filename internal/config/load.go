@@ -102,6 +102,7 @@ func (c Config) Validate(path string) []error {
 			bad("models.overrides."+stage, "empty model tag", "remove the line or name a model")
 		}
 	}
+	c.Adapters.validate(bad, c.Models.Provider)
 	errs = append(errs, c.Budget.Validate(path, c.Models.ContextWindow)...)
 	positive(bad, "index.max_file_bytes", int(c.Index.MaxFileBytes))
 	positive(bad, "index.co_change_max_files", c.Index.CoChangeMaxFiles)

@@ -8,8 +8,11 @@
 // connection), and records every request it receives so tests can assert on
 // what was sent. It can also play a paid API (billing.go: prices, a
 // tokenizer, a prompt cache, what each request was charged, 429s every n
-// requests, requests held until released) and the OpenAI Batch API
-// (batch.go: files, batches, results by custom_id).
+// requests, requests held until released), the OpenAI Batch API
+// (batch.go: files, batches, results by custom_id), and LoRA adapters
+// loaded beside the base model (adapters.go: asked for as vLLM, llama.cpp's
+// server and Ollama ask, each with its own planted error rates in oracle
+// mode).
 //
 // It is meant for tests (and the standalone oracle of `make e2e`, which
 // starts one with Start): it imports package testing, never talks to

@@ -3,6 +3,7 @@ package fakellm
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"maps"
 	"sync"
 )
 
@@ -18,32 +19,60 @@ type Oracle struct {
 	Fallback  func(req Request) Reply
 }
 
-// OracleStats counts the answers an oracle gave per stage.
+// OracleStats counts the answers an oracle gave per stage, in all and
+// per adapter asked for ("" is the base model).
 type OracleStats struct {
 	mu           sync.Mutex
 	Right, Wrong map[string]int
+	byAdapter    map[string]*[2]map[string]int // adapter → right, wrong per stage
 }
 
 // Counts returns a copy of the counts.
 func (s *OracleStats) Counts() (right, wrong map[string]int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return maps.Clone(s.Right), maps.Clone(s.Wrong)
+}
+
+// CountsOf returns a copy of the counts of the requests that asked for
+// adapter (a served name; "" for the base model).
+func (s *OracleStats) CountsOf(adapter string) (right, wrong map[string]int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	right, wrong = map[string]int{}, map[string]int{}
-	for k, v := range s.Right {
-		right[k] = v
-	}
-	for k, v := range s.Wrong {
-		wrong[k] = v
+	if c := s.byAdapter[adapter]; c != nil {
+		right, wrong = maps.Clone(c[0]), maps.Clone(c[1])
 	}
 	return right, wrong
+}
+
+// count adds one answer of stage, right or not, asked of adapter.
+func (s *OracleStats) count(adapter, stage string, right bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.byAdapter[adapter]
+	if c == nil {
+		c = &[2]map[string]int{{}, {}}
+		s.byAdapter[adapter] = c
+	}
+	if right {
+		s.Right[stage]++
+		c[0][stage]++
+	} else {
+		s.Wrong[stage]++
+		c[1][stage]++
+	}
 }
 
 // SetOracle makes o answer every request the script does not. Which
 // requests get the wrong answer is decided by a hash of the seed, the
 // stage and the request's messages, so the same prompt is answered the
-// same way every time (a resumed run sees what the killed one saw).
+// same way every time (a resumed run sees what the killed one saw). A
+// request for a loaded adapter (SetAdapters) is answered at the adapter's
+// rate for its stage; the hash leaves the adapter out, so on the same
+// prompts a lower rate errs on a subset of what a higher one errs on.
 func (s *Server) SetOracle(o Oracle) *OracleStats {
-	stats := &OracleStats{Right: map[string]int{}, Wrong: map[string]int{}}
+	stats := &OracleStats{Right: map[string]int{}, Wrong: map[string]int{}, byAdapter: map[string]*[2]map[string]int{}}
 	s.SetDefault(func(req Request) Reply {
 		stage, right, wrong, ok := o.Answer(req)
 		if !ok {
@@ -58,13 +87,11 @@ func (s *Server) SetOracle(o Oracle) *OracleStats {
 			h.Write([]byte("\x00" + m.Content))
 		}
 		u := float64(binary.BigEndian.Uint64(h.Sum(nil))>>11) / (1 << 53)
-		stats.mu.Lock()
-		defer stats.mu.Unlock()
-		if u < o.ErrorRate[stage] {
-			stats.Wrong[stage]++
+		if u < s.errorRate(o, req, stage) {
+			stats.count(req.Adapter, stage, false)
 			return Reply{Text: wrong}
 		}
-		stats.Right[stage]++
+		stats.count(req.Adapter, stage, true)
 		return Reply{Text: right}
 	})
 	return stats

@@ -43,10 +43,18 @@ type Request struct {
 	// Authorization is the Authorization header as received.
 	Authorization string
 	Header        http.Header
+	// LoRA is a llama.cpp request's "lora" list: nil when not sent, empty
+	// when sent empty (every adapter off: the base model).
+	LoRA []LoRA
+	// Adapter is the served name of the LoRA adapter the request asked
+	// for (SetAdapters), by any of the three shapes; "" for the base model.
+	Adapter string
 	// Body is the raw request body; DecodeError is set when it was not the
 	// JSON the format expects.
 	Body        []byte
 	DecodeError error
+
+	refusal *Reply // the answer to a request for what is not loaded
 }
 
 type ollamaChatRequest struct {
@@ -71,6 +79,7 @@ type openAIChatRequest struct {
 	ChatTemplateKwargs struct {
 		EnableThinking *bool `json:"enable_thinking"`
 	} `json:"chat_template_kwargs"`
+	LoRA []LoRA `json:"lora"`
 }
 
 // decode fills the format-specific fields of r from r.Body.
@@ -108,5 +117,6 @@ func (r *Request) decode() {
 		}
 		r.JSON = in.ResponseFormat != nil && in.ResponseFormat.Type == "json_object"
 		r.Think = in.ChatTemplateKwargs.EnableThinking
+		r.LoRA = in.LoRA
 	}
 }

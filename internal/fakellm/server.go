@@ -49,6 +49,9 @@ type Server struct {
 
 	// batch.go: the Batch API's files and batches.
 	batches batchState
+
+	// adapters.go: the LoRA adapters loaded, by served name.
+	adapters []loadedAdapter
 }
 
 // New starts a server that answers chat requests with replies, in order,
@@ -216,6 +219,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.record(req)
 		writeModels(w, FormatOpenAI, s.modelNames())
 		return
+	case r.Method == http.MethodGet && r.URL.Path == "/lora-adapters":
+		s.record(req)
+		s.writeLoRAAdapters(w)
+		return
 	case strings.HasPrefix(r.URL.Path, "/v1/files") || strings.HasPrefix(r.URL.Path, "/v1/batches"):
 		s.record(req)
 		s.serveBatchAPI(w, r, body)
@@ -227,6 +234,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.decode()
+	s.placeAdapter(&req)
 
 	rep, seq, limited := s.next(req)
 	defer s.done()
@@ -333,8 +341,13 @@ func (s *Server) next(req Request) (rep Reply, seq int, limited bool) {
 	return s.pick(req), seq, false
 }
 
-// pick is the reply to req: the next scripted one, else the default.
+// pick is the reply to req: its refusal when it asks for a model or
+// adapter the server has not loaded, else the next scripted one, else
+// the default.
 func (s *Server) pick(req Request) Reply {
+	if req.refusal != nil {
+		return *req.refusal
+	}
 	s.mu.Lock()
 	if len(s.script) > 0 {
 		rep := s.script[0]
@@ -354,8 +367,12 @@ func (s *Server) done() {
 	s.inFlight--
 }
 
+// modelNames are the models listed: SetModels' names, then the served
+// names of the adapters (vLLM lists its LoRA modules, Ollama the models
+// `ollama create` made).
 func (s *Server) modelNames() []string {
+	served := s.servedNames()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.models...)
+	return append(append([]string(nil), s.models...), served...)
 }

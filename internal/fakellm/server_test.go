@@ -423,3 +423,135 @@ func TestHoldAfter(t *testing.T) {
 		t.Errorf("received %v", got)
 	}
 }
+
+// Adapters are recognised in the three shapes cra sends them (vLLM's
+// model, llama.cpp's lora ids listed by GET /lora-adapters, Ollama's
+// model), recorded on the request, and answered at their own planted
+// rates over the oracle's: the good adapter errs less on scope, the bad
+// one breaks implement.
+func TestAdaptersInOracleMode(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.SetModels("base")
+	srv.SetAdapters(map[string]fakellm.AdapterBehaviour{
+		"scope-good-v1":    {Path: "/loras/scope-good/1", ErrorRate: map[string]float64{"scope": 0.05}},
+		"implement-bad-v1": {ErrorRate: map[string]float64{"implement": 0.9}},
+	})
+	stats := srv.SetOracle(fakellm.Oracle{
+		Answer: func(req fakellm.Request) (string, string, string, bool) {
+			return req.Messages[0].Content, "right", "wrong", true
+		},
+		ErrorRate: map[string]float64{"scope": 0.5, "implement": 0.1},
+	})
+
+	resp, err := http.Get(srv.URL + "/lora-adapters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []struct {
+		ID    int     `json:"id"`
+		Path  string  `json:"path"`
+		Scale float64 `json:"scale"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&listed); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(listed) != 2 || listed[0].Path != "/adapters/implement-bad-v1/adapter.gguf" || listed[1].Path != "/loras/scope-good/1" ||
+		listed[1].ID != 1 || listed[0].Scale != 0 {
+		t.Fatalf("GET /lora-adapters: %+v", listed)
+	}
+	ids := map[string]int{"implement-bad-v1": listed[0].ID, "scope-good-v1": listed[1].ID} // served names in order
+
+	shapes := []struct {
+		name string
+		ask  func(stage, user, adapter string) *http.Response
+	}{
+		{"vllm", func(stage, user, adapter string) *http.Response {
+			model := "base"
+			if adapter != "" {
+				model = adapter
+			}
+			return postQuiet(t, srv.OpenAIURL()+"/chat/completions", chat(model, stage, user, ""))
+		}},
+		{"llamacpp", func(stage, user, adapter string) *http.Response {
+			lora := `, "lora": []` // every adapter off: the base
+			if id, ok := ids[adapter]; ok {
+				lora = fmt.Sprintf(`, "lora": [{"id": %d, "scale": 1.0}]`, id)
+			}
+			return postQuiet(t, srv.OpenAIURL()+"/chat/completions", chat("base", stage, user, lora))
+		}},
+		{"ollama", func(stage, user, adapter string) *http.Response {
+			model := "base"
+			if adapter != "" {
+				model = adapter
+			}
+			return postQuiet(t, srv.OllamaURL()+"/api/chat", chat(model, stage, user, `, "stream": false`))
+		}},
+	}
+	for _, sh := range shapes {
+		before := len(srv.Requests())
+		for _, adapter := range []string{"", "scope-good-v1", "implement-bad-v1"} {
+			for _, stage := range []string{"scope", "implement"} {
+				for i := range 100 {
+					if resp := sh.ask(stage, fmt.Sprint(i), adapter); resp.StatusCode != http.StatusOK {
+						t.Fatalf("%s %s %s: status %d", sh.name, adapter, stage, resp.StatusCode)
+					}
+				}
+			}
+		}
+		reqs := srv.Requests()[before:]
+		if reqs[0].Adapter != "" || reqs[200].Adapter != "scope-good-v1" || reqs[400].Adapter != "implement-bad-v1" {
+			t.Errorf("%s: adapters recorded %q %q %q", sh.name, reqs[0].Adapter, reqs[200].Adapter, reqs[400].Adapter)
+		}
+	}
+	share := func(adapter, stage string) float64 {
+		right, wrong := stats.CountsOf(adapter)
+		return float64(wrong[stage]) / float64(right[stage]+wrong[stage])
+	}
+	cases := []struct {
+		adapter, stage string
+		lo, hi         float64
+	}{
+		{"", "scope", 0.4, 0.6}, {"", "implement", 0.03, 0.2},
+		{"scope-good-v1", "scope", 0, 0.1}, {"scope-good-v1", "implement", 0.03, 0.2}, // implement keeps the oracle's rate
+		{"implement-bad-v1", "scope", 0.4, 0.6}, {"implement-bad-v1", "implement", 0.8, 1},
+	}
+	for _, tc := range cases {
+		if got := share(tc.adapter, tc.stage); got < tc.lo || got > tc.hi {
+			t.Errorf("adapter %q stage %s: wrong %.2f of the time, want %.2f..%.2f", tc.adapter, tc.stage, got, tc.lo, tc.hi)
+		}
+	}
+	if right, wrong := stats.Counts(); right["scope"]+wrong["scope"] != 900 {
+		t.Errorf("totals %v %v: want every answer counted", right, wrong)
+	}
+
+	// What is not loaded is refused, as the real servers refuse it.
+	if resp := postQuiet(t, srv.OpenAIURL()+"/chat/completions", chat("scope-good-v9", "scope", "x", "")); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown served name: status %d, want 404", resp.StatusCode)
+	}
+	if resp := postQuiet(t, srv.OllamaURL()+"/api/chat", chat("scope-good-v9", "scope", "x", `, "stream": false`)); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown Ollama model: status %d, want 404", resp.StatusCode)
+	}
+	if resp := postQuiet(t, srv.OpenAIURL()+"/chat/completions", chat("base", "scope", "x", `, "lora": [{"id": 7, "scale": 1}]`)); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("unknown lora id: status %d, want 400", resp.StatusCode)
+	}
+}
+
+// chat is a chat request body: the stage as system message, extra
+// appended to the object.
+func chat(model, stage, user, extra string) string {
+	return fmt.Sprintf(`{"model": %q, "messages": [{"role": "system", "content": %q}, {"role": "user", "content": %q}]%s}`,
+		model, stage, user, extra)
+}
+
+// postQuiet posts body and returns the answer, its body read and closed.
+func postQuiet(t *testing.T, url, body string) *http.Response {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
