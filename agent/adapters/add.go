@@ -40,7 +40,7 @@ type AddOptions struct {
 	Dataset string   // NAME or NAME@V of the dataset it was trained on; "" for none
 	PlanID  int64    // the training plan it was trained for; 0 for none
 	Force   bool     // accept stages the plan did not target
-	Models  config.Models
+	Config  config.Config
 }
 
 // Added is what Add did.
@@ -65,7 +65,7 @@ func Add(ctx context.Context, opts AddOptions) (Added, error) {
 	if err != nil {
 		return Added{}, err
 	}
-	if err := checkBase(opts.Models, p.BaseModel, opts.Stages); err != nil {
+	if err := checkBase(opts.Config, p.BaseModel, opts.Stages); err != nil {
 		return Added{}, err
 	}
 	row := kb.AdapterRow{Name: opts.Name, Path: p.Dir, BaseModel: p.BaseModel, Rank: p.Rank, Alpha: p.Alpha,
@@ -97,8 +97,9 @@ func checkStages(stages []string) error {
 // checkBase refuses an adapter whose base model is not the model that
 // serves one of its stages: a LoRA only works on the weights it was
 // trained on.
-func checkBase(models config.Models, base string, stages []string) error {
-	router := llm.NewRouter(models)
+func checkBase(cfg config.Config, base string, stages []string) error {
+	models := cfg.Models
+	router := llm.NewRouter(cfg)
 	for _, s := range stages {
 		role := llm.StageRole(s)
 		m, err := router.Resolve(role, s)

@@ -26,9 +26,9 @@ const GGUFFile = "adapter_model.gguf"
 // ServeConfig is what to run to serve adapters on server (config.Server*),
 // as shell lines and comments: vLLM's command line, llama-server's with
 // the adapter ids in load order, or an Ollama Modelfile and `ollama
-// create` line per adapter. models gives the Ollama model each stage's
+// create` line per adapter. cfg gives the Ollama model each stage's
 // base is served as.
-func ServeConfig(server string, adapters []kb.AdapterRow, models config.Models) (string, error) {
+func ServeConfig(server string, adapters []kb.AdapterRow, cfg config.Config) (string, error) {
 	if len(adapters) == 0 {
 		return "", usage.Errorf("no adapters to serve: register one with `cra adapters add` (see `cra adapters list`)")
 	}
@@ -44,7 +44,7 @@ func ServeConfig(server string, adapters []kb.AdapterRow, models config.Models) 
 	case config.ServerLlamaCpp:
 		return llamaCpp(adapters), nil
 	case config.ServerOllama:
-		return ollama(adapters, models)
+		return ollama(adapters, cfg)
 	}
 	return "", usage.Errorf("--server %q: use %s", server, strings.Join(config.Servers(), ", "))
 }
@@ -108,12 +108,12 @@ func llamaCpp(adapters []kb.AdapterRow) string {
 
 // ollama is a Modelfile per adapter over the Ollama model that serves its
 // stages, and the `ollama create` line that makes NAME-vVERSION.
-func ollama(adapters []kb.AdapterRow, models config.Models) (string, error) {
+func ollama(adapters []kb.AdapterRow, cfg config.Config) (string, error) {
 	var b strings.Builder
 	b.WriteString("# Ollama: one model per adapter, named NAME-vVERSION; cra's router sends the stage to it.\n" +
 		"# ADAPTER takes a safetensors adapter directory for the architectures Ollama imports (Llama, Mistral, Gemma);\n" +
 		"# for others, convert it with llama.cpp's convert_lora_to_gguf.py and use ADAPTER " + GGUFFile + " in its directory.\n")
-	router := llm.NewRouter(models)
+	router := llm.NewRouter(cfg)
 	for _, a := range adapters {
 		stage := a.Stages[0]
 		m, err := router.Resolve(llm.StageRole(stage), stage)

@@ -26,11 +26,13 @@ type batchEnv struct {
 }
 
 // runBatch runs a batch command (index, bootstrap, enrich): it loads the
-// configuration, shows progress while run works, then prints the summary
-// (JSON with --json, else human) and maps the outcome to the exit code:
-// failed or busy inputs exit 1, an interruption 130.
+// configuration (without the adapter champions: no batch command calls a
+// stage an adapter serves, so none waits on the raw store to read them),
+// shows progress while run works, then prints the summary (JSON with
+// --json, else human) and maps the outcome to the exit code: failed or
+// busy inputs exit 1, an interruption 130.
 func runBatch[S any](ctx context.Context, a *app, run func(context.Context, batchEnv) (*S, int, int, error), human func(*S) error) error {
-	cfg, err := a.loadConfig(ctx)
+	cfg, err := config.Load(a.home.ConfigPath())
 	if err != nil {
 		return err
 	}

@@ -11,24 +11,30 @@ import (
 
 // loadConfig loads config.toml and the champions the adapter registry
 // routes (config.Models.Champions), so every router the command builds
-// sends a stage with a champion to it. Every command that calls models
-// loads its configuration here. A home without a raw store has no
-// champions (the command says what is missing when it opens its stores).
+// sends a stage with a champion to it. Every command that calls the
+// agent's models loads its configuration here; the others use
+// config.Load, and never wait for the raw store to read champions they
+// would not use (a nightly bootstrap must not wait on another's writes).
 func (a *app) loadConfig(ctx context.Context) (config.Config, error) {
 	cfg, err := config.Load(a.home.ConfigPath())
 	if err != nil {
 		return cfg, err
 	}
+	cfg.Models.Champions, err = a.champions(ctx)
+	return cfg, err
+}
+
+// champions reads the adapters the registry routes, stage → adapter. A
+// home without a raw store has none (the command says what is missing
+// when it opens its stores).
+func (a *app) champions(ctx context.Context) (map[string]config.Adapter, error) {
 	raw, err := kb.Open(ctx, a.home.Dir, kb.Raw, kb.Options{Command: "cra (reading the adapter champions)", Wait: kb.ReadWait})
 	if errors.As(err, new(*kb.NotInitializedError)) {
-		return cfg, nil
+		return nil, nil
 	}
 	if err != nil {
-		return cfg, err
+		return nil, err
 	}
 	defer raw.Close()
-	if cfg.Models.Champions, err = adapters.Champions(ctx, raw.DB); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
+	return adapters.Champions(ctx, raw.DB)
 }

@@ -94,7 +94,7 @@ func (a *app) runAdaptersAdd(ctx context.Context, cmd *cli.Command, opts addOpti
 		return err
 	}
 	added, err := adapters.Add(ctx, adapters.AddOptions{Store: st, Name: opts.name, Path: opts.path, Stages: opts.stages,
-		Dataset: opts.dataset, PlanID: opts.plan, Force: opts.force, Models: cfg.Models})
+		Dataset: opts.dataset, PlanID: opts.plan, Force: opts.force, Config: cfg})
 	if err != nil {
 		return err
 	}
@@ -290,7 +290,7 @@ func (a *app) adaptersServeConfigCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			text, err := adapters.ServeConfig(server, list, cfg.Models)
+			text, err := adapters.ServeConfig(server, list, cfg)
 			if err != nil {
 				return err
 			}
