@@ -24,7 +24,7 @@ const testBase = "Qwen/Qwen3-1.7B" // the default config's qwen3:1.7b, as Huggin
 // writePEFT writes a PEFT adapter directory as peft's save_pretrained
 // does: adapter_config.json and a small valid adapter_model.safetensors
 // whose one tensor's bytes are fill.
-func writePEFT(t *testing.T, dir, base string, rank int, fill byte) string {
+func writePEFT(t testing.TB, dir, base string, rank int, fill byte) string {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -34,6 +34,7 @@ func (a *app) adaptersCommand() *cli.Command {
 			a.adaptersListCommand(),
 			a.adaptersShowCommand(),
 			a.adaptersServeConfigCommand(),
+			a.adaptersEvalCommand(),
 			a.adaptersPromoteCommand(),
 			a.adaptersRollbackCommand(),
 		},
