@@ -75,7 +75,7 @@ func (a *app) runAdaptersEval(ctx context.Context, cmd *cli.Command, opts gateOp
 	}
 	p := a.startProgress()
 	res, err := adapters.Gate(ctx, adapters.GateOptions{Store: st, Adapter: opts.adapter, Config: cfg, Jobs: opts.jobs, Log: a.log, Progress: p,
-		Selection: eval.Selection{Split: opts.split, Rule: kb.NewSplitRule(cfg.Curate, nil), Sample: opts.sample, Seed: opts.seed},
+		Selection:    eval.Selection{Split: opts.split, Rule: kb.NewSplitRule(cfg.Curate, nil), Sample: opts.sample, Seed: opts.seed},
 		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf, Source: walk.SourceFile}})
 	a.stopProgress(p)
 	if res == nil {
