@@ -212,3 +212,33 @@ func TestAdaptersGateResumesAfterKill(t *testing.T) {
 		t.Error("no gate was killed mid-run: the test proved nothing")
 	}
 }
+
+// BenchmarkAdaptersEval times `cra adapters eval` against two plain `cra
+// eval`s of the same tasks in another home of the same history, with the
+// same two routings (the second after sc is routed), in the same
+// process, and reports the ratio (issue 28's target: at most 1.05).
+//
+//	go test ./cmd/cra -run '^$' -bench AdaptersEval -benchtime 1x
+func BenchmarkAdaptersEval(b *testing.B) {
+	srv := gateServer(b)
+	repo := evaltest.CalcHistory(b)
+	for range b.N {
+		gate, plain := gateHome(b, srv, repo.Dir, b.TempDir()), gateHome(b, srv, repo.Dir, b.TempDir())
+		gateOracle(b, srv, gate)
+		start := time.Now()
+		mustRun(b, gate, "adapters", "eval", "sc")
+		gated := time.Since(start)
+		// The same two routings: the second eval after sc is routed
+		// (the promotion not timed).
+		start = time.Now()
+		mustRun(b, plain, "eval", "--name", "base")
+		evals := time.Since(start)
+		mustRun(b, plain, "adapters", "promote", "sc", "--force", "--reason", "benchmark")
+		start = time.Now()
+		mustRun(b, plain, "eval", "--name", "cand", "--compare", "base")
+		evals += time.Since(start)
+		b.ReportMetric(gated.Seconds(), "s-adapters-eval")
+		b.ReportMetric(evals.Seconds(), "s-two-evals")
+		b.ReportMetric(gated.Seconds()/evals.Seconds(), "ratio")
+	}
+}
