@@ -5,7 +5,8 @@
 // base model is the model its stages are served by, says per stage which
 // version is the champion (routed), which are candidates and which are
 // retired, prints how to serve them (vLLM, llama.cpp server, Ollama),
-// and promotes a version to champion only on a passing gate judged
+// gates a version (Gate: agent/eval's run of the same held-out tasks with
+// the current routing and with the version, judged paired), and promotes a version to champion only on a passing gate judged
 // against the current champions (or on a forced, recorded override), or
 // rolls a stage back.
 //
