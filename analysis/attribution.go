@@ -118,7 +118,7 @@ func Analyze(in Input) *Evidence {
 // stageEvidence is one stage's scores and association; nil when no eval
 // scored it and no oracle replaced it.
 func stageEvidence(stage string, obs []kb.EvalOutcome, e *Evidence) *StageEvidence {
-	s := &StageEvidence{Stage: stage}
+	s := &StageEvidence{Stage: stage, Definitional: Definitional[stage]}
 	right, scored := 0, 0
 	var a, b, c, d int // wrong&fail, wrong&ok, right&fail, right&ok
 	byMetric := map[string]map[string][]float64{}

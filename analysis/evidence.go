@@ -18,8 +18,8 @@ var Stages = []string{schema.StageTaskAnalysis, schema.StageScope, schema.StageP
 // MetricSuccess is 1 when the task succeeded.
 const (
 	EndToEnd      = schema.StageEndToEnd
-	MetricSuccess = "success"
-	MetricCorrect = "correct"
+	MetricSuccess = schema.MetricSuccess
+	MetricCorrect = schema.MetricCorrect
 )
 
 // Rate is k of n with its Wilson interval.
@@ -78,6 +78,9 @@ type StageEvidence struct {
 	Metrics []MetricMean `json:"metrics,omitempty"`
 	// Association of the stage being wrong with end-to-end failure.
 	Association *Association `json:"association,omitempty"`
+	// Definitional says why the association is one by definition, for a
+	// stage in Definitional: shown, never tested, never significant.
+	Definitional string `json:"definitional,omitempty"`
 	// Significant: Holm-adjusted p < 0.05 and the odds ratio's interval
 	// above 1 (being wrong goes with failing).
 	Significant bool `json:"significant"`

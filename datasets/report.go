@@ -3,13 +3,11 @@ package datasets
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cra-dev/cra/internal/charts"
@@ -123,11 +121,9 @@ type labelCount struct {
 
 // tokenStats is the prompt plus completion tokens of one stage's examples.
 type tokenStats struct {
-	stage                    string
-	n, min, median, p95, max int
-	over90, over             int   // over 90 % of the window, over the window
-	lo, width                int   // the histogram's first bin edge and bin width
-	bins                     []int // bins[i] counts lengths in [lo+i*width, lo+(i+1)*width)
+	kb.TokenLengths
+	lo, width int   // the histogram's first bin edge and bin width
+	bins      []int // bins[i] counts lengths in [lo+i*width, lo+(i+1)*width)
 }
 
 // hi is the histogram's last bin edge.
@@ -138,9 +134,9 @@ func (s tokenStats) hi() int { return s.lo + len(s.bins)*s.width }
 // multiple of it: a stage of short examples fills its chart whatever the
 // context window.
 func (s *tokenStats) binStage() {
-	s.width = int(charts.NiceWidth(float64(s.max-s.min), histogramBins))
-	s.lo = s.min / s.width * s.width
-	s.bins = make([]int, (s.max-s.lo)/s.width+1)
+	s.width = int(charts.NiceWidth(float64(s.Max-s.Min), histogramBins))
+	s.lo = s.Min / s.width * s.width
+	s.bins = make([]int, (s.Max-s.lo)/s.width+1)
 }
 
 // windowShown says whether a stage's histogram draws the context window
@@ -153,23 +149,10 @@ func (r *versionReport) windowShown(s tokenStats) bool {
 // changes is what differs from the previous version.
 type changes struct {
 	previous             int
-	counts               []countDelta
-	churn                []churn
+	counts               []kb.ExampleDelta
+	churn                []kb.ExampleChurn
 	added, removed       int      // examples by id, over every stage
 	addedIDs, removedIDs []string // the first ids in order, changedSample at most
-}
-
-// countDelta is one stage, kind and split's examples then and now.
-type countDelta struct {
-	stage, kind, split string
-	was, now           int
-}
-
-// churn is one stage and kind's examples by id: in this version only, in
-// the previous one only, in both, and in both under another split.
-type churn struct {
-	stage, kind                 string
-	added, removed, kept, moved int
 }
 
 func buildReport(ctx context.Context, q kb.Querier, ref kb.DatasetRef) (*versionReport, error) {
@@ -197,8 +180,7 @@ func buildReport(ctx context.Context, q kb.Querier, ref kb.DatasetRef) (*version
 	r.validationFraction, r.holdout, r.safetyMargin = criteria.ValidationFraction, criteria.HoldoutRepos, criteria.SafetyMargin
 	// created_at is read as an instant: kb.DatasetInfo.Created is written
 	// in the store session's time zone.
-	if err := q.QueryRowContext(ctx, `SELECT training_plan_id, created_at FROM dataset_versions WHERE name = ? AND version = ?`,
-		info.Name, info.Version).Scan(&r.planID, &r.created); err != nil {
+	if r.planID, r.created, err = kb.DatasetOrigin(ctx, q, info.Name, info.Version); err != nil {
 		return nil, fail("version", err)
 	}
 	if err := r.readCounts(ctx, q); err != nil {
@@ -217,18 +199,10 @@ func buildReport(ctx context.Context, q kb.Querier, ref kb.DatasetRef) (*version
 // and split; per source and split; per repository and split; per stage,
 // kind, signal and label.
 func (r *versionReport) readCounts(ctx context.Context, q kb.Querier) error {
-	rows, err := q.QueryContext(ctx, `SELECT
-			CASE WHEN grouping(source) = 0 THEN 'source' WHEN grouping(repo_path) = 0 THEN 'repo'
-				WHEN grouping(label) = 0 THEN 'label' ELSE 'stage' END AS facet,
-			coalesce(stage, ''), coalesce(kind, ''), coalesce(split, ''), coalesce(source, ''), coalesce(repo_path, ''),
-			coalesce(signal, ''), coalesce(label, ''), count(*)
-		FROM training_examples WHERE dataset = ? AND version = ?
-		GROUP BY GROUPING SETS ((stage, kind, split), (source, split), (repo_path, split), (stage, kind, signal, label))
-		ORDER BY ALL`, r.info.Name, r.info.Version)
+	groups, err := kb.ExampleGroups(ctx, q, r.info.Name, r.info.Version)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
 	stageKinds, sources, repos := map[[2]string]*splitCount{}, map[string]*splitCount{}, map[string]*splitCount{}
 	add := func(c *splitCount, split string, n int) {
 		if split == kb.SplitValidation {
@@ -237,13 +211,9 @@ func (r *versionReport) readCounts(ctx context.Context, q kb.Querier) error {
 			c.train += n
 		}
 	}
-	for rows.Next() {
-		var facet, stage, kind, split, source, repo, signal, label string
-		var n int
-		if err := rows.Scan(&facet, &stage, &kind, &split, &source, &repo, &signal, &label, &n); err != nil {
-			return err
-		}
-		switch facet {
+	for _, g := range groups {
+		stage, kind, split, n := g.Stage, g.Kind, g.Split, g.N
+		switch g.Facet {
 		case "stage":
 			k := [2]string{stage, kind}
 			if stageKinds[k] == nil {
@@ -252,21 +222,18 @@ func (r *versionReport) readCounts(ctx context.Context, q kb.Querier) error {
 			add(stageKinds[k], split, n)
 			r.total += n
 		case "source":
-			if sources[source] == nil {
-				sources[source] = &splitCount{key: source}
+			if sources[g.Source] == nil {
+				sources[g.Source] = &splitCount{key: g.Source}
 			}
-			add(sources[source], split, n)
+			add(sources[g.Source], split, n)
 		case "repo":
-			if repos[repo] == nil {
-				repos[repo] = &splitCount{key: repo}
+			if repos[g.Repo] == nil {
+				repos[g.Repo] = &splitCount{key: g.Repo}
 			}
-			add(repos[repo], split, n)
+			add(repos[g.Repo], split, n)
 		case "label":
-			r.labels = append(r.labels, labelCount{stage: stage, kind: kind, signal: signal, label: label, n: n})
+			r.labels = append(r.labels, labelCount{stage: stage, kind: kind, signal: g.Signal, label: g.Label, n: n})
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	for _, c := range stageKinds {
 		r.stageKinds = append(r.stageKinds, *c)
@@ -300,57 +267,31 @@ func kindOrder(kind string) int {
 // the longest, how many sit over 90 % of the window and over it — then
 // counts them into histogram bins cut from that stage's own range.
 func (r *versionReport) readTokens(ctx context.Context, q kb.Querier) error {
-	rows, err := q.QueryContext(ctx, `SELECT stage, count(*), min(n), quantile_disc(n, 0.5), quantile_disc(n, 0.95), max(n),
-			count(*) FILTER (WHERE n > 0.9 * ?), count(*) FILTER (WHERE n > ?)
-		FROM (SELECT stage, prompt_tokens + completion_tokens AS n FROM training_examples WHERE dataset = ? AND version = ?)
-		GROUP BY stage ORDER BY stage`, r.window, r.window, r.info.Name, r.info.Version)
+	lengths, err := kb.ExampleTokenLengths(ctx, q, r.info.Name, r.info.Version, r.window)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var s tokenStats
-		if err := rows.Scan(&s.stage, &s.n, &s.min, &s.median, &s.p95, &s.max, &s.over90, &s.over); err != nil {
-			rows.Close()
-			return err
-		}
+	bins := make([]kb.TokenBins, len(lengths))
+	for i, l := range lengths {
+		s := tokenStats{TokenLengths: l}
 		if r.window <= 0 {
-			s.over90, s.over = 0, 0
+			s.Over90, s.Over = 0, 0
 		}
 		s.binStage()
 		r.tokens = append(r.tokens, s)
+		bins[i] = kb.TokenBins{Stage: s.Stage, Lo: s.lo, Width: s.width}
 	}
-	if err := closeRows(rows); err != nil {
-		return err
-	}
-	if len(r.tokens) == 0 {
-		return nil
-	}
-	// One scan for every stage's bins: each stage's width joined in.
-	values, args := make([]string, len(r.tokens)), []any{}
-	for i, s := range r.tokens {
-		values[i] = "(?::VARCHAR, ?::BIGINT, ?::BIGINT)"
-		args = append(args, s.stage, s.lo, s.width)
-	}
-	args = append(args, r.info.Name, r.info.Version)
-	rows, err = q.QueryContext(ctx, `SELECT e.stage, (e.prompt_tokens + e.completion_tokens - w.lo) // w.width, count(*)
-		FROM training_examples e JOIN (VALUES `+strings.Join(values, ", ")+`) w(stage, lo, width) ON w.stage = e.stage
-		WHERE e.dataset = ? AND e.version = ? GROUP BY ALL`, args...)
+	counts, err := kb.ExampleTokenBins(ctx, q, r.info.Name, r.info.Version, bins)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var stage string
-		var bin, n int
-		if err := rows.Scan(&stage, &bin, &n); err != nil {
-			return err
-		}
-		i := slices.IndexFunc(r.tokens, func(s tokenStats) bool { return s.stage == stage })
-		if s := &r.tokens[i]; bin >= 0 && bin < len(s.bins) {
-			s.bins[bin] = n
+	for _, c := range counts {
+		i := slices.IndexFunc(r.tokens, func(s tokenStats) bool { return s.Stage == c.Stage })
+		if s := &r.tokens[i]; c.Bin >= 0 && c.Bin < len(s.bins) {
+			s.bins[c.Bin] = c.N
 		}
 	}
-	return rows.Err()
+	return nil
 }
 
 // readChanges compares the version with the newest earlier one of the
@@ -358,91 +299,34 @@ func (r *versionReport) readTokens(ctx context.Context, q kb.Querier) error {
 // examples by id (ids are deterministic per dataset name and source row,
 // so an id in both is the same example).
 func (r *versionReport) readChanges(ctx context.Context, q kb.Querier) error {
-	var prev sql.NullInt64
-	if err := q.QueryRowContext(ctx, `SELECT max(version) FROM dataset_versions WHERE name = ? AND version < ?`,
-		r.info.Name, r.info.Version).Scan(&prev); err != nil {
+	prev, ok, err := kb.PreviousDatasetVersion(ctx, q, r.info.Name, r.info.Version)
+	if err != nil || !ok {
 		return err
 	}
-	if !prev.Valid {
-		return nil
-	}
-	c := &changes{previous: int(prev.Int64)}
-	name, was, now := r.info.Name, c.previous, r.info.Version
-	rows, err := q.QueryContext(ctx, `SELECT stage, kind, split, count(*) FILTER (WHERE version = ?), count(*) FILTER (WHERE version = ?)
-		FROM training_examples WHERE dataset = ? AND version IN (?, ?)
-		GROUP BY ALL ORDER BY ALL`, was, now, name, was, now)
-	if err != nil {
+	c := &changes{previous: prev}
+	if c.counts, err = kb.ExampleDeltas(ctx, q, r.info.Name, prev, r.info.Version); err != nil {
 		return err
 	}
-	for rows.Next() {
-		var d countDelta
-		if err := rows.Scan(&d.stage, &d.kind, &d.split, &d.was, &d.now); err != nil {
-			rows.Close()
-			return err
-		}
-		c.counts = append(c.counts, d)
-	}
-	if err := closeRows(rows); err != nil {
-		return err
-	}
-	slices.SortStableFunc(c.counts, func(a, b countDelta) int {
-		return cmp.Or(cmp.Compare(a.stage, b.stage), cmp.Compare(kindOrder(a.kind), kindOrder(b.kind)))
+	slices.SortStableFunc(c.counts, func(a, b kb.ExampleDelta) int {
+		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)))
 	})
-
-	// One full join by id gives each example's fate, and the first ids
-	// each stage and kind gained and lost (merged below).
-	rows, err = q.QueryContext(ctx, `WITH cur AS (SELECT id, stage, kind, split FROM training_examples WHERE dataset = ? AND version = ?),
-			prev AS (SELECT id, stage, kind, split FROM training_examples WHERE dataset = ? AND version = ?)
-		SELECT coalesce(c.stage, p.stage), coalesce(c.kind, p.kind),
-			count(*) FILTER (WHERE p.id IS NULL), count(*) FILTER (WHERE c.id IS NULL),
-			count(*) FILTER (WHERE c.id IS NOT NULL AND p.id IS NOT NULL), count(*) FILTER (WHERE c.split <> p.split),
-			coalesce(min(c.id, ?) FILTER (WHERE p.id IS NULL), []), coalesce(min(p.id, ?) FILTER (WHERE c.id IS NULL), [])
-		FROM cur c FULL JOIN prev p ON c.id = p.id AND c.stage = p.stage AND c.kind = p.kind
-		GROUP BY ALL`, name, now, name, was, changedSample, changedSample)
-	if err != nil {
+	// Each example's fate by id, and the first ids each stage and kind
+	// gained and lost (merged below).
+	if c.churn, err = kb.ExampleChurns(ctx, q, r.info.Name, prev, r.info.Version, changedSample); err != nil {
 		return err
 	}
-	for rows.Next() {
-		var ch churn
-		var added, removed any
-		if err := rows.Scan(&ch.stage, &ch.kind, &ch.added, &ch.removed, &ch.kept, &ch.moved, &added, &removed); err != nil {
-			rows.Close()
-			return err
-		}
-		c.churn = append(c.churn, ch)
-		c.added += ch.added
-		c.removed += ch.removed
-		c.addedIDs, c.removedIDs = appendIDs(c.addedIDs, added), appendIDs(c.removedIDs, removed)
-	}
-	if err := closeRows(rows); err != nil {
-		return err
-	}
-	slices.SortFunc(c.churn, func(a, b churn) int {
-		return cmp.Or(cmp.Compare(a.stage, b.stage), cmp.Compare(kindOrder(a.kind), kindOrder(b.kind)))
+	slices.SortFunc(c.churn, func(a, b kb.ExampleChurn) int {
+		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)))
 	})
+	for _, ch := range c.churn {
+		c.added += ch.Added
+		c.removed += ch.Removed
+		c.addedIDs, c.removedIDs = append(c.addedIDs, ch.AddedIDs...), append(c.removedIDs, ch.RemovedIDs...)
+	}
 	for _, ids := range []*[]string{&c.addedIDs, &c.removedIDs} {
 		slices.Sort(*ids)
 		*ids = (*ids)[:min(len(*ids), changedSample)]
 	}
 	r.changes = c
 	return nil
-}
-
-// appendIDs appends a list of ids as the driver scans a VARCHAR[].
-func appendIDs(ids []string, list any) []string {
-	l, _ := list.([]any)
-	for _, id := range l {
-		if s, ok := id.(string); ok {
-			ids = append(ids, s)
-		}
-	}
-	return ids
-}
-
-func closeRows(rows *sql.Rows) error {
-	err := rows.Err()
-	if cerr := rows.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -70,7 +70,7 @@ func (r *versionReport) chartCaption(id string) string {
 // tokensCaption says what a stage's histogram counts, how its lengths are
 // estimated, how it is binned and where the context window is.
 func (r *versionReport) tokensCaption(stage string) string {
-	i := slices.IndexFunc(r.tokens, func(s tokenStats) bool { return s.stage == stage })
+	i := slices.IndexFunc(r.tokens, func(s tokenStats) bool { return s.Stage == stage })
 	if i < 0 {
 		return ""
 	}
@@ -78,7 +78,7 @@ func (r *versionReport) tokensCaption(stage string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Examples per %s-token bin of prompt plus completion tokens, from this stage's shortest example (%s) to its longest (%s). "+
 		"Tokens are curate's estimate, %s, not a tokenizer's count.",
-		reportCount(st.width), reportCount(st.min), reportCount(st.max), r.tokenEstimate())
+		reportCount(st.width), reportCount(st.Min), reportCount(st.Max), r.tokenEstimate())
 	switch {
 	case r.windowShown(st):
 		fmt.Fprintf(&b, " The dashed line is the context window (%s tokens).", reportCount(r.window))
@@ -86,7 +86,7 @@ func (r *versionReport) tokensCaption(stage string) string {
 		fmt.Fprintf(&b, " The context window (%s tokens) lies left of this scale: every example of the stage is longer.", reportCount(r.window))
 	case r.window > 0:
 		fmt.Fprintf(&b, " The context window (%s tokens, %.1f× the longest example) lies too far right to draw on this scale.",
-			reportCount(r.window), float64(r.window)/float64(max(st.max, 1)))
+			reportCount(r.window), float64(r.window)/float64(max(st.Max, 1)))
 	}
 	return b.String()
 }
@@ -195,14 +195,14 @@ func (r *versionReport) ktoChart() (*plot.Plot, error) {
 // stage's own range, with the context window as a line when it is near
 // enough to draw (windowShown) and named on the x axis otherwise.
 func (r *versionReport) tokensChart(stage string) (*plot.Plot, error) {
-	i := slices.IndexFunc(r.tokens, func(s tokenStats) bool { return s.stage == stage })
+	i := slices.IndexFunc(r.tokens, func(s tokenStats) bool { return s.Stage == stage })
 	if i < 0 {
 		return nil, fmt.Errorf("no stage %q", stage)
 	}
 	st := r.tokens[i]
 	title := fmt.Sprintf("%s: tokens per example", stage)
 	if r.window > 0 {
-		title = fmt.Sprintf("%s: tokens per example, %d over 90 %% of the window", stage, st.over90)
+		title = fmt.Sprintf("%s: tokens per example, %d over 90 %% of the window", stage, st.Over90)
 	}
 	p := charts.New(title, "examples")
 	p.X.Label.Text = "prompt + completion tokens"

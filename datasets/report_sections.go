@@ -228,10 +228,10 @@ func (r *versionReport) tokensSection() report.Section {
 	for _, st := range r.tokens {
 		over90, over := "—", "—"
 		if r.window > 0 {
-			over90, over = fmt.Sprintf("%s (%s)", reportCount(st.over90), reportPct(st.over90, st.n)), reportCount(st.over)
+			over90, over = fmt.Sprintf("%s (%s)", reportCount(st.Over90), reportPct(st.Over90, st.N)), reportCount(st.Over)
 		}
-		t.Rows = append(t.Rows, []string{st.stage, reportCount(st.n), reportCount(st.median), reportCount(st.p95), reportCount(st.max), over90, over})
-		s.Figures = append(s.Figures, r.figures(chartTokens+st.stage)...)
+		t.Rows = append(t.Rows, []string{st.Stage, reportCount(st.N), reportCount(st.Median), reportCount(st.P95), reportCount(st.Max), over90, over})
+		s.Figures = append(s.Figures, r.figures(chartTokens+st.Stage)...)
 	}
 	if len(r.tokens) > 0 {
 		s.Tables = []report.Table{t}
@@ -262,11 +262,11 @@ func (r *versionReport) changesSection() report.Section {
 		r.info.Name, c.previous, reportPlural(c.added, "example"), reportPlural(c.removed, "example"))}}
 	counts := report.Table{Head: []string{"stage", "kind", "split", was, now, "change"}}
 	for _, d := range c.counts {
-		counts.Rows = append(counts.Rows, []string{d.stage, d.kind, d.split, reportCount(d.was), reportCount(d.now), reportSigned(d.now - d.was)})
+		counts.Rows = append(counts.Rows, []string{d.Stage, d.Kind, d.Split, reportCount(d.Was), reportCount(d.Now), reportSigned(d.Now - d.Was)})
 	}
 	churn := report.Table{Head: []string{"stage", "kind", "added", "removed", "kept", "kept, other split"}}
 	for _, ch := range c.churn {
-		churn.Rows = append(churn.Rows, []string{ch.stage, ch.kind, reportCount(ch.added), reportCount(ch.removed), reportCount(ch.kept), reportCount(ch.moved)})
+		churn.Rows = append(churn.Rows, []string{ch.Stage, ch.Kind, reportCount(ch.Added), reportCount(ch.Removed), reportCount(ch.Kept), reportCount(ch.Moved)})
 	}
 	s.Tables = []report.Table{counts, churn}
 	if len(c.addedIDs) > 0 {

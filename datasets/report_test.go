@@ -158,10 +158,10 @@ func TestReportChangesAreAgainstThePreviousVersion(t *testing.T) {
 	if c == nil || c.previous != 1 {
 		t.Fatalf("v2 changes %+v: want them against v1", c)
 	}
-	wantChurn := []churn{
-		{stage: "implement", kind: "preference", added: 1, removed: 1, kept: 2},
-		{stage: "implement", kind: "kto", added: 2, kept: 3},
-		{stage: "scope", kind: "sft", added: 2, removed: 1, kept: 3, moved: 1},
+	wantChurn := []kb.ExampleChurn{
+		{Stage: "implement", Kind: "preference", Added: 1, Removed: 1, Kept: 2, AddedIDs: []string{"p4"}, RemovedIDs: []string{"p2"}},
+		{Stage: "implement", Kind: "kto", Added: 2, Kept: 3, AddedIDs: []string{"k4", "k5"}, RemovedIDs: []string{}},
+		{Stage: "scope", Kind: "sft", Added: 2, Removed: 1, Kept: 3, Moved: 1, AddedIDs: []string{"s5", "s6"}, RemovedIDs: []string{"s2"}},
 	}
 	if !reflect.DeepEqual(c.churn, wantChurn) {
 		t.Errorf("v2 churn\n got %+v\nwant %+v", c.churn, wantChurn)
@@ -177,7 +177,7 @@ func TestReportChangesAreAgainstThePreviousVersion(t *testing.T) {
 	}
 	got := map[string][2]int{}
 	for _, d := range c.counts {
-		got[d.stage+"/"+d.kind+"/"+d.split] = [2]int{d.was, d.now}
+		got[d.Stage+"/"+d.Kind+"/"+d.Split] = [2]int{d.Was, d.Now}
 	}
 	if !reflect.DeepEqual(got, wantCounts) {
 		t.Errorf("v2 counts then and now\n got %v\nwant %v", got, wantCounts)
@@ -343,7 +343,7 @@ func TestReportWarnings(t *testing.T) {
 	repos := []splitCount{{key: "/repos/a", train: 50}, {key: "/repos/b", train: 50}}
 	base := func() *versionReport {
 		return &versionReport{stageKinds: []splitCount{sft(90, 10)}, repos: repos, window: 1000,
-			tokens: []tokenStats{{stage: "scope", n: 100, max: 900}}}
+			tokens: []tokenStats{{TokenLengths: kb.TokenLengths{Stage: "scope", N: 100, Max: 900}}}}
 	}
 	for _, c := range []struct {
 		name   string
@@ -378,7 +378,7 @@ func TestReportWarnings(t *testing.T) {
 		{"KTO negative only", func(r *versionReport) {
 			r.labels = []labelCount{{stage: "scope", kind: kb.KindKTO, label: kb.LabelNegative, n: 1}}
 		}, "`scope`: KTO rows all negative (1)"},
-		{"one over the window", func(r *versionReport) { r.tokens[0].over = 1 }, "`scope`: 1 example longer than the context window of 1,000 tokens"},
+		{"one over the window", func(r *versionReport) { r.tokens[0].Over = 1 }, "`scope`: 1 example longer than the context window of 1,000 tokens"},
 	} {
 		r := base()
 		c.change(r)
@@ -408,12 +408,12 @@ func TestReportLopsidedVersion(t *testing.T) {
 	}
 	for _, st := range r.tokens {
 		most := slices.Max(st.bins)
-		if st.lo > st.min || st.hi() <= st.max || len(st.bins) > histogramBins+1 || 2*most > st.n {
+		if st.lo > st.Min || st.hi() <= st.Max || len(st.bins) > histogramBins+1 || 2*most > st.N {
 			t.Errorf("%s: bins from %d by %d (%d of them, the fullest %d of %d) for lengths %d to %d: want the stage's own range cut into up to %d",
-				st.stage, st.lo, st.width, len(st.bins), most, st.n, st.min, st.max, histogramBins)
+				st.Stage, st.lo, st.width, len(st.bins), most, st.N, st.Min, st.Max, histogramBins)
 		}
-		if shown, want := r.windowShown(st), st.stage == "implement"; shown != want {
-			t.Errorf("%s: window drawn %v, want %v (implement reaches it, scope and plan end far below)", st.stage, shown, want)
+		if shown, want := r.windowShown(st), st.Stage == "implement"; shown != want {
+			t.Errorf("%s: window drawn %v, want %v (implement reaches it, scope and plan end far below)", st.Stage, shown, want)
 		}
 	}
 	for _, c := range []struct{ stage, want string }{

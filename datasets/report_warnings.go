@@ -80,9 +80,9 @@ func (r *versionReport) otherWarnings() []string {
 	out = append(out, r.pairWarnings()...)
 	out = append(out, r.ktoWarnings()...)
 	for _, st := range r.tokens {
-		if st.over > 0 {
+		if st.Over > 0 {
 			out = append(out, fmt.Sprintf("`%s`: %s longer than the context window of %s tokens: a trainer that truncates at the window cuts off the end, where the completion is.",
-				st.stage, reportPlural(st.over, "example"), reportCount(r.window)))
+				st.Stage, reportPlural(st.Over, "example"), reportCount(r.window)))
 		}
 	}
 	return out

@@ -65,7 +65,7 @@ func tryLock(path, command string) (l *fileLock, holder lockNote, busy bool, err
 	if err != nil {
 		return nil, lockNote{}, false, fmt.Errorf("lock %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flockSettled(f); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			note, _ := readNote(path)
@@ -78,6 +78,26 @@ func tryLock(path, command string) (l *fileLock, holder lockNote, busy bool, err
 		_, _ = f.WriteAt(append(note, '\n'), 0)
 	}
 	return &fileLock{f: f}, lockNote{}, false, nil
+}
+
+// lockSettle is how long a lock that looks held is tried again before it
+// counts as busy. A child process forked while its parent held the lock
+// (every cra run starts git) holds the flock too until it execs, so for a
+// few milliseconds after the parent releases it the lock looks held by no
+// one alive; a --wait 0 run would call its input busy.
+const lockSettle = 50 * time.Millisecond
+
+// flockSettled takes f's flock without blocking, trying again for
+// lockSettle while it is held.
+func flockSettled(f *os.File) error {
+	deadline := time.Now().Add(lockSettle)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func readNote(path string) (lockNote, error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -196,5 +197,41 @@ func TestAppendNewWithAnIntegerKeyColumn(t *testing.T) {
 	}
 	if rows != "a1:r1 a2:r1 b1:r1 c1:r1" {
 		t.Errorf("rows %q, want a1 a2 b1 c1 once each, evidence a JSON document", rows)
+	}
+}
+
+// A lock released a moment ago is taken, not reported busy: a child
+// forked while its parent held the lock keeps the flock until it execs,
+// here played by a second open file holding it for 15 ms.
+func TestLockJustReleasedIsNotBusy(t *testing.T) {
+	path := t.TempDir() + "/x.lock"
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(15*time.Millisecond, func() { f.Close() })
+	l, _, busy, err := tryLock(path, "test")
+	if err != nil || busy {
+		t.Fatalf("tryLock of a lock released after 15 ms: busy %v, %v", busy, err)
+	}
+	if err := l.release(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Held for good, it is busy once lockSettle has passed.
+	g, _ := os.OpenFile(path, os.O_RDWR, 0o644)
+	defer g.Close()
+	if err := syscall.Flock(int(g.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, _, busy, err := tryLock(path, "test"); err != nil || !busy {
+		t.Fatalf("tryLock of a held lock: busy %v, %v", busy, err)
+	}
+	if d := time.Since(start); d < lockSettle {
+		t.Errorf("busy after %v, before lockSettle (%v)", d, lockSettle)
 	}
 }

@@ -294,7 +294,7 @@ func (l *LogAnalysis) DataAvailable(ctx context.Context, f LogFilter, rule Split
 	// calls of evaluated runs are held out, never training data.
 	if err := add(`SELECT c.call_type, t.repo_path, t.task_id, count(*), count(*) FILTER (WHERE t.success) FROM retrieval_llm_calls c
 			JOIN (SELECT id, task_id, success, repo_path, mode FROM task_runs) t ON t.task_id = split_part(c.task_id, ':', 1)
-			WHERE c.error IS NULL AND c.response IS NOT NULL AND t.mode NOT IN ('eval', '`+ModeTrainPlan+`')
+			WHERE c.error IS NULL AND c.response IS NOT NULL AND t.mode <> '`+ModeTrainPlan+`'
 				AND t.id NOT IN (SELECT task_run_id FROM eval_tasks WHERE task_run_id IS NOT NULL) AND `+repoIn+`
 			GROUP BY ALL`, byHash,
 		func(d *StageData, n, m int, train bool) {

@@ -52,26 +52,6 @@ var sqlExempt = map[string]string{
 	"internal/storetest": "test fixtures writing the rows tests need",
 }
 
-// sqlKnownViolations are the packages that still spell a table they do
-// not own, each "package table" with where and why it is left. The test
-// fails when one no longer happens, so the list only shrinks.
-var sqlKnownViolations = map[string]string{
-	// TODO(27): LoadKnowledgeGraph (kbgraph.go) reads a repository's
-	// files, symbols, docstrings, descriptions, imports and co-changes in
-	// six queries, and Preflight (preflight.go) counts described files:
-	// readers on KnowledgeBase next to GetDependencies.
-	"agent/retrieval co_changes":    "TODO(27): agent/retrieval/kbgraph.go",
-	"agent/retrieval dependencies":  "TODO(27): agent/retrieval/kbgraph.go",
-	"agent/retrieval docstrings":    "TODO(27): agent/retrieval/kbgraph.go",
-	"agent/retrieval file_metadata": "TODO(27): agent/retrieval/kbgraph.go, preflight.go",
-	"agent/retrieval files":         "TODO(27): agent/retrieval/kbgraph.go, preflight.go",
-	"agent/retrieval symbols":       "TODO(27): agent/retrieval/kbgraph.go",
-	// TODO(27): the dataset report's counts, token lengths and changes
-	// (six queries): readers in kb/datasets.go.
-	"datasets dataset_versions":  "TODO(27): datasets/report.go",
-	"datasets training_examples": "TODO(27): datasets/report.go",
-}
-
 var (
 	createRE = regexp.MustCompile(`(?i)CREATE\s+(?:OR\s+REPLACE\s+)?(?:TABLE|VIEW)\s+(?:IF\s+NOT\s+EXISTS\s+)?([a-z_]+)`)
 	// cra's SQL spells its keywords in capitals; prose ("from files")
@@ -97,19 +77,11 @@ func TestSQLOwnership(t *testing.T) {
 		if tableOwners[table] == pkg {
 			continue
 		}
-		if _, ok := sqlKnownViolations[use]; ok {
-			continue
-		}
 		got = append(got, use+" ("+where+")")
 	}
 	sort.Strings(got)
 	for _, v := range got {
 		t.Errorf("%s: move this SQL into a reader in kb (kb/doc.go), or into the table's owner", v)
-	}
-	for use := range sqlKnownViolations {
-		if _, ok := uses[use]; !ok {
-			t.Errorf("sqlKnownViolations lists %q, which no longer happens: remove it", use)
-		}
 	}
 }
 

@@ -6,19 +6,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
 
-// ModeTrainPlan is the mode of the task_runs row every `cra train-plan`
-// that found evidence writes, whether or not it chose a stage (only a
-// chosen stage gives a training_plans row).
-const ModeTrainPlan = "train_plan"
+// Modes of task_runs rows besides the orchestrator's pass types
+// (schema.Pass*), which are the modes of its passes' rows.
+const (
+	ModeSolve = "solve"          // a `cra solve` run (and each task an eval solves)
+	ModePlan  = schema.StagePlan // a `cra plan` run, named for its one stage
+	// ModeTrainPlan is the mode of the row every `cra train-plan` that
+	// found evidence writes, whether or not it chose a stage (only a
+	// chosen stage gives a training_plans row).
+	ModeTrainPlan = "train_plan"
+)
 
 // TaskRun is one pipeline invocation as raw.task_runs keeps it: a row is
 // written when the run starts (Success nil) and finished when it ends.
 type TaskRun struct {
 	TaskID         string
 	RepoPath       string
-	Mode           string // plan, implement, eval, ...
+	Mode           string // ModeSolve, ModePlan, ModeTrainPlan or a pass type
 	ExecuteModel   string
 	ContextWindow  int
 	ReservedTokens int

@@ -19,7 +19,7 @@ const StageEndToEnd = schema.StageEndToEnd
 // Metric names. Every scored stage has MetricCorrect: 1 when its output is
 // right by the stage's rule (see README), which failure attribution reads.
 const (
-	MetricCorrect    = "correct"
+	MetricCorrect    = schema.MetricCorrect
 	MetricRecall     = "recall"
 	MetricPrecision  = "precision"
 	MetricF1         = "f1"
@@ -34,7 +34,7 @@ const (
 	MetricReproduce  = "reproduce"
 	MetricSimilarity = "similarity"
 	MetricTests      = "tests"
-	MetricSuccess    = "success"
+	MetricSuccess    = schema.MetricSuccess
 )
 
 // Score is one metric of one stage for one task.

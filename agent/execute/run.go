@@ -94,7 +94,7 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	}
 	start := time.Now()
 	if err := kb.WithWriter(ctx, opts.Dir, kb.Raw, kb.Options{Command: "cra plan", Wait: kb.BatchWait}, func(w kb.Writer) error {
-		_, err := kb.BeginTaskRun(ctx, w.Conn, kb.TaskRun{TaskID: run.TaskID, RepoPath: ready.Repo.Path, Mode: "plan",
+		_, err := kb.BeginTaskRun(ctx, w.Conn, kb.TaskRun{TaskID: run.TaskID, RepoPath: ready.Repo.Path, Mode: kb.ModePlan,
 			ExecuteModel: planModel.Model, ContextWindow: opts.Config.Models.ContextWindow,
 			ReservedTokens: opts.Config.Budget.ReservedTokens, Stages: PlanStages, Started: start.UTC()})
 		return err

@@ -326,7 +326,7 @@ func (r *runner) begin(ctx context.Context) error {
 // rows writes the run's own rows unless they are there: its task_runs row
 // and, orchestrated, its orchestrator_runs row.
 func (r *runner) rows(ctx context.Context) error {
-	mode := "solve"
+	mode := kb.ModeSolve
 	if r.q.Plan != nil {
 		mode = schema.StageImplement
 	}

@@ -84,8 +84,8 @@ func TestExpandTiers(t *testing.T) {
 			"docs/conf.py": {},
 		},
 		edges: []Edge{
-			{"app/api.py", "app/store.py"}, {"app/cli.py", "app/store.py"}, {"app/store.py", "app/util.py"},
-			{"app/cli.py", "app/api.py"},
+			{From: "app/api.py", To: "app/store.py"}, {From: "app/cli.py", To: "app/store.py"},
+			{From: "app/store.py", To: "app/util.py"}, {From: "app/cli.py", To: "app/api.py"},
 		},
 		cochg: map[string]map[string]int{
 			"app/store.py": {"app/cli.py": 3, "app/cache.py": 2, "docs/conf.py": 1, "app/old.py": 5},

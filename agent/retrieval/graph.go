@@ -1,5 +1,7 @@
 package retrieval
 
+import "github.com/cra-dev/cra/kb"
+
 // Graph is the repository state expansion reads: the knowledge base at
 // inference, bootstrap's snapshot of a commit's parent when it rebuilds
 // ground truth. Paths are repository-relative, slash-separated.
@@ -29,4 +31,4 @@ type Graph interface {
 }
 
 // Edge is one import: From imports To.
-type Edge struct{ From, To string }
+type Edge = kb.PathEdge

@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"context"
-	"errors"
 	"iter"
 	"slices"
 
@@ -36,106 +35,41 @@ type GraphOptions struct {
 
 // LoadKnowledgeGraph reads repository repoID of the curated store q.
 func LoadKnowledgeGraph(ctx context.Context, q kb.Querier, repoID int64, opts GraphOptions) (*KnowledgeGraph, error) {
+	c, err := kb.NewKnowledgeBase(q).RepoContents(ctx, repoID)
+	if err != nil {
+		return nil, err
+	}
 	g := &KnowledgeGraph{opts: opts, language: map[string]string{}, ids: map[string]int64{}, top: map[string][]string{},
 		texts: map[string][]string{}, definers: map[string][]string{}, co: map[string]map[string]int{}}
-	err := each(ctx, q, `SELECT path, language, id FROM files WHERE repo_id = ? ORDER BY path`, []any{repoID}, func(scan func(...any) error) error {
-		var p, l string
-		var id int64
-		if err := scan(&p, &l, &id); err != nil {
-			return err
+	for _, f := range c.Files {
+		g.paths = append(g.paths, f.Path)
+		g.language[f.Path], g.ids[f.Path] = f.Language, f.ID
+	}
+	for _, s := range c.Symbols {
+		if s.TopLevel {
+			g.top[s.Path] = append(g.top[s.Path], s.Text)
 		}
-		g.paths = append(g.paths, p)
-		g.language[p], g.ids[p] = l, id
-		return nil
-	})
-	if err == nil {
-		err = each(ctx, q, `SELECT f.path, s.name, s.parent_symbol_id IS NULL FROM symbols s JOIN files f ON f.id = s.file_id
-			WHERE f.repo_id = ? ORDER BY f.path, s.start_line, s.id`, []any{repoID}, func(scan func(...any) error) error {
-			var p, name string
-			var top bool
-			if err := scan(&p, &name, &top); err != nil {
-				return err
-			}
-			if top {
-				g.top[p] = append(g.top[p], name)
-			}
-			g.texts[p] = append(g.texts[p], name)
-			if d := g.definers[name]; len(d) == 0 || d[len(d)-1] != p {
-				g.definers[name] = append(d, p)
-			}
-			return nil
-		})
-	}
-	if err == nil {
-		err = each(ctx, q, `SELECT f.path, d.content FROM docstrings d JOIN files f ON f.id = d.file_id
-			WHERE f.repo_id = ? ORDER BY f.path, d.id`, []any{repoID}, func(scan func(...any) error) error {
-			var p, content string
-			if err := scan(&p, &content); err != nil {
-				return err
-			}
-			g.texts[p] = append(g.texts[p], content)
-			return nil
-		})
-	}
-	if err == nil {
-		// Promoted descriptions (cra enrich --promote): a file's domain,
-		// module and concepts are words the lexical tier matches too.
-		err = each(ctx, q, `SELECT f.path, concat_ws(' ', m.domain, m.module, array_to_string(m.concepts, ' '))
-			FROM file_metadata m JOIN files f ON f.id = m.file_id WHERE f.repo_id = ? ORDER BY f.path`, []any{repoID},
-			func(scan func(...any) error) error {
-				var p, words string
-				if err := scan(&p, &words); err != nil {
-					return err
-				}
-				g.texts[p] = append(g.texts[p], words)
-				return nil
-			})
-	}
-	if err == nil {
-		err = each(ctx, q, `SELECT a.path, b.path FROM dependencies d JOIN files a ON a.id = d.source_file_id
-			JOIN files b ON b.id = d.target_file_id WHERE a.repo_id = ? AND d.kind = 'import' ORDER BY 1, 2`, []any{repoID},
-			func(scan func(...any) error) error {
-				var e Edge
-				if err := scan(&e.From, &e.To); err != nil {
-					return err
-				}
-				g.edges = append(g.edges, e)
-				return nil
-			})
-	}
-	if err == nil {
-		err = each(ctx, q, `SELECT a.path, b.path, c.count FROM co_changes c JOIN files a ON a.id = c.file_a_id
-			JOIN files b ON b.id = c.file_b_id WHERE a.repo_id = ?`, []any{repoID}, func(scan func(...any) error) error {
-			var a, b string
-			var n int
-			if err := scan(&a, &b, &n); err != nil {
-				return err
-			}
-			for _, pair := range [][2]string{{a, b}, {b, a}} {
-				if g.co[pair[0]] == nil {
-					g.co[pair[0]] = map[string]int{}
-				}
-				g.co[pair[0]][pair[1]] = n
-			}
-			return nil
-		})
-	}
-	return g, err
-}
-
-// each runs query and calls fn with a scanner for every row.
-func each(ctx context.Context, q kb.Querier, query string, args []any, fn func(scan func(...any) error) error) error {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		if err := fn(rows.Scan); err != nil {
-			rows.Close()
-			return err
+		g.texts[s.Path] = append(g.texts[s.Path], s.Text)
+		if d := g.definers[s.Text]; len(d) == 0 || d[len(d)-1] != s.Path {
+			g.definers[s.Text] = append(d, s.Path)
 		}
 	}
-	return errors.Join(rows.Err(), rows.Close())
+	// Docstrings, then promoted descriptions (cra enrich --promote): a
+	// file's domain, module and concepts are words the lexical tier
+	// matches too.
+	for _, t := range slices.Concat(c.Docstrings, c.Descriptions) {
+		g.texts[t.Path] = append(g.texts[t.Path], t.Text)
+	}
+	g.edges = c.Imports
+	for _, c := range c.CoChanges {
+		for _, pair := range [][2]string{{c.A, c.B}, {c.B, c.A}} {
+			if g.co[pair[0]] == nil {
+				g.co[pair[0]] = map[string]int{}
+			}
+			g.co[pair[0]][pair[1]] = c.Count
+		}
+	}
+	return g, nil
 }
 
 func (g *KnowledgeGraph) FilesNamed(tok string) []string {

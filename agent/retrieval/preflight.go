@@ -69,9 +69,8 @@ func PreflightWith(ctx context.Context, curated *kb.Store, rawDir string, cfg co
 		return nil, err
 	}
 	r := &Readiness{Repo: repo}
-	var files, described int
-	if err := curated.DB.QueryRowContext(ctx, `SELECT count(*), count(m.file_id) FROM files f
-		LEFT JOIN file_metadata m ON m.file_id = f.id WHERE f.repo_id = ?`, repo.ID).Scan(&files, &described); err != nil {
+	files, described, err := k.DescribedFiles(ctx, repo.ID)
+	if err != nil {
 		return nil, err
 	}
 	if files == 0 {

@@ -37,6 +37,7 @@ func bombAt(t *testing.T, srv *fakellm.Server, stage, bomb string, next func(fak
 // refused unread stopped solve without a status), and --json prints an
 // object with the error, never nothing or null.
 func TestJSONBombAnswerIsUnusable(t *testing.T) {
+	t.Parallel()
 	for name, bomb := range jsonBombs() {
 		t.Run("plan/"+name, func(t *testing.T) {
 			srv, _ := planServer(t, false)

@@ -22,6 +22,7 @@ import (
 // next run builds that version number with the ids and rows of a clean
 // build.
 func TestCurateDataKilledWhileWritingShowsNoUnregisteredRows(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	storetest.SyntheticTasks(t, home, 2500) // 10,000 targets: five batches of examples
 	args := []string{"--home", home, "curate-data", "--name", "kj"}

@@ -56,6 +56,7 @@ func loggedStore(t *testing.T) (home string, srv *fakellm.Server) {
 // answers, a pair of each signal, KTO rows and their balance, eval tasks
 // kept out of train, and the planted credential in no row.
 func TestCurateDataFromLoggedRuns(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs cra eval and cra solve")
 	}
@@ -293,6 +294,7 @@ func TestLoggedDatasetExportsAndTeacherPairs(t *testing.T) {
 // again: the dataset's newest version holds exactly the rows of a clean
 // build, no version is half visible, and no row is written twice.
 func TestCurateDataLoggedKilledThenRunAgain(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs cra eval and cra solve, then kills curate-data")
 	}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestCurateDataCommand(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := historyRepo(t)
 	r.Write("app/api.py", "from app.store import Store\n\n\ndef handler(key):\n    return Store().get(key, 'none')\n")
@@ -64,6 +65,7 @@ func TestCurateDataCommand(t *testing.T) {
 // prune keeps the newest, and an export never lands in a non-empty
 // directory (exit 2).
 func TestCurateDataVersionsAndRefusals(t *testing.T) {
+	t.Parallel()
 	empty := newHome(t)
 	if res := cra(t, empty, "", "curate-data", "--name", "rel"); res.code != exitUsage || !strings.Contains(res.stderr, "cra bootstrap") {
 		t.Errorf("empty home: exit %d, %q; want 2 saying to run cra bootstrap", res.code, res.stderr)

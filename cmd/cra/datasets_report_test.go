@@ -13,6 +13,7 @@ import (
 // (v1 two stages, v2 all six, the repository held out both times) and
 // writes the report of each through `cra datasets show --report`.
 func TestDatasetsShowReport(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestDatasetsCommands(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
@@ -72,6 +73,7 @@ func TestDatasetsCommands(t *testing.T) {
 // default directory names a layout other than trl; inspect
 // reads every layout back.
 func TestDatasetsExportLayouts(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	at := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 	sys, user := kb.Message{Role: "system", Content: "You plan."}, kb.Message{Role: "user", Content: "Plan the fix."}

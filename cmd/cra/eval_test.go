@@ -88,6 +88,7 @@ func evalRows(t *testing.T, home string) string {
 // several points then run again ends with the rows of an eval never
 // interrupted.
 func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs cra eval several times")
 	}
@@ -180,6 +181,7 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 // train split: with half the commits held out, none of the eval's tasks
 // has a train example, and every task it leaves out has one.
 func TestEvalRunsOnlyHeldOutTasks(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	repo := filepath.Join(t.TempDir(), "repo")

@@ -14,6 +14,7 @@ import (
 // 0 done, 1 some inputs failed, 2 usage, configuration or store error
 // (nothing done), 130 interrupted.
 func TestEveryDocumentedExitPath(t *testing.T) {
+	t.Parallel()
 	r := historyRepo(t)
 	fresh := func(t *testing.T) env { return env{newHome(t)} }
 	for _, tc := range []struct {

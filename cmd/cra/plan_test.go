@@ -65,6 +65,7 @@ func planServer(t *testing.T, bad bool, planPrompts ...*[]string) (*fakellm.Serv
 // task id, a decision per candidate and symbol; preflight's next steps;
 // unusable answers asked once more, then exit 1 with the failure logged.
 func TestPlanCommand(t *testing.T) {
+	t.Parallel()
 	var prompts []string
 	srv, calls := planServer(t, false, &prompts)
 	home := newHome(t)
@@ -202,6 +203,7 @@ func TestPlanCommand(t *testing.T) {
 // and cra solve alike (one rule), with the two ways on; after `cra index`
 // the plan runs, and --rev of the indexed commit runs without it.
 func TestPlanRefusesAnIndexBehindHead(t *testing.T) {
+	t.Parallel()
 	srv, calls := planServer(t, false)
 	home := newHome(t)
 	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")

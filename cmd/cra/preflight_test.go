@@ -17,6 +17,7 @@ import (
 // written (no eval, run or orchestrator rows, no session, no worktree).
 // The same commands run when the server is back.
 func TestModelServerDownStopsBeforeAnyTask(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)

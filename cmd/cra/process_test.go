@@ -53,6 +53,7 @@ func craProcesses(t *testing.T, runs ...[]string) []result {
 // its own whole version, one after the other; without it the second exits 1
 // naming the first. A datasets prune meanwhile waits its turn too.
 func TestTwoCurateDataProcessesOnOneName(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := historyRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)

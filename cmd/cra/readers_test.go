@@ -49,6 +49,7 @@ func runChild(t *testing.T, cmd *exec.Cmd) result {
 // each waits for the writer's next idle moment and succeeds, and the
 // bootstrap, whose bursts wait for the readers in turn, finishes.
 func TestReadersWaitForABootstrapWriting(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs a bootstrap with readers beside it")
 	}
@@ -141,6 +142,7 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 // and for whom, then fails the same way; with a wait long enough it runs
 // once the writer lets go. cra sql --write waits the same way.
 func TestReadersWaitForAHeldStore(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	hold := func(kind kb.Kind) *kb.Store {
 		s, err := kb.Open(context.Background(), home, kind, kb.Options{Write: true, Command: "cra test-writer"})
@@ -206,6 +208,7 @@ func TestReadersWaitForAHeldStore(t *testing.T) {
 // output that does not keep up (a pager, a full pipe) keeps no writer
 // waiting.
 func TestSQLLetsGoOfTheStoresBeforeItsOutput(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	cmd := craChild("--home", home, "sql", "--format", "csv", "select range as n from range(200000)")
 	stdout, err := cmd.StdoutPipe()

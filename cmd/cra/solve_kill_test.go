@@ -89,6 +89,7 @@ var testTiming = regexp.MustCompile(`in [0-9.]+s\b`)
 // --resume, ends with the rows of a run never interrupted: no pass,
 // attempt, call or decision twice, none missing.
 func TestSolveKilledResumesToTheSameRows(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs cra solve several times")
 	}
@@ -180,6 +181,7 @@ func lineDiff(want, got string) string {
 // outlived it (one in the command's group, one that left it with setsid)
 // are killed when --resume starts, and the resumed run finishes.
 func TestKilledSolveLeavesNoTestProcess(t *testing.T) {
+	t.Parallel()
 	for _, sandbox := range []string{"auto", "none"} {
 		t.Run(sandbox, func(t *testing.T) {
 			if sandbox == "auto" {

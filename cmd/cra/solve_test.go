@@ -133,6 +133,7 @@ func sqlRows(t testing.TB, home, query string) string {
 // One part, one step, right at the first try: complete, exit 0, a commit
 // on the run's branch, the user's checkout untouched, every row written.
 func TestSolveOneStep(t *testing.T) {
+	t.Parallel()
 	s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
 	srv := s.server(t)
 	r := calcRepo(t)
@@ -200,6 +201,7 @@ func TestSolveOneStep(t *testing.T) {
 // A failing test, then a retry that passes: the retry's prompt carries the
 // failure; then two steps where the first fails twice: partial, exit 1.
 func TestSolveRetryAndPartial(t *testing.T) {
+	t.Parallel()
 	s := &solveScript{meta: onePart, part: oneStep, implement: []string{breakAdd, fixAdd}}
 	srv := s.server(t)
 	r := calcRepo(t)
@@ -258,6 +260,7 @@ func TestSolveRetryAndPartial(t *testing.T) {
 // --plan runs one implement pass and no orchestrator rows; --apply brings
 // the change in, or refuses naming the conflicting path.
 func TestSolvePlansOrderAndApply(t *testing.T) {
+	t.Parallel()
 	twoParts := `{"task_summary": "", "parts": [{"id": "p2", "description": "Document double", "affected_files": ["calc.py"], "depends_on": ["p1"]}, {"id": "p1", "description": "Fix add", "affected_files": ["calc.py"], "depends_on": []}], "rationale": ""}`
 	s := &solveScript{meta: twoParts, part: oneStep, implement: []string{fixAdd, "<edit file=\"util.py\">\n<search>\n    return 1\n</search>\n<replacement>\n    return 2\n</replacement>\n</edit>"}}
 	srv := s.server(t)
@@ -319,6 +322,7 @@ func TestSolvePlansOrderAndApply(t *testing.T) {
 // Malformed answers and edits outside the worktree are failed attempts,
 // recorded with their answers; nothing outside the worktree is written.
 func TestSolveRefusesBadEdits(t *testing.T) {
+	t.Parallel()
 	escape := "<edit file=\"../outside.py\">\n<search>\n</search>\n<replacement>\nx = 1\n</replacement>\n</edit>"
 	s := &solveScript{meta: onePart, part: oneStep, implement: []string{"I would change add.", escape}}
 	srv := s.server(t)
@@ -462,6 +466,7 @@ func TestSolveSaysItsTaskFirst(t *testing.T) {
 // in time is not tested again (it would hang as long): the step fails
 // after one timeout, not two, and the retry's validation row says why.
 func TestSolveDoesNotRetestATreeWhoseTestsTimedOut(t *testing.T) {
+	t.Parallel()
 	s := &solveScript{meta: onePart, part: oneStep, implement: []string{breakAdd}}
 	srv := s.server(t)
 	r := calcRepo(t)

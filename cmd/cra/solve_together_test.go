@@ -19,6 +19,7 @@ import (
 // write their rows, nothing of either test run survives, and every read
 // succeeds. In the sandbox both share the home's sandbox-cache.
 func TestTwoSolvesInOneHomeAtOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs two cra solve processes")
 	}

@@ -21,6 +21,7 @@ import (
 // (so the step that made it never runs again); what a live process works
 // in and the user's result branches stay.
 func TestEvalRemovesWhatAKilledEvalLeft(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)

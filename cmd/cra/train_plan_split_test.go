@@ -25,6 +25,7 @@ import (
 // holding the repository out, curate-data refuses (exit 2, naming the
 // stage, the held-out repository and what to change) and writes nothing.
 func TestTrainPlanAfterEvalTrainsOnSomething(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs cra eval")
 	}

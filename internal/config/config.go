@@ -137,7 +137,7 @@ type Orchestrator struct {
 	MaxStepsPerPart     int `toml:"max_steps_per_part" doc:"Steps in a part plan."`
 	MaxAdjustmentRounds int `toml:"max_adjustment_rounds" doc:"Adjustment passes per step."`
 	MaxRetriesPerStep   int `toml:"max_retries_per_step" doc:"Implement retries per step after a failed validation."`
-	MaxRefinementLoops  int `toml:"max_refinement_loops" doc:"Times Phase 3 may ask retrieval for more context."`
+	MaxRefinementLoops  int `toml:"max_refinement_loops" doc:"Times one run's plan or implement call may ask retrieval for more context."`
 }
 
 // Bootstrap configures the commit filter of history replay.

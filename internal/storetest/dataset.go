@@ -23,7 +23,7 @@ func Dataset(t testing.TB, home, name string, examples []kb.TrainingExample) {
 			stages = append(stages, examples[i].Stage)
 		}
 	}
-	err := kb.WithWriter(ctx, home, kb.Raw, kb.Options{}, func(w kb.Writer) error {
+	err := kb.WithWriter(ctx, home, kb.Raw, kb.Options{Wait: lockWait}, func(w kb.Writer) error {
 		return w.Tx(ctx, func() error {
 			for _, st := range stages {
 				if _, err := w.Conn.ExecContext(ctx, `INSERT INTO training_datasets (training_plan_id, stage_name, base_model,

@@ -24,6 +24,13 @@ var homeTemplate = NewTemplate(func(dir string) error { return kb.Init(context.B
 
 // Home returns a new initialised home directory in t.TempDir(): a copy of
 // one kb.Init made, byte for byte (the tests of Init itself call it).
+
+// lockWait is how long a fixture waits for a store's lock. Tests run in
+// parallel, and a child process another test forks (git, a test binary)
+// while this process holds a store's lock keeps the flock until it execs,
+// so a lock released a moment ago can still look held.
+const lockWait = 10 * time.Second
+
 func Home(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -35,7 +42,7 @@ func Home(t testing.TB) string {
 // tab-separated lines.
 func Rows(t testing.TB, home string, kind kb.Kind, q string, args ...any) []string {
 	t.Helper()
-	s, err := kb.Open(context.Background(), home, kind, kb.Options{})
+	s, err := kb.Open(context.Background(), home, kind, kb.Options{Wait: lockWait})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +53,7 @@ func Rows(t testing.TB, home string, kind kb.Kind, q string, args ...any) []stri
 // Exec runs statements on one store of home, opened for writing.
 func Exec(t testing.TB, home string, kind kb.Kind, q string, args ...any) {
 	t.Helper()
-	if err := kb.WithWriter(context.Background(), home, kind, kb.Options{Command: "test"}, func(w kb.Writer) error {
+	if err := kb.WithWriter(context.Background(), home, kind, kb.Options{Command: "test", Wait: lockWait}, func(w kb.Writer) error {
 		_, err := w.Conn.ExecContext(context.Background(), q, args...)
 		return err
 	}); err != nil {

@@ -21,7 +21,7 @@ func SyntheticTasks(t testing.TB, home string, n int) { SyntheticTasksSized(t, h
 // lines x 32 bytes (400 KB files are 12,500 lines).
 func SyntheticTasksSized(t testing.TB, home string, n, lines int) {
 	t.Helper()
-	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{Write: true})
+	raw, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{Write: true, Wait: lockWait})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,3 +54,13 @@ var SyntheticStages = []string{StageScope, StagePrecision, StagePlan, StageMetaP
 // calls of cra solve and cra eval that curate-data reads), in pipeline
 // order.
 var LoggedStages = []string{StageTaskAnalysis, StageScope, StagePrecision, StageMetaPlan, StagePartPlan, StageImplement, StageAdjustment}
+
+// Metrics every eval score of a stage has, as eval_results.metric names
+// them: agent/eval writes them, analysis and curate read them.
+const (
+	// MetricCorrect is 1 when a stage's output is right by the stage's
+	// rule (see README); failure attribution reads it.
+	MetricCorrect = "correct"
+	// MetricSuccess is StageEndToEnd's: 1 when the task succeeded.
+	MetricSuccess = "success"
+)
