@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -15,8 +14,6 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/eval"
-	"github.com/cra-dev/cra/agent/llm"
-	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/internal/usage"
@@ -27,20 +24,11 @@ import (
 type GateOptions struct {
 	Store
 	Adapter string // NAME or NAME@V
-	// Config is the current routing: config.toml with the registry's
-	// champions (Models.Champions), what the baseline runs with.
-	Config       config.Config
-	Selection    eval.Selection
-	Jobs         int
-	Wait         time.Duration // for another process running one of the two evals
-	GraphOptions retrieval.GraphOptions
-	NewClient    func(llm.ModelConfig) (llm.Client, error)
-	Log          *slog.Logger
-	Progress     interface {
-		Phase(name string, total int64)
-		Add(n int64)
-		Step(text string)
-	}
+	// Eval is what both evals run with: its Config is the current routing
+	// (config.toml with the registry's champions, what the baseline runs
+	// with) and its Selection the tasks; the gate sets Home, Name, Compare
+	// and the candidate's champions.
+	Eval eval.Options
 }
 
 // GateResult is a gate's verdict with what it was judged on.
@@ -101,18 +89,18 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	a := pre.adapter
 	res := &GateResult{Lineage: pre.lineage, Tasks: len(pre.tasks)}
 	base, cand := evalNames(a, pre.judged, pre.tasks)
-	eo := eval.Options{Home: opts.Home, Config: opts.Config, Name: base, Selection: opts.Selection, Jobs: opts.Jobs,
-		Wait: opts.Wait, GraphOptions: opts.GraphOptions, NewClient: opts.NewClient, Log: opts.Log, Progress: opts.Progress}
+	eo := opts.Eval
+	eo.Home, eo.Name = opts.Home, base
 	if res.Baseline, err = eval.Run(ctx, eo); err != nil {
 		return nil, fmt.Errorf("the baseline eval %s: %w", base, err)
 	}
-	eo.Name, eo.Compare, eo.Config = cand, base, withCandidate(opts.Config, a)
+	eo.Name, eo.Compare, eo.Config = cand, base, withCandidate(opts.Eval.Config, a)
 	if res.Candidate, err = eval.Run(ctx, eo); err != nil {
 		return nil, fmt.Errorf("the candidate eval %s: %w", cand, err)
 	}
 	res.Diffs = gateDiffs(res.Candidate.Compare)
 	g := kb.GateRow{Adapter: a.Name, Version: a.Version, Stages: a.Stages, BaselineEval: base, CandidateEval: cand,
-		Champions: pre.judged, Conditions: judge(res.Diffs, a.Stages, opts.Config.Adapters.MaxRegression)}
+		Champions: pre.judged, Conditions: judge(res.Diffs, a.Stages, opts.Eval.Config.Adapters.MaxRegression)}
 	g.Passed = allPassed(g.Conditions)
 	// The evals are done: the verdict and its reports are written even
 	// if an interrupt comes now.
@@ -172,7 +160,7 @@ func preflight(ctx context.Context, opts GateOptions) (gatePreflight, error) {
 	champions := reg.Champions()
 	pre.judged = map[string]string{}
 	for _, s := range a.Stages {
-		if m := opts.Config.Models.Overrides[s]; m != "" {
+		if m := opts.Eval.Config.Models.Overrides[s]; m != "" {
 			return pre, usage.Errorf("stage %s is routed to %s by [models.overrides], which wins over any adapter: remove it from config.toml to gate %s",
 				s, m, a.Ref())
 		}
@@ -181,11 +169,11 @@ func preflight(ctx context.Context, opts GateOptions) (gatePreflight, error) {
 		}
 		pre.judged[s] = champions[s]
 	}
-	if pre.tasks, err = eval.Select(ctx, raw.DB, opts.Selection); err != nil {
+	if pre.tasks, err = eval.Select(ctx, raw.DB, opts.Eval.Selection); err != nil {
 		return pre, err
 	}
 	if len(pre.tasks) == 0 {
-		return pre, usage.Errorf("no held-out task in the %s split: widen --split, or mine more history", opts.Selection.Split)
+		return pre, usage.Errorf("no held-out task in the %s split: widen --split, or mine more history", opts.Eval.Selection.Split)
 	}
 	if a.Dataset == "" {
 		return pre, nil

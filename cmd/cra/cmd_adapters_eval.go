@@ -74,9 +74,10 @@ func (a *app) runAdaptersEval(ctx context.Context, cmd *cli.Command, opts gateOp
 		return err
 	}
 	p := a.startProgress()
-	res, err := adapters.Gate(ctx, adapters.GateOptions{Store: st, Adapter: opts.adapter, Config: cfg, Jobs: opts.jobs, Log: a.log, Progress: p,
+	res, err := adapters.Gate(ctx, adapters.GateOptions{Store: st, Adapter: opts.adapter, Eval: eval.Options{
+		Config: cfg, Jobs: opts.jobs, Log: a.log, Progress: p,
 		Selection:    eval.Selection{Split: opts.split, Rule: kb.NewSplitRule(cfg.Curate, nil), Sample: opts.sample, Seed: opts.seed},
-		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf, Source: walk.SourceFile}})
+		GraphOptions: retrieval.GraphOptions{LanguageOf: lang.LanguageOf, Source: walk.SourceFile}}})
 	a.stopProgress(p)
 	if res == nil {
 		return err

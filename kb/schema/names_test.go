@@ -26,6 +26,7 @@ var spelledElsewhere = map[string]map[string]string{
 	"cmd/cra/cmd_distill.go":      {CallDistill: "the command's name"},
 	"cmd/cra/cmd_plan.go":         {StagePlan: "the command's name"},
 	"cmd/cra/cmd_solve.go":        {StagePlan: "the --plan flag"},
+	"cmd/cra/cmd_adapters.go":     {StagePlan: "the --plan flag (a training plan id)"},
 	"curate/logged_distilled.go":  {CallDistill: "an evidence field naming the distill run"},
 	"curate/logged_items.go":      {StageAdjustment: "a label signal's name"},
 	"internal/e2e/recipe.go":      {CallDistill: "the command's name"},
