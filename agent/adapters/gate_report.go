@@ -52,26 +52,37 @@ func gateDocument(a kb.AdapterRow, res *GateResult) report.Document {
 	return doc
 }
 
+// ConditionHead heads a table of the gate's conditions, one ConditionRow
+// each (the report's and the terminal's).
+var ConditionHead = []string{"condition", "verdict", "candidate", "baseline", "difference", "95 % interval", "bound"}
+
+// ConditionRow is a condition's name, verdict and figures: k/n of each
+// side, the paired difference, its interval and the bound it was held to.
+func ConditionRow(c kb.GateCondition) []string {
+	v := "failed"
+	if c.Passed {
+		v = "passed"
+	}
+	f := c.Figures
+	bound := fmt.Sprintf("%+.3f", f["bound"])
+	n := int(f["n"])
+	if n == 0 {
+		return []string{c.Name, v, "no paired task", "", "", "", bound}
+	}
+	return []string{c.Name, v, fmt.Sprintf("%d/%d", int(f["k_candidate"]), n), fmt.Sprintf("%d/%d", int(f["k_baseline"]), n),
+		fmt.Sprintf("%+.3f", f["diff"]), fmt.Sprintf("[%+.3f, %+.3f]", f["low"], f["high"]), bound}
+}
+
 func verdictSection(g kb.GateRow) report.Section {
 	var champions []string
 	for _, s := range sortedStages(g.Stages) {
 		champions = append(champions, fmt.Sprintf("%s: %s", s, orNone(g.Champions[s])))
 	}
-	t := report.Table{Head: []string{"condition", "verdict", "candidate", "baseline", "difference", "95 % interval", "bound"}}
+	t := report.Table{Head: ConditionHead}
 	for _, c := range g.Conditions {
-		v := "failed"
-		if c.Passed {
-			v = "passed"
-		}
-		f := c.Figures
-		n := int(f["n"])
-		if n == 0 {
-			t.Rows = append(t.Rows, []string{"`" + c.Name + "`", v, "no paired task", "", "", "", fmt.Sprintf("%+.3f", f["bound"])})
-			continue
-		}
-		t.Rows = append(t.Rows, []string{"`" + c.Name + "`", v, fmt.Sprintf("%d/%d", int(f["k_candidate"]), n),
-			fmt.Sprintf("%d/%d", int(f["k_baseline"]), n), fmt.Sprintf("%+.3f", f["diff"]),
-			fmt.Sprintf("[%+.3f, %+.3f]", f["low"], f["high"]), fmt.Sprintf("%+.3f", f["bound"])})
+		row := ConditionRow(c)
+		row[0] = "`" + row[0] + "`"
+		t.Rows = append(t.Rows, row)
 	}
 	t.Highlight = func(row []string) bool { return row[1] == "failed" }
 	return report.Section{Title: "Verdict", Level: 2, Tables: []report.Table{t},

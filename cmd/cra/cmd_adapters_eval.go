@@ -101,20 +101,9 @@ func (a *app) printGate(res *adapters.GateResult) error {
 		fmt.Fprintln(a.stdout, "no lineage: the adapter was registered without --dataset, so nothing shows it was not trained on these tasks")
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONDITION\tVERDICT\tCANDIDATE\tBASELINE\tDIFF\t95% INTERVAL\tBOUND")
+	fmt.Fprintln(tw, strings.ToUpper(strings.Join(adapters.ConditionHead, "\t")))
 	for _, c := range g.Conditions {
-		v := "failed"
-		if c.Passed {
-			v = "passed"
-		}
-		f := c.Figures
-		n := int(f["n"])
-		if n == 0 {
-			fmt.Fprintf(tw, "%s\t%s\tno paired task\t\t\t\t%+.3f\n", c.Name, v, f["bound"])
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d/%d\t%+.3f\t[%+.3f, %+.3f]\t%+.3f\n", c.Name, v, int(f["k_candidate"]), n,
-			int(f["k_baseline"]), n, f["diff"], f["low"], f["high"], f["bound"])
+		fmt.Fprintln(tw, strings.Join(adapters.ConditionRow(c), "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
