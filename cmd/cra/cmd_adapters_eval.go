@@ -43,13 +43,7 @@ func (a *app) adaptersEvalCommand() *cli.Command {
 			"<home>/adapters/NAME-vV/gate-ID/. Refuses when a selected task is in the train split of the\n" +
 			"adapter's dataset. Exit 0 when the gate passed, 1 when it failed, 2 on usage or preflight\n" +
 			"errors, 130 interrupted: `cra adapters eval X && cra adapters promote X` works.",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "split", Value: eval.SplitAll, Usage: "validation, holdout or all-held-out"},
-			&cli.IntFlag{Name: "sample", Usage: "draw `N` tasks, stratified by repository (0: every held-out task)"},
-			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "the sample's seed"},
-			&cli.IntFlag{Name: "jobs", Value: 1, Usage: "tasks run at once (bounded by what the model server takes)"},
-			storeWaitFlag(),
-		},
+		Flags: append(evalRunFlags(), storeWaitFlag()),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 {
 				return usage.Errorf("adapters eval needs one adapter, NAME or NAME@VERSION (see `cra adapters list`)")

@@ -60,19 +60,15 @@ func (a *app) evalCommand() *cli.Command {
 			"are not run again). Before any task, each model the runs call (the oracle's stages\n" +
 			"aside) must answer a ping. Exit 0 when every task ran, 1 when some could not run, 2 on\n" +
 			"usage or configuration errors or a model that does not answer.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these mined repositories (paths; repeat or comma-separate)"},
 			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "held-out repositories (default: [curate] holdout_repos)"},
-			&cli.StringFlag{Name: "split", Value: eval.SplitAll, Usage: "validation, holdout or all-held-out"},
-			&cli.IntFlag{Name: "sample", Usage: "draw `N` tasks, stratified by repository (0: every held-out task)"},
-			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "the sample's seed"},
 			&cli.StringFlag{Name: "stages", Usage: "stages to report (default: all): " + strings.Join(reportStages(), ",")},
 			&cli.StringFlag{Name: "oracle", Usage: "stages answered by their ground truth: " + strings.Join(eval.OracleStages, ",")},
-			&cli.IntFlag{Name: "jobs", Value: 1, Usage: "tasks run at once (bounded by what the model server takes)"},
 			&cli.StringFlag{Name: "name", Usage: "the eval's name (default: from the selection, e.g. all-held-out-n20-seed1)"},
 			&cli.StringFlag{Name: "compare", Usage: "print paired differences against the eval `NAME`"},
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for another process running the same eval; by default exit 1 at once, naming it"},
-		},
+		}, evalRunFlags()...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := parseEval(cmd)
 			if err != nil {
@@ -179,4 +175,15 @@ func (a *app) printEval(rep *eval.Report) error {
 		}
 	}
 	return nil
+}
+
+// evalRunFlags choose and run an eval's tasks, for cra eval and cra
+// adapters eval alike: --split, --sample, --seed and --jobs.
+func evalRunFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "split", Value: eval.SplitAll, Usage: "validation, holdout or all-held-out"},
+		&cli.IntFlag{Name: "sample", Usage: "draw `N` tasks, stratified by repository (0: every held-out task)"},
+		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "the sample's seed"},
+		&cli.IntFlag{Name: "jobs", Value: 1, Usage: "tasks run at once (bounded by what the model server takes)"},
+	}
 }
