@@ -139,43 +139,6 @@ func TestEvalJudgesByFailToPassTests(t *testing.T) {
 	}
 }
 
-// A stage planted weak (scope loses calc.go every time) on 20 tasks of a
-// Go module: the --oracle scope run gives the success back with an
-// interval that excludes zero, and train-plan names scope.
-// Twenty tasks is the least train-plan decides on (fewer: not_enough_data).
-func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs the agent on 40 tasks")
-	}
-	o := evaltest.GoOptions{Ops: 20}
-	srv, home := goEvalHome(t, o, "")
-	oracleFor(t, srv, home, map[string]float64{schema.StageScope: 1})
-	weak := evalJSON(t, home, "--name", "weak")
-	if s, _ := scoreOf(weak, eval.StageEndToEnd, eval.MetricSuccess); s.Mean != 0 {
-		t.Errorf("end to end with scope losing calc.go: %+v, want 0", s)
-	}
-	lifted := evalJSON(t, home, "--name", "weak", "--oracle", "scope")
-	var lift *eval.Diff
-	if lifted.Lift != nil {
-		for i, d := range lifted.Lift.Rows {
-			if d.Stage == eval.StageEndToEnd && d.Metric == eval.MetricSuccess {
-				lift = &lifted.Lift.Rows[i]
-			}
-		}
-	}
-	if lift == nil || lift.N != o.Ops || lift.Diff != 1 || lift.Interval.Lo <= 0 {
-		t.Fatalf("--oracle scope lift %+v, want +1 on %d tasks with an interval above zero", lift, o.Ops)
-	}
-	var plan struct {
-		TargetStage string `json:"target_stage"`
-	}
-	out := mustRun(t, home, "train-plan", "--no-llm", "--json", "--out", filepath.Join(t.TempDir(), "plan"))
-	if err := json.Unmarshal([]byte(out), &plan); err != nil || plan.TargetStage != schema.StageScope {
-		t.Errorf("train-plan: %v %q, want target scope", err, out)
-	}
-}
-
 // A test that hangs at a commit's parent costs the eval its own timeout
 // (a multiple of the commit's test time, here at the floor of 3 s), not
 // timeout_seconds, once: the task is undecidable (no success counted),

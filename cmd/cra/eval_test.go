@@ -18,6 +18,7 @@ import (
 	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // evalHome is a home that mined repo, with the fake model's URL and the
@@ -283,5 +284,46 @@ func TestPrintEvalSaysWhatTheIntervalsResample(t *testing.T) {
 		if got := strings.Contains(out.String(), "their intervals resample tasks"); got != tc.note || !strings.Contains(out.String(), "[0.210, 0.480]") {
 			t.Errorf("%s: note %v, want %v:\n%s", tc.method, got, tc.note, out.String())
 		}
+	}
+}
+
+// A stage planted weak (scope loses calc.py every time) on 20 tasks: the
+// --oracle scope run gives the success back with an interval that
+// excludes zero, and train-plan names scope. Twenty tasks is the least
+// train-plan decides on (fewer: not_enough_data). The tasks run two at a
+// time (--jobs 2), as a nightly eval on a model server would.
+func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the agent on 40 tasks")
+	}
+	const tasks = 20
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	repo := evaltest.CalcHistoryOf(t, tasks-evaltest.CalcTasks)
+	home := evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	oracleFor(t, srv, home, map[string]float64{schema.StageScope: 1})
+	weak := evalJSON(t, home, "--name", "weak", "--jobs", "2")
+	if s, _ := scoreOf(weak, eval.StageEndToEnd, eval.MetricSuccess); s.N != tasks || s.Mean != 0 {
+		t.Errorf("end to end with scope losing calc.py: %+v, want 0 on %d tasks", s, tasks)
+	}
+	lifted := evalJSON(t, home, "--name", "weak", "--oracle", "scope", "--jobs", "2")
+	var lift *eval.Diff
+	if lifted.Lift != nil {
+		for i, d := range lifted.Lift.Rows {
+			if d.Stage == eval.StageEndToEnd && d.Metric == eval.MetricSuccess {
+				lift = &lifted.Lift.Rows[i]
+			}
+		}
+	}
+	if lift == nil || lift.N != tasks || lift.Diff != 1 || lift.Interval.Lo <= 0 {
+		t.Fatalf("--oracle scope lift %+v, want +1 on %d tasks with an interval above zero", lift, tasks)
+	}
+	var plan struct {
+		TargetStage string `json:"target_stage"`
+	}
+	out := mustRun(t, home, "train-plan", "--no-llm", "--json", "--out", filepath.Join(t.TempDir(), "plan"))
+	if err := json.Unmarshal([]byte(out), &plan); err != nil || plan.TargetStage != schema.StageScope {
+		t.Errorf("train-plan: %v %q, want target scope", err, out)
 	}
 }

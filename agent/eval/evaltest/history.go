@@ -25,7 +25,13 @@ var CalcTasks = len(ops)
 
 // CalcHistory is a Python project whose every commit after the first adds
 // an operation and its test: a history whose commits all pass their tests.
-func CalcHistory(t testing.TB) *gittest.Repo {
+func CalcHistory(t testing.TB) *gittest.Repo { return CalcHistoryOf(t, 0) }
+
+// CalcHistoryOf is CalcHistory with scale more commits after its own, each
+// adding a scale operation (scaleK(a, b) = a*K + b) and its test: a longer
+// history of the same shape, CalcTasks+scale tasks, cheap to judge (a
+// Python suite runs in a fifth of a second where a Go one compiles).
+func CalcHistoryOf(t testing.TB, scale int) *gittest.Repo {
 	r := gittest.New(t)
 	src := "def add(a, b):\n    return a + b\n"
 	tests := "import unittest\n\nimport calc\n\n\nclass TestCalc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(1, 2), 3)\n"
@@ -34,12 +40,19 @@ func CalcHistory(t testing.TB) *gittest.Repo {
 	r.Write("tests/test_calc.py", tests)
 	r.Write("README.md", "# calc\n")
 	r.Commit("Create the calculator with its tests")
-	for _, op := range ops {
-		src += fmt.Sprintf("\n\ndef %s(a, b):\n    %s\n", op.name, op.body)
-		tests += fmt.Sprintf("\n    def test_%s(self):\n        %s\n", op.name, op.test)
+	add := func(name, body, test string) {
+		src += fmt.Sprintf("\n\ndef %s(a, b):\n    %s\n", name, body)
+		tests += fmt.Sprintf("\n    def test_%s(self):\n        %s\n", name, test)
 		r.Write("calc.py", src)
 		r.Write("tests/test_calc.py", tests)
-		r.Commit(fmt.Sprintf("Add the %s operation to calc.py with a test", op.name))
+		r.Commit(fmt.Sprintf("Add the %s operation to calc.py with a test", name))
+	}
+	for _, op := range ops {
+		add(op.name, op.body, op.test)
+	}
+	for i := range scale {
+		k := i + 2
+		add(fmt.Sprintf("scale%d", k), fmt.Sprintf("return a * %d + b", k), fmt.Sprintf("self.assertEqual(calc.scale%d(3, 1), %d)", k, 3*k+1))
 	}
 	return r
 }
