@@ -183,36 +183,3 @@ func TestEvalBoundsATestThatHangsAtTheParent(t *testing.T) {
 	}
 }
 
-// Two evals of other names in two processes at once judge the same
-// commits, with tests slower than a worktree's owner is waited for: each
-// in scratch worktrees of its own, so neither loses a task, and each
-// commit is judged in one row.
-func TestTwoEvalProcessesJudgeTheSameCommits(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs slow tests in two evals at once")
-	}
-	o := evaltest.GoOptions{Ops: 1}
-	srv, home := goEvalHome(t, o, "")
-	cfgPath := filepath.Join(home, "config.toml")
-	cfg, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow := strings.Replace(string(cfg), fmt.Sprintf("test_command = %q", evaltest.GoTestCommand), `test_command = "sleep 7 && go test ./..."`, 1)
-	if err := os.WriteFile(cfgPath, []byte(slow), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	oracleFor(t, srv, home, nil)
-	for i, r := range craProcesses(t, []string{"--home", home, "eval", "--name", "a"}, []string{"--home", home, "eval", "--name", "b"}) {
-		if r.code != exitOK {
-			t.Errorf("eval %d: exit %d\n%s", i, r.code, lastLines(r.stderr, 10))
-		}
-	}
-	if got := sqlRows(t, home, "select count(*) as judged, count(distinct commit) as commits from raw.eval_commit_judgements"); got != fmt.Sprintf("judged,commits\n%d,%d\n", o.Ops, o.Ops) {
-		t.Errorf("judgements: %q", got)
-	}
-	if got := sqlRows(t, home, "select count(*) filter (where status = 'scored') as scored, count(*) as tasks from raw.eval_tasks"); got != fmt.Sprintf("scored,tasks\n%d,%d\n", 2*o.Ops, 2*o.Ops) {
-		t.Errorf("eval tasks: %q", got)
-	}
-}

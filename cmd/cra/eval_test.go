@@ -327,3 +327,36 @@ func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
 		t.Errorf("train-plan: %v %q, want target scope", err, out)
 	}
 }
+
+// Two evals of other names in two processes at once judge the same
+// commit, with tests at its parent slower than a worktree's owner is
+// waited for: each in scratch worktrees of its own, so neither loses a
+// task, and the commit is judged in one row. (The suite is slow when it
+// fails: at the parent, with the commit's tests laid over it, and in the
+// steps before the operation is written.)
+func TestTwoEvalProcessesJudgeTheSameCommits(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs slow tests in two evals at once")
+	}
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	repo := evaltest.CalcHistory(t)
+	slow := fmt.Sprintf("%s || { sleep 6; exit 1; }", evaltest.CalcTestCommand)
+	home := evalHomeWith(t, srv, repo.Dir, fmt.Sprintf("test_command = %q\ntimeout_seconds = 60", slow), fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	oracleFor(t, srv, home, nil)
+	run := func(name string) []string {
+		return []string{"--home", home, "eval", "--name", name, "--sample", "1"}
+	}
+	for i, r := range craProcesses(t, run("a"), run("b")) {
+		if r.code != exitOK {
+			t.Errorf("eval %d: exit %d\n%s", i, r.code, lastLines(r.stderr, 10))
+		}
+	}
+	if got := sqlRows(t, home, "select count(*) as judged, count(distinct commit) as commits from raw.eval_commit_judgements"); got != "judged,commits\n1,1\n" {
+		t.Errorf("judgements: %q", got)
+	}
+	if got := sqlRows(t, home, "select count(*) filter (where status = 'scored') as scored, count(*) as tasks from raw.eval_tasks"); got != "scored,tasks\n2,2\n" {
+		t.Errorf("eval tasks: %q", got)
+	}
+}
