@@ -182,4 +182,3 @@ func TestEvalBoundsATestThatHangsAtTheParent(t *testing.T) {
 		t.Errorf("test runs in the undecidable task's steps: %s", got)
 	}
 }
-
