@@ -1,10 +1,18 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/agent/orchestrator"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/storetest"
 )
 
 // BenchmarkEvalWithAHangingTest evals 20 tasks of a Go module twice, with
@@ -29,3 +37,48 @@ func BenchmarkEvalWithAHangingTest(b *testing.B) {
 		b.ReportMetric(with.Seconds()/without.Seconds(), "ratio")
 	}
 }
+
+// goEvalHome is a home that mined a GoHistory of o, every task held out,
+// with go test as its test command and testing's extra keys, and the
+// fake model it calls.
+func goEvalHome(t testing.TB, o evaltest.GoOptions, testing string) (srv *fakellm.Server, home string) {
+	srv = fakellm.New(t)
+	srv.AllowUnused()
+	r := evaltest.GoHistory(t, o)
+	home = evalHomeWith(t, srv, r.Dir, fmt.Sprintf("test_command = %q\ntimeout_seconds = 120\n%s", evaltest.GoTestCommand, testing),
+		fmt.Sprintf("holdout_repos = [%q]", r.Dir))
+	warmBoxCache.Copy(t, home)
+	return srv, home
+}
+
+// warmBoxCache is a home's sandbox cache (orchestrator.BoxCache) after one
+// confined go test of a package like GoHistory's, made once per test
+// binary. A new home's first confined go test builds the standard library
+// into its empty cache (cra's one-time warm-up: half a minute of CPU);
+// these tests are about judging evals, not that warm-up (box_test.go
+// covers the box's cache), so each home starts warm. Where bubblewrap
+// cannot run, the runs use the user's cache and this is empty.
+var warmBoxCache = storetest.NewTemplate(func(home string) error {
+	wt, err := os.MkdirTemp("", "cra-warm-box-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(wt)
+	for name, text := range map[string]string{
+		"go.mod":       "module example.com/calc\n\ngo 1.22\n",
+		"calc.go":      "package calc\n\nimport \"time\"\n\n// Wait waits.\nfunc Wait() { time.Sleep(0) }\n",
+		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestWait(t *testing.T) { Wait() }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(wt, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	box, err := orchestrator.NewBox(config.Default().Testing, os.Environ(), home)
+	if err != nil {
+		return err
+	}
+	if r := orchestrator.RunShell(context.Background(), box, wt, orchestrator.KindTest, evaltest.GoTestCommand, 10*time.Minute); !r.Passed {
+		return fmt.Errorf("go test in the box: %s", r.Output)
+	}
+	return nil
+})

@@ -300,7 +300,7 @@ func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
 	const tasks = 20
 	srv := fakellm.New(t)
 	srv.AllowUnused()
-	repo := evaltest.CalcHistoryOf(t, tasks-evaltest.CalcTasks)
+	repo := evaltest.CalcHistoryWith(t, evaltest.CalcOptions{Scale: tasks - evaltest.CalcTasks})
 	home := evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
 	oracleFor(t, srv, home, map[string]float64{schema.StageScope: 1})
 	weak := evalJSON(t, home, "--name", "weak", "--jobs", "2")

@@ -25,13 +25,37 @@ var CalcTasks = len(ops)
 
 // CalcHistory is a Python project whose every commit after the first adds
 // an operation and its test: a history whose commits all pass their tests.
-func CalcHistory(t testing.TB) *gittest.Repo { return CalcHistoryOf(t, 0) }
+func CalcHistory(t testing.TB) *gittest.Repo { return CalcHistoryWith(t, CalcOptions{}) }
 
-// CalcHistoryOf is CalcHistory with scale more commits after its own, each
-// adding a scale operation (scaleK(a, b) = a*K + b) and its test: a longer
-// history of the same shape, CalcTasks+scale tasks, cheap to judge (a
-// Python suite runs in a fifth of a second where a Go one compiles).
-func CalcHistoryOf(t testing.TB, scale int) *gittest.Repo {
+// CalcOptions shape a CalcHistoryWith.
+type CalcOptions struct {
+	// Scale is how many more commits add an operation (scaleK(a, b) =
+	// a*K + b) and its test: each a task whose new test fails at its parent.
+	Scale int
+	// Doc adds a commit that gives add a docstring only: a task whose
+	// tests pass at its parent already.
+	Doc bool
+	// Hang adds a commit whose parent's tests hang: a "wip" commit (not
+	// mined: its message is noise) makes wait.wait sleep for an hour, and
+	// the next makes it return at once.
+	Hang bool
+}
+
+// Tasks is how many tasks bootstrap mines from a CalcHistoryWith(o).
+func (o CalcOptions) Tasks() int {
+	n := CalcTasks + o.Scale
+	for _, b := range []bool{o.Doc, o.Hang} {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// CalcHistoryWith is CalcHistory with the commits o adds after its own: a
+// longer history of the same shape, cheap to judge (its suite runs in a
+// fifth of a second where a Go one compiles).
+func CalcHistoryWith(t testing.TB, o CalcOptions) *gittest.Repo {
 	r := gittest.New(t)
 	src := "def add(a, b):\n    return a + b\n"
 	tests := "import unittest\n\nimport calc\n\n\nclass TestCalc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(1, 2), 3)\n"
@@ -50,9 +74,21 @@ func CalcHistoryOf(t testing.TB, scale int) *gittest.Repo {
 	for _, op := range ops {
 		add(op.name, op.body, op.test)
 	}
-	for i := range scale {
+	if o.Doc {
+		src = strings.Replace(src, "def add(a, b):\n", "def add(a, b):\n    \"\"\"Return the sum of a and b.\"\"\"\n", 1)
+		r.Write("calc.py", src)
+		r.Commit("Document what the add function returns")
+	}
+	for i := range o.Scale {
 		k := i + 2
 		add(fmt.Sprintf("scale%d", k), fmt.Sprintf("return a * %d + b", k), fmt.Sprintf("self.assertEqual(calc.scale%d(3, 1), %d)", k, 3*k+1))
+	}
+	if o.Hang {
+		r.Write("wait.py", "import time\n\n\ndef wait():\n    time.sleep(3600)\n")
+		r.Write("tests/test_wait.py", "import unittest\n\nimport wait\n\n\nclass TestWait(unittest.TestCase):\n    def test_wait(self):\n        wait.wait()\n")
+		r.Commit("wip")
+		r.Write("wait.py", "def wait():\n    \"\"\"Return at once.\"\"\"\n")
+		r.Commit("Make the wait function return at once")
 	}
 	return r
 }
