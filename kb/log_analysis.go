@@ -185,6 +185,11 @@ func (l *LogAnalysis) EvalOutcomes(ctx context.Context, f LogFilter) ([]EvalOutc
 	if len(out) == 0 {
 		return out, nil
 	}
+	// A reader does not migrate: a store from before the adapter columns
+	// has only the base model's calls.
+	if has, err := l.has(ctx, "retrieval_llm_calls", "adapter"); err != nil || !has {
+		return out, err
+	}
 	if err := l.answeredBy(ctx, f, out, at); err != nil {
 		return nil, fmt.Errorf("read which adapters answered the eval tasks: %w", err)
 	}
@@ -226,6 +231,27 @@ func (l *LogAnalysis) answeredBy(ctx context.Context, f LogFilter, out []EvalOut
 		out[i].Adapters[stage] = by
 		return nil
 	})
+}
+
+// LatestGates is LatestAdapterGates: the latest gate verdict of every
+// adapter version, by NAME@V; none on a store from before the registry.
+func (l *LogAnalysis) LatestGates(ctx context.Context) (map[string]GateRow, error) {
+	if has, err := l.has(ctx, "adapter_gates", ""); err != nil || !has {
+		return map[string]GateRow{}, err
+	}
+	return LatestAdapterGates(ctx, l.q)
+}
+
+// has reports whether the raw store has table (and its column, when
+// column is not ""): a reader sees the schema as the last writer left it.
+func (l *LogAnalysis) has(ctx context.Context, table, column string) (bool, error) {
+	var n int
+	err := l.q.QueryRowContext(ctx, `SELECT count(*) FROM duckdb_columns() WHERE database_name = 'raw' AND table_name = ?
+		AND (? = '' OR column_name = ?)`, table, column, column).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("read the raw store's schema: %w", err)
+	}
+	return n > 0, nil
 }
 
 // SolvePass is one pass of a solve run.
