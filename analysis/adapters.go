@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -227,4 +228,23 @@ func pipelineOrder(set map[string]bool) []string {
 		}
 	}
 	return out
+}
+
+// leftOut says, for a decision short of evidence, what the separation
+// left out; "" when nothing was.
+func (a *AdapterEvidence) leftOut() string {
+	if a == nil {
+		return ""
+	}
+	var out []string
+	if n := len(a.GateEvalsLeftOut); n > 0 {
+		out = append(out, fmt.Sprintf("%s of `cra adapters eval` left out (name them with --eval to count them)", plural(n, "gate eval")))
+	}
+	if a.EndToEndSetAside > 0 {
+		out = append(out, fmt.Sprintf("%s left out: a stage answered by other than its current route", plural(a.EndToEndSetAside, "task")))
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " " + upperFirst(strings.Join(out, "; ")) + "."
 }

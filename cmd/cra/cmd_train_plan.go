@@ -80,7 +80,7 @@ func (a *app) runTrainPlan(ctx context.Context, opts trainPlanOptions) error {
 		return err
 	}
 	res, err := analysis.Run(ctx, analysis.Options{Dir: a.home.Dir, Filter: kb.LogFilter{Since: opts.since, Repos: opts.repos, Evals: opts.evals},
-		Out: opts.out, NoLLM: opts.noLLM, Config: cfg, Log: a.log})
+		Out: opts.out, NoLLM: opts.noLLM, Config: cfg, Routes: cfg.Models.Champions, Log: a.log})
 	if err != nil {
 		return err
 	}
@@ -119,6 +119,9 @@ func (a *app) printTrainPlan(res *analysis.Result) error {
 	}
 	if u := res.Evidence.Unattributed; u.N > 0 {
 		fmt.Fprintf(a.stdout, "unattributed: %d of %d failed runs had no stage wrong against ground truth\n", u.K, u.N)
+	}
+	for _, line := range analysis.AdapterLines(res.Evidence.Adapters) {
+		fmt.Fprintln(a.stdout, line)
 	}
 	fmt.Fprintln(a.stdout)
 	for _, f := range res.Files {
