@@ -278,4 +278,23 @@ func TestEvalOutcomesAnsweredBy(t *testing.T) {
 			t.Errorf("answered by:\n got %v\nwant %v", got, want)
 		}
 	})
+	// A reader does not migrate: a store from before the adapter columns
+	// and the registry reads as the base model's, with no gate.
+	s, err = kb.Open(ctx, home, kb.Raw, kb.Options{Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB.Exec(`DROP VIEW gen_ai_calls; ALTER TABLE retrieval_llm_calls DROP COLUMN adapter; DROP TABLE adapter_gates`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	withLogs(t, home, func(la *kb.LogAnalysis) {
+		outs, err := la.EvalOutcomes(ctx, kb.LogFilter{})
+		if err != nil || len(outs) != 4 || outs[0].Adapters != nil {
+			t.Errorf("outcomes of an older store: %+v, %v; want 4 with no adapters", outs, err)
+		}
+		if gates, err := la.LatestGates(ctx); err != nil || len(gates) != 0 {
+			t.Errorf("gates of an older store: %v, %v", gates, err)
+		}
+	})
 }
