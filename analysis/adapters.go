@@ -24,6 +24,8 @@ import (
 //     lifts) count a task only when every stage it called was on its
 //     current route: a success owes something to every stage, so a task
 //     that ran another adapter anywhere measured another pipeline;
+//   - a logged solve run is an end-to-end outcome: it counts only when
+//     every stage it called was on its current route;
 //   - an oracle eval's oracle stages are answered by ground truth whatever
 //     their calls logged, and never set a task aside;
 //   - a stage answered by more than one within a task (kb.AnsweredMixed,
@@ -51,6 +53,9 @@ type AdapterEvidence struct {
 	// GateEvalsLeftOut names the gate's evals left out (not named with
 	// --eval).
 	GateEvalsLeftOut []string `json:"gate_evals_left_out"`
+	// SolveRunsSetAside is how many logged solve runs were left out: some
+	// stage not on its current route (the end-to-end rule).
+	SolveRunsSetAside int `json:"solve_runs_set_aside"`
 }
 
 // StageRoute is a stage and who answers it now.
@@ -119,6 +124,18 @@ func (s separation) full(o kb.EvalOutcome) bool {
 	return true
 }
 
+// solveRuns are the solve runs every current route answered (a solve run
+// is an end-to-end outcome), and how many were left out.
+func (s separation) solveRuns(runs []kb.SolveRun) ([]kb.SolveRun, int) {
+	var out []kb.SolveRun
+	for _, r := range runs {
+		if s.full(kb.EvalOutcome{Adapters: r.Adapters}) {
+			out = append(out, r)
+		}
+	}
+	return out, len(runs) - len(out)
+}
+
 func (s separation) fullOnly(outcomes []kb.EvalOutcome) []kb.EvalOutcome {
 	var out []kb.EvalOutcome
 	for _, o := range outcomes {
@@ -161,8 +178,9 @@ func withoutGateEvals(in Input) (Input, []string) {
 
 // adapterEvidence gathers the routes, the gates and what s set aside of
 // in's outcomes; nil when there is nothing to say.
-func (s separation) adapterEvidence(in Input, e *Evidence, gateEvals []string) *AdapterEvidence {
-	a := &AdapterEvidence{Routes: []StageRoute{}, Gates: []GateVerdict{}, SetAside: []SetAside{}, GateEvalsLeftOut: nonNil(gateEvals)}
+func (s separation) adapterEvidence(in Input, e *Evidence, gateEvals []string, solveAside int) *AdapterEvidence {
+	a := &AdapterEvidence{Routes: []StageRoute{}, Gates: []GateVerdict{}, SetAside: []SetAside{}, GateEvalsLeftOut: nonNil(gateEvals),
+		SolveRunsSetAside: solveAside}
 	aside := map[string]map[string]int{} // stage → answered by → tasks
 	for _, o := range in.Outcomes {
 		if !s.full(o) {
@@ -207,7 +225,7 @@ func (s separation) adapterEvidence(in Input, e *Evidence, gateEvals []string) *
 		}
 		a.Gates = append(a.Gates, v)
 	}
-	if len(s.routes) == 0 && len(a.Gates) == 0 && len(a.SetAside) == 0 && len(a.GateEvalsLeftOut) == 0 {
+	if len(s.routes) == 0 && len(a.Gates) == 0 && len(a.SetAside) == 0 && len(a.GateEvalsLeftOut) == 0 && solveAside == 0 {
 		return nil
 	}
 	return a

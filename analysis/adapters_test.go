@@ -225,3 +225,17 @@ func TestPlanAdaptersValidate(t *testing.T) {
 		}
 	}
 }
+
+// A logged solve run is an end-to-end outcome: it counts only when every
+// stage it called was on its current route.
+func TestSolveRunsSeparatedByAdapter(t *testing.T) {
+	runs := []kb.SolveRun{
+		{TaskID: "routed", Status: "complete", Success: true, Adapters: map[string]string{"scope": "sc@1", "implement": kb.AnsweredBase}},
+		{TaskID: "before", Status: "failed", Adapters: map[string]string{"scope": kb.AnsweredBase}},
+		{TaskID: "silent", Status: "failed"},
+	}
+	e := Analyze(Input{Solve: runs, Routes: map[string]string{"scope": "sc@1"}})
+	if e.Solve == nil || e.Solve.Runs != 2 || e.Adapters == nil || e.Adapters.SolveRunsSetAside != 1 {
+		t.Errorf("solve evidence %+v, adapters %+v: want 2 runs pooled, 1 left out", e.Solve, e.Adapters)
+	}
+}

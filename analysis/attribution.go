@@ -124,8 +124,9 @@ func Analyze(in Input) *Evidence {
 	e.Regression = regress(e, full)
 	e.RepoFailures = repoFailures(full)
 	e.Trend = trend(in.Runs, obs, sep)
-	e.Solve = solveEvidence(in.Solve)
-	e.Adapters = sep.adapterEvidence(in, e, gateEvals)
+	solve, solveAside := sep.solveRuns(in.Solve)
+	e.Solve = solveEvidence(solve)
+	e.Adapters = sep.adapterEvidence(in, e, gateEvals, solveAside)
 	return e
 }
 

@@ -31,6 +31,10 @@ func adaptersSection(a *AdapterEvidence) report.Section {
 		sec.Paras = append(sec.Paras, fmt.Sprintf("End to end: %s left out, a stage in each answered by other than its current route.",
 			plural(a.EndToEndSetAside, "scored task")))
 	}
+	if a.SolveRunsSetAside > 0 {
+		sec.Paras = append(sec.Paras, fmt.Sprintf("Logged solve runs: %s left out, a stage in each answered by other than its current route.",
+			plural(a.SolveRunsSetAside, "run")))
+	}
 	if n := len(a.GateEvalsLeftOut); n > 0 {
 		sec.Paras = append(sec.Paras, fmt.Sprintf("%s of `cra adapters eval` left out (%s): a gate runs a candidate on purpose; "+
 			"name them with --eval to read them.", upperFirst(plural(n, "gate eval")), strings.Join(a.GateEvalsLeftOut, ", ")))
@@ -103,6 +107,9 @@ func AdapterLines(a *AdapterEvidence) []string {
 	}
 	if a.EndToEndSetAside > 0 {
 		out = append(out, fmt.Sprintf("end to end: %s left out (a stage not on its current route)", plural(a.EndToEndSetAside, "scored task")))
+	}
+	if a.SolveRunsSetAside > 0 {
+		out = append(out, fmt.Sprintf("solve runs: %s left out (a stage not on its current route)", plural(a.SolveRunsSetAside, "run")))
 	}
 	if n := len(a.GateEvalsLeftOut); n > 0 {
 		out = append(out, fmt.Sprintf("%s of cra adapters eval left out: name them with --eval to read them", plural(n, "gate eval")))

@@ -196,6 +196,12 @@ func (l *LogAnalysis) EvalOutcomes(ctx context.Context, f LogFilter) ([]EvalOutc
 	return out, nil
 }
 
+// answererOf is who answered a group of calls c of one stage: the
+// adapter's NAME@V, AnsweredBase, or AnsweredMixed for more than one.
+const answererOf = `CASE WHEN count(DISTINCT ` + answeredBy + `) > 1 THEN '` + AnsweredMixed + `' ELSE min(` + answeredBy + `) END`
+
+const answeredBy = `coalesce(c.adapter || '@' || CAST(c.adapter_version AS VARCHAR), '` + AnsweredBase + `')`
+
 type evalTaskKey struct {
 	run  int64
 	task string
@@ -207,9 +213,7 @@ type evalTaskKey struct {
 // run's ("<run>" and "<run>:<pass>"). Rows that are not a model's answer
 // (assembly, refinement merge) have no adapter to tell.
 func (l *LogAnalysis) answeredBy(ctx context.Context, f LogFilter, out []EvalOutcome, at map[evalTaskKey]int) error {
-	const who = `coalesce(c.adapter || '@' || CAST(c.adapter_version AS VARCHAR), '` + AnsweredBase + `')`
-	return l.each(ctx, `SELECT t.eval_run_id, t.task_id, c.call_type,
-			CASE WHEN count(DISTINCT `+who+`) > 1 THEN '`+AnsweredMixed+`' ELSE min(`+who+`) END
+	return l.each(ctx, `SELECT t.eval_run_id, t.task_id, c.call_type, `+answererOf+`
 		FROM eval_runs r
 		JOIN eval_tasks t ON t.eval_run_id = r.id
 		JOIN task_runs k ON k.id = t.task_run_id
@@ -263,7 +267,7 @@ type SolvePass struct {
 
 // SolveRun is a finished `cra solve` run as the logs tell it, without
 // ground truth: its outcome, the files its final diff touched, the files
-// scope left out, and its passes.
+// scope left out, its passes, and who answered each stage.
 type SolveRun struct {
 	TaskID    string
 	RepoPath  string
@@ -273,9 +277,13 @@ type SolveRun struct {
 	Touched   []string // paths of the final diff
 	Dropped   []string // paths scope left out in a pass (kept by none of that pass's decisions)
 	Passes    []SolvePass
+	Adapters  map[string]string // as EvalOutcome.Adapters
 }
 
-const solveWhere = `o.status <> 'running' AND o.timestamp >= ? AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], o.repo_path))`
+// solveWhere selects the finished solve runs o the filter selects; an
+// eval's runs are its tasks' (EvalOutcomes), not the user's solve runs.
+const solveWhere = `o.status <> 'running' AND o.timestamp >= ? AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], o.repo_path))
+	AND o.task_id NOT IN (SELECT k.task_id FROM eval_tasks e JOIN task_runs k ON k.id = e.task_run_id)`
 
 func (f LogFilter) solveArgs() []any { return []any{f.since(), f.repos(), f.repos()} }
 
@@ -347,6 +355,28 @@ func (l *LogAnalysis) SolveRuns(ctx context.Context, f LogFilter) ([]SolveRun, e
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read scope decisions of solve runs: %w", err)
+	}
+	if has, err := l.has(ctx, "retrieval_llm_calls", "adapter"); err != nil || !has {
+		return out, err
+	}
+	err = l.each(ctx, `SELECT o.task_id, c.call_type, `+answererOf+`
+		FROM orchestrator_runs o JOIN retrieval_llm_calls c ON split_part(c.task_id, ':', 1) = o.task_id
+		WHERE `+solveWhere+` AND c.call_type NOT IN (?, ?)
+		GROUP BY ALL`, append(f.solveArgs(), schema.CallAssembly, schema.CallRefinementMerge), func(rows *sql.Rows) error {
+		var run, stage, by string
+		if err := rows.Scan(&run, &stage, &by); err != nil {
+			return err
+		}
+		if i, ok := at[run]; ok {
+			if out[i].Adapters == nil {
+				out[i].Adapters = map[string]string{}
+			}
+			out[i].Adapters[stage] = by
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read which adapters answered the solve runs: %w", err)
 	}
 	return out, nil
 }

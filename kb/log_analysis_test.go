@@ -141,7 +141,8 @@ func TestLogAnalysisSolveRunsAndData(t *testing.T) {
 		}
 		want := kb.SolveRun{TaskID: "solve-1", RepoPath: "/a", Status: "failed", StartedAt: runs[0].StartedAt,
 			Touched: []string{"app/store.py", "app/api.py"}, Dropped: []string{"app/store.py"},
-			Passes: []kb.SolvePass{{Type: "step_implement", Attempts: 2}, {Type: "adjustment", Success: true}}}
+			Passes: []kb.SolvePass{{Type: "step_implement", Attempts: 2}, {Type: "adjustment", Success: true}},
+			Adapters: map[string]string{"scope": kb.AnsweredBase}}
 		if !reflect.DeepEqual(runs[0], want) {
 			t.Errorf("solve-1:\n got %+v\nwant %+v", runs[0], want)
 		}
@@ -255,7 +256,11 @@ func TestEvalOutcomesAnsweredBy(t *testing.T) {
 			('eval1-mixed:impl:p1:s1', 'scope', 'scope', 'm', 'p', 'r', 1, now(), NULL, NULL, NULL),
 			('eval1-mixed:impl:p1:s1', 'implement', 'implement', 'm', 'p', 'r', 1, now(), 'impl', 1, 'h'),
 			('eval1-mixed:impl:p1:s2', 'implement', 'implement', 'm', 'p', 'r', 1, now(), 'impl', 2, 'h'),
-			('eval1-mixedx', 'precision', 'precision', 'm', 'p', 'r', 1, now(), 'pr', 1, 'h');`); err != nil {
+			('eval1-mixedx', 'precision', 'precision', 'm', 'p', 'r', 1, now(), 'pr', 1, 'h'),
+			('solve-9:impl:p1:s1', 'scope', 'scope', 'm', 'p', 'r', 1, now(), 'sc', 2, 'h');
+		-- an eval task's run is the eval's, not a solve run
+		INSERT INTO orchestrator_runs (id, task_id, repo_path, task_description, status, timestamp) VALUES
+			(1, 'eval1-one', '/a', 'x', 'complete', now()), (2, 'solve-9', '/a', 'y', 'complete', now());`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -276,6 +281,10 @@ func TestEvalOutcomesAnsweredBy(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("answered by:\n got %v\nwant %v", got, want)
+		}
+		runs, err := la.SolveRuns(ctx, kb.LogFilter{})
+		if err != nil || len(runs) != 1 || runs[0].TaskID != "solve-9" || !reflect.DeepEqual(runs[0].Adapters, map[string]string{"scope": "sc@2"}) {
+			t.Errorf("solve runs %+v, %v: want solve-9 alone, its scope answered by sc@2", runs, err)
 		}
 	})
 	// A reader does not migrate: a store from before the adapter columns
