@@ -141,7 +141,7 @@ func TestLogAnalysisSolveRunsAndData(t *testing.T) {
 		}
 		want := kb.SolveRun{TaskID: "solve-1", RepoPath: "/a", Status: "failed", StartedAt: runs[0].StartedAt,
 			Touched: []string{"app/store.py", "app/api.py"}, Dropped: []string{"app/store.py"},
-			Passes: []kb.SolvePass{{Type: "step_implement", Attempts: 2}, {Type: "adjustment", Success: true}},
+			Passes:   []kb.SolvePass{{Type: "step_implement", Attempts: 2}, {Type: "adjustment", Success: true}},
 			Adapters: map[string]string{"scope": kb.AnsweredBase}}
 		if !reflect.DeepEqual(runs[0], want) {
 			t.Errorf("solve-1:\n got %+v\nwant %+v", runs[0], want)
