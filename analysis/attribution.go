@@ -46,11 +46,20 @@ var Definitional = map[string]string{
 // when the evidence comes from one repository.
 const NoteOneRepository = "n/a, 1 repository"
 
-// Input is what the analysis reads from the raw store.
+// Input is what the analysis reads from the raw store, and the routes
+// the evidence is separated by (adapters.go).
 type Input struct {
 	Runs     []kb.EvalRunInfo
 	Outcomes []kb.EvalOutcome
 	Solve    []kb.SolveRun
+	// Routes is each stage's current route: stage → its champion's
+	// NAME@V; a stage absent is the base model's.
+	Routes map[string]string
+	// Gates is the latest gate verdict of every adapter version gated.
+	Gates []kb.GateRow
+	// NamedEvals says the user named the eval runs (--eval): the gate's
+	// evals then count like any other.
+	NamedEvals bool
 }
 
 // outcome helpers: a stage is right when its `correct` is 1, a task
@@ -65,8 +74,11 @@ func failed(o kb.EvalOutcome) (isFailed, known bool) {
 	return ok && v < 0.5, ok
 }
 
-// Analyze computes every figure of the evidence from in.
+// Analyze computes every figure of the evidence from in, pooling only
+// what the current routes answered (adapters.go).
 func Analyze(in Input) *Evidence {
+	in, gateEvals := withoutGateEvals(in)
+	sep := newSeparation(in)
 	plain := map[int64]bool{}
 	e := &Evidence{WrongOutputs: map[string]int{}, Lifts: []OracleLift{}}
 	held := map[string]bool{}
@@ -86,8 +98,9 @@ func Analyze(in Input) *Evidence {
 			obs = append(obs, o)
 		}
 	}
+	full := sep.fullOnly(obs) // the end-to-end evidence
 	fails, successes := 0, 0
-	for _, o := range obs {
+	for _, o := range full {
 		if f, ok := failed(o); ok {
 			repos[o.RepoPath] = true
 			if f {
@@ -100,31 +113,35 @@ func Analyze(in Input) *Evidence {
 	e.Observations, e.Failures, e.Repos = fails+successes, fails, len(repos)
 	e.Success = newRate(successes, fails+successes)
 	e.HoldoutRepos = sortedKeys(held)
-	e.Lifts = oracleLifts(in.Runs, in.Outcomes)
+	e.Lifts = oracleLifts(in.Runs, sep.fullOnly(in.Outcomes))
 	for _, stage := range Stages {
-		if s := stageEvidence(stage, obs, e); s != nil {
+		if s := stageEvidence(stage, obs, sep, e); s != nil {
 			e.Stages = append(e.Stages, *s)
 		}
 	}
 	holm(e)
-	attribute(e, obs)
-	e.Regression = regress(e, obs)
-	e.RepoFailures = repoFailures(obs)
-	e.Trend = trend(in.Runs, obs)
-	e.Solve = solveEvidence(in.Solve)
+	attribute(e, full)
+	e.Regression = regress(e, full)
+	e.RepoFailures = repoFailures(full)
+	e.Trend = trend(in.Runs, obs, sep)
+	solve, solveAside := sep.solveRuns(in.Solve)
+	e.Solve = solveEvidence(solve)
+	e.Adapters = sep.adapterEvidence(in, e, gateEvals, solveAside)
 	return e
 }
 
 // stageEvidence is one stage's scores and association; nil when no eval
-// scored it and no oracle replaced it.
-func stageEvidence(stage string, obs []kb.EvalOutcome, e *Evidence) *StageEvidence {
+// scored it and no oracle replaced it. Its scores count the tasks the
+// stage's current route answered, its association the tasks every
+// current route answered.
+func stageEvidence(stage string, obs []kb.EvalOutcome, sep separation, e *Evidence) *StageEvidence {
 	s := &StageEvidence{Stage: stage, Definitional: Definitional[stage]}
 	right, scored := 0, 0
 	var a, b, c, d int // wrong&fail, wrong&ok, right&fail, right&ok
 	byMetric := map[string]map[string][]float64{}
 	for _, o := range obs {
 		w, ok := wrong(o, stage)
-		if !ok {
+		if !ok || !sep.stage(o, stage) {
 			continue
 		}
 		scored++
@@ -144,7 +161,7 @@ func stageEvidence(stage string, obs []kb.EvalOutcome, e *Evidence) *StageEviden
 		}
 		f, known := failed(o)
 		switch {
-		case !known:
+		case !known || !sep.full(o):
 		case w && f:
 			a++
 		case w:
@@ -441,8 +458,9 @@ func repoFailures(obs []kb.EvalOutcome) []RepoFailure {
 	return out
 }
 
-// trend is each plain run's per-stage scores, oldest first.
-func trend(runs []kb.EvalRunInfo, obs []kb.EvalOutcome) []TrendPoint {
+// trend is each plain run's per-stage scores, oldest first, each over
+// the tasks sep pools for it.
+func trend(runs []kb.EvalRunInfo, obs []kb.EvalOutcome, sep separation) []TrendPoint {
 	out := []TrendPoint{}
 	for _, r := range runs {
 		if len(r.Oracle) > 0 {
@@ -456,14 +474,14 @@ func trend(runs []kb.EvalRunInfo, obs []kb.EvalOutcome) []TrendPoint {
 				continue
 			}
 			for _, stage := range Stages {
-				if w, s := wrong(o, stage); s {
+				if w, s := wrong(o, stage); s && sep.stage(o, stage) {
 					scored[stage]++
 					if !w {
 						right[stage]++
 					}
 				}
 			}
-			if f, k := failed(o); k {
+			if f, k := failed(o); k && sep.full(o) {
 				known++
 				if !f {
 					ok++

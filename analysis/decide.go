@@ -54,8 +54,8 @@ func Decide(e *Evidence) Decision {
 	if e.Observations < MinObservations && pairs < MinObservations {
 		return Decision{Status: StatusNotEnoughData, Reason: fmt.Sprintf(
 			"not enough evidence yet: %d scored eval tasks with an end-to-end outcome and %d oracle pairs; train-plan needs "+
-				"at least %d. Run `cra eval` on held-out tasks (with oracle stages for causal evidence), then `cra train-plan` again.",
-			e.Observations, pairs, MinObservations)}
+				"at least %d.%s Run `cra eval` on held-out tasks (with oracle stages for causal evidence), then `cra train-plan` again.",
+			e.Observations, pairs, MinObservations, e.Adapters.leftOut())}
 	}
 	var best *StageEvidence
 	for i := range e.Stages {

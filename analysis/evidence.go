@@ -185,6 +185,9 @@ type Evidence struct {
 	WrongOutputs map[string]int `json:"wrong_outputs"`
 	// HoldoutRepos are repositories of held-out evaluations.
 	HoldoutRepos []string `json:"holdout_repos"`
+	// Adapters are the routes the evidence was separated by, the latest
+	// gates and what was left out; nil with no adapter anywhere.
+	Adapters *AdapterEvidence `json:"adapters,omitempty"`
 }
 
 // EvalRunRef names an eval run the evidence read.

@@ -198,6 +198,9 @@ func (r *Report) sections() []report.Section {
 			"Odds ratio: of end-to-end failure, stage wrong against stage right (* 0.5 added to every cell for a zero cell); " +
 			"its interval is not adjusted for the stages tested, the Holm p is (see the association below). " +
 			"A definitional association (a stage scored wrong exactly when the task fails) is no evidence and is not tested."}}}
+	if e.Adapters != nil {
+		out = slices.Insert(out, 2, adaptersSection(e.Adapters))
+	}
 	out = append(out, r.scoreSections()...)
 	out = append(out, r.attributionSections()...)
 	out = append(out, r.solveSection())
@@ -491,7 +494,7 @@ func Findings(r *Report) string {
 	var keep []report.Section
 	for _, s := range r.sections() {
 		switch s.Title {
-		case "Decision", "Warnings", "Stages ranked", "Oracle lift", "Logged solve runs (weaker evidence)", "Training plan", "Improvement targets":
+		case "Decision", "Warnings", adaptersTitle, "Stages ranked", "Oracle lift", "Logged solve runs (weaker evidence)", "Training plan", "Improvement targets":
 			keep = append(keep, s)
 		}
 	}

@@ -199,7 +199,7 @@ func TestStagesNamedAsTheTablesShow(t *testing.T) {
 			map[string]bool{"scope": k%3 != 0 || k%2 == 0, "meta_plan": k%4 != 0, "part_plan": true}))
 	}
 	r := analysed(outs)
-	r.Evidence.Trend = trend([]kb.EvalRunInfo{{ID: 1, Name: "nightly", StartedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}}, outs)
+	r.Evidence.Trend = trend([]kb.EvalRunInfo{{ID: 1, Name: "nightly", StartedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}}, outs, separation{})
 	attr := sectionMD(t, r, "First-error attribution")
 	if !strings.Contains(attr, "(scope → meta_plan → part_plan:") {
 		t.Errorf("first-error text does not name the scored stages in order:\n%s", attr)

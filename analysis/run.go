@@ -31,6 +31,10 @@ type Options struct {
 	// NoLLM leaves the narrative out: the report holds computed figures only.
 	NoLLM  bool
 	Config config.Config
+	// Routes is each stage's champion now (stage → adapter; a stage
+	// absent is the base model's), as the command's router routes it:
+	// the evidence pools only what these routes answered (adapters.go).
+	Routes map[string]config.Adapter
 	// NewClient builds the narrative's model client; nil means llm.New.
 	NewClient func(llm.ModelConfig) (llm.Client, error)
 	Log       *slog.Logger
@@ -133,6 +137,13 @@ func read(ctx context.Context, opts Options) (in Input, data map[string]kb.Stage
 	if in.Outcomes, err = la.EvalOutcomes(ctx, opts.Filter); err != nil {
 		return in, nil, split, err
 	}
+	if in.Gates, err = latestGates(ctx, la); err != nil {
+		return in, nil, split, err
+	}
+	in.Routes, in.NamedEvals = map[string]string{}, len(opts.Filter.Evals) > 0
+	for stage, ad := range opts.Routes {
+		in.Routes[stage] = ad.String()
+	}
 	if len(opts.Filter.Evals) == 0 { // solve runs have no eval name
 		if in.Solve, err = la.SolveRuns(ctx, opts.Filter); err != nil {
 			return in, nil, split, err
@@ -149,6 +160,19 @@ func read(ctx context.Context, opts Options) (in Input, data map[string]kb.Stage
 	split = planSplit(configured, evaluated)
 	data, err = la.DataAvailable(ctx, opts.Filter, split.Rule)
 	return in, data, split, err
+}
+
+// latestGates is the latest gate verdict of every adapter version.
+func latestGates(ctx context.Context, la *kb.LogAnalysis) ([]kb.GateRow, error) {
+	byRef, err := la.LatestGates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]kb.GateRow, 0, len(byRef))
+	for _, ref := range sortedKeys(byRef) {
+		out = append(out, byRef[ref])
+	}
+	return out, nil
 }
 
 func checkFilter(ctx context.Context, la *kb.LogAnalysis, f kb.LogFilter) error {

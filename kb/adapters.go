@@ -149,6 +149,21 @@ type GateCondition struct {
 	Figures map[string]float64 `json:"figures"`
 }
 
+// GateFigures prints a condition's figures in name order, as every
+// report of a verdict says them: (diff=0.12 low=-0.01).
+func GateFigures(f map[string]float64) string {
+	keys := make([]string, 0, len(f))
+	for k := range f {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%.4g", k, f[k])
+	}
+	return "(" + strings.Join(parts, " ") + ")"
+}
+
 // GateRow is one verdict of the gate on an adapter version.
 type GateRow struct {
 	ID            int64             `json:"id"`

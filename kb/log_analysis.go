@@ -97,13 +97,43 @@ func (l *LogAnalysis) KnownRepos(ctx context.Context) ([]string, error) {
 	return l.strings(ctx, `SELECT repo_path FROM eval_tasks UNION SELECT repo_path FROM orchestrator_runs ORDER BY 1`)
 }
 
+// GateEvalPrefix begins the name of every eval the adapter gate runs
+// (`cra adapters eval`: gate-NAME-vV-base-HASH and gate-NAME-vV-cand-HASH):
+// agent/adapters names them with it, and train-plan leaves them out of its
+// evidence unless the user names them.
+const GateEvalPrefix = "gate-"
+
+// Who answered a stage's calls in one eval task (EvalOutcome.Adapters),
+// beside an adapter's NAME@VERSION. Neither can be an adapter's: a
+// version's name always holds "@".
+const (
+	AnsweredBase = "base" // the base model: no adapter
+	// AnsweredMixed: the stage's calls in the task were answered by more
+	// than one (an adapter and the base model, or two adapters), as when
+	// a stage was promoted or rolled back while the task ran.
+	AnsweredMixed = "mixed"
+)
+
 // EvalOutcome is one task of one eval run, scored: every stage's metrics
-// (end_to_end included) by stage and metric name.
+// (end_to_end included) by stage and metric name, and who answered each
+// stage's model calls.
 type EvalOutcome struct {
 	EvalRunID int64
 	TaskID    string
 	RepoPath  string
 	Scores    map[string]map[string]float64 // stage → metric → value
+	// Adapters is stage (the calls' call_type) → who answered its calls
+	// in the task: "NAME@V", AnsweredBase or AnsweredMixed. A stage the
+	// task made no model call for is absent: nothing answered it. Nil
+	// when the task logged no call.
+	Adapters map[string]string
+}
+
+// AnsweredBy is who answered stage's calls in the task, and whether the
+// task called the stage at all.
+func (o EvalOutcome) AnsweredBy(stage string) (string, bool) {
+	a, ok := o.Adapters[stage]
+	return a, ok
 }
 
 // Score is a stage's metric and whether the task has it.
@@ -112,29 +142,34 @@ func (o EvalOutcome) Score(stage, metric string) (float64, bool) {
 	return v, ok
 }
 
+// scoredTaskWhere selects the scored tasks t of the eval runs r the
+// filter selects; its arguments are the filter's outcomeArgs.
+const scoredTaskWhere = `t.status = 'scored' AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], t.repo_path)) AND ` + evalRunWhere
+
+func (f LogFilter) outcomeArgs() []any {
+	return append([]any{f.repos(), f.repos()}, f.evalRunArgs()...)
+}
+
 // EvalOutcomes reads the scored tasks of the eval runs the filter selects
 // (tasks that failed to run for the infrastructure's sake are left out),
-// ordered by run and task.
+// ordered by run and task, with who answered each stage.
 func (l *LogAnalysis) EvalOutcomes(ctx context.Context, f LogFilter) ([]EvalOutcome, error) {
-	rows, err := l.q.QueryContext(ctx, `SELECT t.eval_run_id, t.task_id, t.repo_path, e.stage, e.metric, e.value
+	var out []EvalOutcome
+	at := map[evalTaskKey]int{}
+	err := l.each(ctx, `SELECT t.eval_run_id, t.task_id, t.repo_path, e.stage, e.metric, e.value
 		FROM eval_runs r
 		JOIN eval_tasks t ON t.eval_run_id = r.id
 		JOIN eval_results e ON e.eval_run_id = t.eval_run_id AND e.task_id = t.task_id
-		WHERE t.status = 'scored' AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], t.repo_path)) AND `+evalRunWhere+`
-		ORDER BY t.eval_run_id, t.task_id, e.stage, e.metric`, append([]any{f.repos(), f.repos()}, f.evalRunArgs()...)...)
-	if err != nil {
-		return nil, fmt.Errorf("read eval results: %w", err)
-	}
-	defer rows.Close()
-	var out []EvalOutcome
-	for rows.Next() {
+		WHERE `+scoredTaskWhere+`
+		ORDER BY t.eval_run_id, t.task_id, e.stage, e.metric`, f.outcomeArgs(), func(rows *sql.Rows) error {
 		var run int64
 		var task, repo, stage, metric string
 		var v float64
 		if err := rows.Scan(&run, &task, &repo, &stage, &metric, &v); err != nil {
-			return nil, fmt.Errorf("read eval results: %w", err)
+			return err
 		}
 		if n := len(out); n == 0 || out[n-1].EvalRunID != run || out[n-1].TaskID != task {
+			at[evalTaskKey{run, task}] = n
 			out = append(out, EvalOutcome{EvalRunID: run, TaskID: task, RepoPath: repo, Scores: map[string]map[string]float64{}})
 		}
 		o := &out[len(out)-1]
@@ -142,8 +177,85 @@ func (l *LogAnalysis) EvalOutcomes(ctx context.Context, f LogFilter) ([]EvalOutc
 			o.Scores[stage] = map[string]float64{}
 		}
 		o.Scores[stage][metric] = v
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read eval results: %w", err)
 	}
-	return out, rows.Err()
+	if len(out) == 0 {
+		return out, nil
+	}
+	// A reader does not migrate: a store from before the adapter columns
+	// has only the base model's calls.
+	if has, err := l.has(ctx, "retrieval_llm_calls", "adapter"); err != nil || !has {
+		return out, err
+	}
+	if err := l.answeredBy(ctx, f, out, at); err != nil {
+		return nil, fmt.Errorf("read which adapters answered the eval tasks: %w", err)
+	}
+	return out, nil
+}
+
+// answererOf is who answered a group of calls c of one stage: the
+// adapter's NAME@V, AnsweredBase, or AnsweredMixed for more than one.
+const answererOf = `CASE WHEN count(DISTINCT ` + answeredBy + `) > 1 THEN '` + AnsweredMixed + `' ELSE min(` + answeredBy + `) END`
+
+const answeredBy = `coalesce(c.adapter || '@' || CAST(c.adapter_version AS VARCHAR), '` + AnsweredBase + `')`
+
+type evalTaskKey struct {
+	run  int64
+	task string
+}
+
+// answeredBy fills each outcome's Adapters, in one query over the calls
+// of every selected task: an eval task's calls are those of its run
+// (task_run_id), whose own and whose passes' task ids begin with the
+// run's ("<run>" and "<run>:<pass>"). Rows that are not a model's answer
+// (assembly, refinement merge) have no adapter to tell.
+func (l *LogAnalysis) answeredBy(ctx context.Context, f LogFilter, out []EvalOutcome, at map[evalTaskKey]int) error {
+	return l.each(ctx, `SELECT t.eval_run_id, t.task_id, c.call_type, `+answererOf+`
+		FROM eval_runs r
+		JOIN eval_tasks t ON t.eval_run_id = r.id
+		JOIN task_runs k ON k.id = t.task_run_id
+		JOIN retrieval_llm_calls c ON split_part(c.task_id, ':', 1) = k.task_id
+		WHERE `+scoredTaskWhere+` AND c.call_type NOT IN (?, ?)
+		GROUP BY ALL`, append(f.outcomeArgs(), schema.CallAssembly, schema.CallRefinementMerge), func(rows *sql.Rows) error {
+		var k evalTaskKey
+		var stage, by string
+		if err := rows.Scan(&k.run, &k.task, &stage, &by); err != nil {
+			return err
+		}
+		i, ok := at[k]
+		if !ok {
+			return nil // scored, but with no result row
+		}
+		if out[i].Adapters == nil {
+			out[i].Adapters = map[string]string{}
+		}
+		out[i].Adapters[stage] = by
+		return nil
+	})
+}
+
+// LatestGates is LatestAdapterGates: the latest gate verdict of every
+// adapter version, by NAME@V; none on a store from before the registry.
+func (l *LogAnalysis) LatestGates(ctx context.Context) (map[string]GateRow, error) {
+	if has, err := l.has(ctx, "adapter_gates", ""); err != nil || !has {
+		return map[string]GateRow{}, err
+	}
+	return LatestAdapterGates(ctx, l.q)
+}
+
+// has reports whether the raw store has table (and its column, when
+// column is not ""): a reader sees the schema as the last writer left it.
+func (l *LogAnalysis) has(ctx context.Context, table, column string) (bool, error) {
+	var n int
+	err := l.q.QueryRowContext(ctx, `SELECT count(*) FROM duckdb_columns() WHERE database_name = 'raw' AND table_name = ?
+		AND (? = '' OR column_name = ?)`, table, column, column).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("read the raw store's schema: %w", err)
+	}
+	return n > 0, nil
 }
 
 // SolvePass is one pass of a solve run.
@@ -155,7 +267,7 @@ type SolvePass struct {
 
 // SolveRun is a finished `cra solve` run as the logs tell it, without
 // ground truth: its outcome, the files its final diff touched, the files
-// scope left out, and its passes.
+// scope left out, its passes, and who answered each stage.
 type SolveRun struct {
 	TaskID    string
 	RepoPath  string
@@ -165,9 +277,13 @@ type SolveRun struct {
 	Touched   []string // paths of the final diff
 	Dropped   []string // paths scope left out in a pass (kept by none of that pass's decisions)
 	Passes    []SolvePass
+	Adapters  map[string]string // as EvalOutcome.Adapters
 }
 
-const solveWhere = `o.status <> 'running' AND o.timestamp >= ? AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], o.repo_path))`
+// solveWhere selects the finished solve runs o the filter selects; an
+// eval's runs are its tasks' (EvalOutcomes), not the user's solve runs.
+const solveWhere = `o.status <> 'running' AND o.timestamp >= ? AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], o.repo_path))
+	AND o.task_id NOT IN (SELECT k.task_id FROM eval_tasks e JOIN task_runs k ON k.id = e.task_run_id)`
 
 func (f LogFilter) solveArgs() []any { return []any{f.since(), f.repos(), f.repos()} }
 
@@ -239,6 +355,28 @@ func (l *LogAnalysis) SolveRuns(ctx context.Context, f LogFilter) ([]SolveRun, e
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read scope decisions of solve runs: %w", err)
+	}
+	if has, err := l.has(ctx, "retrieval_llm_calls", "adapter"); err != nil || !has {
+		return out, err
+	}
+	err = l.each(ctx, `SELECT o.task_id, c.call_type, `+answererOf+`
+		FROM orchestrator_runs o JOIN retrieval_llm_calls c ON split_part(c.task_id, ':', 1) = o.task_id
+		WHERE `+solveWhere+` AND c.call_type NOT IN (?, ?)
+		GROUP BY ALL`, append(f.solveArgs(), schema.CallAssembly, schema.CallRefinementMerge), func(rows *sql.Rows) error {
+		var run, stage, by string
+		if err := rows.Scan(&run, &stage, &by); err != nil {
+			return err
+		}
+		if i, ok := at[run]; ok {
+			if out[i].Adapters == nil {
+				out[i].Adapters = map[string]string{}
+			}
+			out[i].Adapters[stage] = by
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read which adapters answered the solve runs: %w", err)
 	}
 	return out, nil
 }

@@ -141,7 +141,8 @@ func TestLogAnalysisSolveRunsAndData(t *testing.T) {
 		}
 		want := kb.SolveRun{TaskID: "solve-1", RepoPath: "/a", Status: "failed", StartedAt: runs[0].StartedAt,
 			Touched: []string{"app/store.py", "app/api.py"}, Dropped: []string{"app/store.py"},
-			Passes: []kb.SolvePass{{Type: "step_implement", Attempts: 2}, {Type: "adjustment", Success: true}}}
+			Passes:   []kb.SolvePass{{Type: "step_implement", Attempts: 2}, {Type: "adjustment", Success: true}},
+			Adapters: map[string]string{"scope": kb.AnsweredBase}}
 		if !reflect.DeepEqual(runs[0], want) {
 			t.Errorf("solve-1:\n got %+v\nwant %+v", runs[0], want)
 		}
@@ -220,4 +221,89 @@ func TestTrainingPlanRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Each eval task's outcome says who answered each stage, from its run's
+// calls (its passes' included): the base model, one adapter, or more than
+// one (mixed); a stage with no call is absent, a task with none has no
+// map, and rows that are no model's answer count for no stage.
+func TestEvalOutcomesAnsweredBy(t *testing.T) {
+	ctx := context.Background()
+	home := storetest.Home(t)
+	s, err := kb.Open(ctx, home, kb.Raw, kb.Options{Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB.Exec(`
+		INSERT INTO eval_runs (name, oracle, split, repos, stages, seed, models, started_at, status) VALUES
+			('e', [], 'validation', [], ['scope'], 1, '{}', TIMESTAMPTZ '2026-01-01 00:00:00+00', 'complete');
+		INSERT INTO eval_tasks (eval_run_id, task_id, repo_path, task_run_id, status, finished_at) VALUES
+			(1, 'base', '/a', 1, 'scored', now()), (1, 'one', '/a', 2, 'scored', now()),
+			(1, 'mixed', '/a', 3, 'scored', now()), (1, 'silent', '/a', 4, 'scored', now());
+		INSERT INTO eval_results (eval_run_id, task_id, task_run_id, stage, metric, value)
+			SELECT 1, task_id, task_run_id, 'end_to_end', 'success', 1 FROM eval_tasks;
+		INSERT INTO task_runs (id, task_id, repo_path, mode, execute_model, context_window, reserved_tokens, stages, success, timestamp) VALUES
+			(1, 'eval1-base', '/a', 'solve', 'm', 1, 1, [], true, now()), (2, 'eval1-one', '/a', 'solve', 'm', 1, 1, [], true, now()),
+			(3, 'eval1-mixed', '/a', 'solve', 'm', 1, 1, [], true, now()), (4, 'eval1-silent', '/a', 'solve', 'm', 1, 1, [], true, now());
+		INSERT INTO retrieval_llm_calls (task_id, call_type, stage_name, model, prompt, response, latency_ms, timestamp, adapter, adapter_version, adapter_sha256) VALUES
+			('eval1-base', 'scope', 'scope', 'm', 'p', 'r', 1, now(), NULL, NULL, NULL),
+			('eval1-base:impl:p1:s1', 'implement', 'implement', 'm', 'p', 'r', 1, now(), NULL, NULL, NULL),
+			('eval1-one:meta_plan', 'scope', 'scope', 'm', 'p', 'r', 1, now(), 'sc', 2, 'h'),
+			('eval1-one:impl:p1:s1', 'scope', 'scope', 'm', 'p', 'r', 1, now(), 'sc', 2, 'h'),
+			('eval1-one:impl:p1:s1', 'refinement_merge', 'scope', 'none', 'p', 'r', 1, now(), NULL, NULL, NULL),
+			('eval1-one:impl:p1:s1', 'implement', 'implement', 'm', 'p', NULL, 1, now(), NULL, NULL, NULL),
+			('eval1-mixed', 'scope', 'scope', 'm', 'p', 'r', 1, now(), 'sc', 1, 'h'),
+			('eval1-mixed:impl:p1:s1', 'scope', 'scope', 'm', 'p', 'r', 1, now(), NULL, NULL, NULL),
+			('eval1-mixed:impl:p1:s1', 'implement', 'implement', 'm', 'p', 'r', 1, now(), 'impl', 1, 'h'),
+			('eval1-mixed:impl:p1:s2', 'implement', 'implement', 'm', 'p', 'r', 1, now(), 'impl', 2, 'h'),
+			('eval1-mixedx', 'precision', 'precision', 'm', 'p', 'r', 1, now(), 'pr', 1, 'h'),
+			('solve-9:impl:p1:s1', 'scope', 'scope', 'm', 'p', 'r', 1, now(), 'sc', 2, 'h');
+		-- an eval task's run is the eval's, not a solve run
+		INSERT INTO orchestrator_runs (id, task_id, repo_path, task_description, status, timestamp) VALUES
+			(1, 'eval1-one', '/a', 'x', 'complete', now()), (2, 'solve-9', '/a', 'y', 'complete', now());`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	withLogs(t, home, func(la *kb.LogAnalysis) {
+		outs, err := la.EvalOutcomes(ctx, kb.LogFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]map[string]string{}
+		for _, o := range outs {
+			got[o.TaskID] = o.Adapters
+		}
+		want := map[string]map[string]string{
+			"base":   {"scope": kb.AnsweredBase, "implement": kb.AnsweredBase},
+			"one":    {"scope": "sc@2", "implement": kb.AnsweredBase},
+			"mixed":  {"scope": kb.AnsweredMixed, "implement": kb.AnsweredMixed},
+			"silent": nil,
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("answered by:\n got %v\nwant %v", got, want)
+		}
+		runs, err := la.SolveRuns(ctx, kb.LogFilter{})
+		if err != nil || len(runs) != 1 || runs[0].TaskID != "solve-9" || !reflect.DeepEqual(runs[0].Adapters, map[string]string{"scope": "sc@2"}) {
+			t.Errorf("solve runs %+v, %v: want solve-9 alone, its scope answered by sc@2", runs, err)
+		}
+	})
+	// A reader does not migrate: a store from before the adapter columns
+	// and the registry reads as the base model's, with no gate.
+	s, err = kb.Open(ctx, home, kb.Raw, kb.Options{Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB.Exec(`DROP VIEW gen_ai_calls; ALTER TABLE retrieval_llm_calls DROP COLUMN adapter; DROP TABLE adapter_gates`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	withLogs(t, home, func(la *kb.LogAnalysis) {
+		outs, err := la.EvalOutcomes(ctx, kb.LogFilter{})
+		if err != nil || len(outs) != 4 || outs[0].Adapters != nil {
+			t.Errorf("outcomes of an older store: %+v, %v; want 4 with no adapters", outs, err)
+		}
+		if gates, err := la.LatestGates(ctx); err != nil || len(gates) != 0 {
+			t.Errorf("gates of an older store: %v, %v", gates, err)
+		}
+	})
 }

@@ -238,7 +238,7 @@ func evalNames(a kb.AdapterRow, judged map[string]string, tasks []eval.Task) (ba
 		fmt.Fprintf(h, "%s\x00", t.ID)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))[:8]
-	prefix := fmt.Sprintf("gate-%s-v%d", a.Name, a.Version)
+	prefix := fmt.Sprintf("%s%s-v%d", kb.GateEvalPrefix, a.Name, a.Version)
 	return prefix + "-base-" + sum, prefix + "-cand-" + sum
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/user"
-	"sort"
 	"strings"
 
 	"github.com/cra-dev/cra/internal/usage"
@@ -127,18 +126,7 @@ func refusal(a kb.AdapterRow, g kb.GateRow, has bool, stages []string, champions
 }
 
 // Figures prints a condition's figures in name order: (diff=0.12 low=-0.01).
-func Figures(f map[string]float64) string {
-	keys := make([]string, 0, len(f))
-	for k := range f {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%.4g", k, f[k])
-	}
-	return "(" + strings.Join(parts, " ") + ")"
-}
+func Figures(f map[string]float64) string { return kb.GateFigures(f) }
 
 func orNone(ref string) string {
 	if ref == "" {

@@ -43,11 +43,15 @@ func (a *app) trainPlanCommand() *cli.Command {
 			"row when a stage is chosen; report.md and report.html (one self-contained page with SVG charts).\n" +
 			"Prints the stages ranked; --json prints plan.json. The reasoning model adds a narrative under its\n" +
 			"own heading, changing no figure (--no-llm: computed figures only). With no eval results it writes\n" +
-			"nothing and says to run `cra eval` (exit 0).",
+			"nothing and says to run `cra eval` (exit 0).\n\n" +
+			"Evidence is separated by adapter: a stage's figures pool only the tasks its current route (its\n" +
+			"champion, else the base model) answered, end-to-end figures only the tasks every current route\n" +
+			"answered; the report lists each stage's champion, what was left out, and the latest gate of each\n" +
+			"adapter version. The adapter gate's own evals (gate-...) are read only when --eval names them.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "since", Usage: "only runs started on or after DATE (YYYY-MM-DD or RFC 3339)"},
 			&cli.StringSliceFlag{Name: "repos", Usage: "only these repositories (paths; repeat or comma-separate)"},
-			&cli.StringSliceFlag{Name: "eval", Usage: "only eval runs of these names (repeat or comma-separate); solve runs are then left out"},
+			&cli.StringSliceFlag{Name: "eval", Usage: "only eval runs of these names (repeat or comma-separate); solve runs are then left out, the adapter gate's evals read"},
 			&cli.StringFlag{Name: "out", Usage: "write into `DIR` (new or empty); default exports/train-plan-<time> in the home"},
 			&cli.BoolFlag{Name: "no-llm", Usage: "computed figures only: no narrative by the reasoning model"},
 		},
@@ -80,7 +84,7 @@ func (a *app) runTrainPlan(ctx context.Context, opts trainPlanOptions) error {
 		return err
 	}
 	res, err := analysis.Run(ctx, analysis.Options{Dir: a.home.Dir, Filter: kb.LogFilter{Since: opts.since, Repos: opts.repos, Evals: opts.evals},
-		Out: opts.out, NoLLM: opts.noLLM, Config: cfg, Log: a.log})
+		Out: opts.out, NoLLM: opts.noLLM, Config: cfg, Routes: cfg.Models.Champions, Log: a.log})
 	if err != nil {
 		return err
 	}
@@ -119,6 +123,9 @@ func (a *app) printTrainPlan(res *analysis.Result) error {
 	}
 	if u := res.Evidence.Unattributed; u.N > 0 {
 		fmt.Fprintf(a.stdout, "unattributed: %d of %d failed runs had no stage wrong against ground truth\n", u.K, u.N)
+	}
+	for _, line := range analysis.AdapterLines(res.Evidence.Adapters) {
+		fmt.Fprintln(a.stdout, line)
 	}
 	fmt.Fprintln(a.stdout)
 	for _, f := range res.Files {
