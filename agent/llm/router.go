@@ -59,7 +59,7 @@ func (r *Router) Resolve(role Role, stage string) (ModelConfig, error) {
 	var adapter *config.Adapter
 	if override, ok := m.Overrides[stage]; ok && stage != "" && override != "" {
 		model = override
-	} else if champion, ok := m.Champions[stage]; ok && stage != "" {
+	} else if champion, ok := m.Champion(stage); ok {
 		if r.server == "" {
 			return ModelConfig{}, fmt.Errorf("%w: stage %s is routed to adapter %s, but the %s provider loads no adapters: "+
 				"set models.provider to ollama or openai_compat (the server that loads it), or roll the stage back with `cra adapters`",

@@ -84,7 +84,7 @@ func (a *app) runTrainPlan(ctx context.Context, opts trainPlanOptions) error {
 		return err
 	}
 	res, err := analysis.Run(ctx, analysis.Options{Dir: a.home.Dir, Filter: kb.LogFilter{Since: opts.since, Repos: opts.repos, Evals: opts.evals},
-		Out: opts.out, NoLLM: opts.noLLM, Config: cfg, Routes: cfg.Models.Champions, Log: a.log})
+		Out: opts.out, NoLLM: opts.noLLM, Config: cfg, Routes: cfg.Models.Routed(), Log: a.log})
 	if err != nil {
 		return err
 	}

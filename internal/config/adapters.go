@@ -31,3 +31,24 @@ func (a Adapter) ServedName() string { return fmt.Sprintf("%s-v%d", a.Name, a.Ve
 
 // String is NAME@VERSION, as users name a version on the command line.
 func (a Adapter) String() string { return fmt.Sprintf("%s@%d", a.Name, a.Version) }
+
+// Champion is the adapter that answers stage: its champion, unless a
+// [models.overrides] entry names another model for it, which wins.
+func (m Models) Champion(stage string) (Adapter, bool) {
+	if stage == "" || m.Overrides[stage] != "" {
+		return Adapter{}, false
+	}
+	a, ok := m.Champions[stage]
+	return a, ok
+}
+
+// Routed is every stage's Champion: the champions that answer their stage.
+func (m Models) Routed() map[string]Adapter {
+	out := map[string]Adapter{}
+	for stage := range m.Champions {
+		if a, ok := m.Champion(stage); ok {
+			out[stage] = a
+		}
+	}
+	return out
+}
