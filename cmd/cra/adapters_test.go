@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -282,7 +283,7 @@ func TestAdaptersPromoteAndRollback(t *testing.T) {
 // champions is the champions a command's configuration carries.
 func champions(t *testing.T, home string) map[string]config.Adapter {
 	t.Helper()
-	a := &app{home: config.Home{Dir: home}}
+	a := &app{home: config.Home{Dir: home}, log: slog.New(slog.DiscardHandler)} // a wait would say so
 	cfg, err := a.loadConfig(context.Background())
 	if err != nil {
 		t.Fatal(err)

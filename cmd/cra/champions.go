@@ -26,9 +26,12 @@ func (a *app) loadConfig(ctx context.Context) (config.Config, error) {
 
 // champions reads the adapters the registry routes, stage → adapter. A
 // home without a raw store has none (the command says what is missing
-// when it opens its stores).
+// when it opens its stores). Behind a writer (a bootstrap's burst) it
+// waits its turn, saying once on stderr for whom: a plan or models check
+// that seems stuck before its first model call says why.
 func (a *app) champions(ctx context.Context) (map[string]config.Adapter, error) {
-	raw, err := kb.Open(ctx, a.home.Dir, kb.Raw, kb.Options{Command: "cra (reading the adapter champions)", Wait: kb.ReadWait})
+	raw, err := kb.Open(ctx, a.home.Dir, kb.Raw, kb.Options{Command: "cra (reading the adapter champions)", Wait: kb.ReadWait,
+		Waiting: a.sayWaiting(kb.ReadWait)})
 	if errors.As(err, new(*kb.NotInitializedError)) {
 		return nil, nil
 	}

@@ -23,7 +23,13 @@ func (a *app) storeOptions(cmd *cli.Command, write bool) (kb.Options, error) {
 	if err != nil {
 		return kb.Options{}, err
 	}
-	return kb.Options{Write: write, Command: commandName(cmd), Wait: wait, Waiting: func(holder error) {
+	return kb.Options{Write: write, Command: commandName(cmd), Wait: wait, Waiting: a.sayWaiting(wait)}, nil
+}
+
+// sayWaiting is kb.Options.Waiting for a wait of up to wait: one line on
+// stderr naming the holder, so a command that seems stuck says why.
+func (a *app) sayWaiting(wait time.Duration) func(holder error) {
+	return func(holder error) {
 		a.log.Warn("waiting for a store another process holds", "holder", holder.Error(), "up_to", wait.Round(time.Second))
-	}}, nil
+	}
 }
