@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/user"
@@ -14,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/e2e"
 	"github.com/cra-dev/cra/internal/golden"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
@@ -22,27 +21,11 @@ import (
 
 const testBase = "Qwen/Qwen3-1.7B" // the default config's qwen3:1.7b, as Hugging Face names it
 
-// writePEFT writes a PEFT adapter directory as peft's save_pretrained
-// does: adapter_config.json and a small valid adapter_model.safetensors
-// whose one tensor's bytes are fill.
+// writePEFT writes a PEFT adapter directory (e2e.WritePEFT).
 func writePEFT(t testing.TB, dir, base string, rank int, fill byte) string {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg := fmt.Sprintf(`{"base_model_name_or_path": %q, "peft_type": "LORA", "r": %d, "lora_alpha": %d,
-		"target_modules": ["q_proj", "v_proj"], "task_type": "CAUSAL_LM"}`, base, rank, 2*rank)
-	if err := os.WriteFile(filepath.Join(dir, "adapter_config.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	header := []byte(`{"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}}`)
-	var b []byte
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(header)))
-	b = append(b, header...)
-	for range 16 {
-		b = append(b, fill)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "adapter_model.safetensors"), b, 0o644); err != nil {
+	dir, err := e2e.WritePEFT(dir, base, rank, fill)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return dir

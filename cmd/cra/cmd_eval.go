@@ -89,6 +89,10 @@ func parseEval(cmd *cli.Command) (evalOptions, error) {
 	if err := checkCounts(map[string]int{"sample": opts.sample, "jobs": opts.jobs}); err != nil {
 		return opts, err
 	}
+	if strings.HasPrefix(opts.name, kb.GateEvalPrefix) {
+		return opts, usage.Errorf("--name %s: names beginning with %q are the adapter gate's evals (cra adapters eval), which train-plan "+
+			"leaves out of its evidence; choose another name", opts.name, kb.GateEvalPrefix)
+	}
 	for _, s := range opts.stages {
 		if !slices.Contains(reportStages(), s) {
 			return opts, usage.Errorf("--stages %s: the stages are %s", s, strings.Join(reportStages(), ","))

@@ -239,6 +239,11 @@ func TestEvalRunsOnlyHeldOutTasks(t *testing.T) {
 	if res := cra(t, home, "", "eval", "--oracle", "adjustment"); res.code != exitUsage {
 		t.Errorf("--oracle adjustment: exit %d %s", res.code, res.stderr)
 	}
+	// train-plan leaves the gate's evals out by their names' prefix: a
+	// user's eval may not take one.
+	if res := cra(t, home, "", "eval", "--name", kb.GateEvalPrefix+"mine"); res.code != exitUsage || !strings.Contains(res.stderr, "cra adapters eval") {
+		t.Errorf("--name %smine: exit %d %s", kb.GateEvalPrefix, res.code, res.stderr)
+	}
 }
 
 // One process per eval: a second `cra eval` of the same name and oracle

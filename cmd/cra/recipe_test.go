@@ -43,6 +43,7 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	srv.SetBilling(e2e.Billing())
+	srv.SetAdapters(map[string]fakellm.AdapterBehaviour{e2e.AdapterServed: {}})
 	home := filepath.Join(t.TempDir(), "home")
 	const budget = 0.3
 	steps := e2e.Recipe(home, e2e.Options{Repos: []string{repo}, ModelURL: srv.URL, EvalSample: 4, DistillBudget: budget, DistillSample: 200})
@@ -75,9 +76,10 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 	byStep := map[string]e2e.Result{}
 	for _, res := range results {
 		byStep[res.Step] = res
-		switch res.Code {
-		case exitOK:
-		case e2e.NotRun:
+		switch {
+		case res.Code == exitOK:
+		case res.Step == "adapters eval" && res.Code == exitFailures: // a verdict: the neutral adapter failed its gate
+		case res.Code == e2e.NotRun:
 			t.Errorf("%s: not run (the step it needs failed)", res.Step)
 		default:
 			t.Errorf("%s: exit %d\n%s", res.Step, res.Code, lastLines(res.Stderr, 15))
@@ -114,7 +116,7 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 			t.Errorf("%s: %d rows exported, the dataset has %d", res.Step, res.Rows, synthetic)
 		}
 	}
-	if n := count("SELECT count(*) FROM raw.eval_tasks WHERE status = 'scored'"); n != 4 {
+	if n := count("SELECT count(*) FROM raw.eval_tasks t JOIN raw.eval_runs r ON r.id = t.eval_run_id WHERE r.name = 'nightly' AND t.status = 'scored'"); n != 4 {
 		t.Errorf("eval scored %d tasks, want the 4 sampled", n)
 	}
 	logged := count("SELECT count(*) FROM raw.training_examples WHERE dataset = 'logged'")
@@ -135,6 +137,17 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 		if strings.HasPrefix(tr.Table, "raw.distill_cache") || strings.HasPrefix(tr.Table, "raw.distill_spend") || tr.Table == "raw.training_examples" {
 			t.Errorf("distill --dry-run wrote %d rows to %s", tr.Rows, tr.Table)
 		}
+	}
+	// The adapter's loop: one gate verdict on record, scope routed to the
+	// adapter by force, and the route answering models check.
+	if n := count("SELECT count(*) FROM raw.adapter_gates WHERE adapter = '" + e2e.AdapterName + "'"); n != 1 {
+		t.Errorf("%d gate verdicts for the adapter, want 1", n)
+	}
+	if n := count("SELECT count(*) FROM raw.adapter_events WHERE stage = 'scope' AND to_name = '" + e2e.AdapterName + "' AND action = 'force'"); n != 1 {
+		t.Errorf("%d forced promotions of the adapter, want 1", n)
+	}
+	if got := byStep["models check"].Stdout; !strings.Contains(got, e2e.AdapterName+"@1") {
+		t.Errorf("models check does not ping the champion:\n%s", got)
 	}
 }
 

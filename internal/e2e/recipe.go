@@ -45,7 +45,19 @@ type Options struct {
 	// TestCommands are repositories' test commands (path → command), each
 	// a [[testing.repo]] table: eval judges their tasks by their tests.
 	TestCommands map[string]string
+	// GateSample is cra adapters eval's --sample: the gate runs two evals
+	// of that many tasks.
+	GateSample int
 }
+
+// The adapter the recipe registers: a LoRA directory for scope on the
+// reasoning model (written by WritePEFT), served by the fake model under
+// its served name (NAME-vVERSION) with no error of its own.
+const (
+	AdapterName   = "scope"
+	AdapterServed = AdapterName + "-v1"
+	adapterBase   = "reasoner:1b"
+)
 
 // TeacherKeyEnv is the variable the teacher's (fake) API key is read from;
 // Env sets it for every step.
@@ -71,13 +83,16 @@ var exportLayouts = []struct{ layout, format string }{
 // Recipe is the README's recipe for home, in its order: init (the model
 // and the teacher pointed at the fake), bootstrap, curate-data, an export
 // in every layout and format, eval, train-plan, logged curation and its
-// export, distill --dry-run and a budgeted distill.
+// export, distill --dry-run and a budgeted distill; then an adapter for
+// scope registered, its serving printed, gated, promoted by force, its
+// route pinged, and train-plan again.
 func Recipe(home string, o Options) []Step {
 	steps := []Step{
 		{Name: "init", Args: []string{"init", "--provider", "ollama", "--base-url", o.ModelURL,
-			"--coding-model", "coder:1b", "--reasoning-model", "reasoner:1b"},
+			"--coding-model", "coder:1b", "--reasoning-model", adapterBase},
 			After: func() error {
-				return errors.Join(configureTeacher(home, strings.TrimRight(o.ModelURL, "/")+"/v1"), configureTests(home, o.TestCommands))
+				_, err := WritePEFT(adapterDir(home), adapterBase, 8, 1)
+				return errors.Join(configureTeacher(home, strings.TrimRight(o.ModelURL, "/")+"/v1"), configureTests(home, o.TestCommands), err)
 			}},
 		{Name: "bootstrap", Args: append([]string{"bootstrap"}, o.Repos...), Needs: "init", Partial: true},
 		{Name: "curate-data", Args: []string{"curate-data", "--name", "synthetic"}, Needs: "bootstrap"},
@@ -109,8 +124,23 @@ func Recipe(home string, o Options) []Step {
 		Step{Name: "distill --dry-run", Args: distill("--dry-run"), Needs: "bootstrap"},
 		Step{Name: "distill", Args: distill("--budget-usd", strconv.FormatFloat(o.DistillBudget, 'f', -1, 64)),
 			Needs: "bootstrap", Partial: true, Model: true},
+		// The adapter's loop: register, print how to serve it, gate it (a
+		// neutral adapter on a few tasks fails: exit 1 is a verdict),
+		// route it by force, ping the route, and train-plan reading both.
+		Step{Name: "adapters add", Args: []string{"adapters", "add", AdapterName, "--path", adapterDir(home), "--stages", "scope",
+			"--dataset", "synthetic@1"}, Needs: "curate-data"},
+		Step{Name: "adapters serve-config", Args: []string{"adapters", "serve-config", "--server", "ollama"}, Needs: "adapters add"},
+		Step{Name: "adapters eval", Args: []string{"adapters", "eval", AdapterName, "--sample", strconv.Itoa(max(o.GateSample, 1)), "--seed", "1"},
+			Needs: "adapters add", Partial: true, Model: true},
+		Step{Name: "adapters promote", Args: []string{"adapters", "promote", AdapterName, "--force", "--reason", "make e2e routes scope to it"},
+			Needs: "adapters eval"},
+		Step{Name: "models check", Args: []string{"models", "check"}, Needs: "adapters promote", Model: true},
+		Step{Name: "train-plan adapters", Args: []string{"train-plan"}, Needs: "adapters promote", Model: true},
 	)
 }
+
+// adapterDir is where the recipe writes its adapter, in the home.
+func adapterDir(home string) string { return filepath.Join(home, "e2e-adapter", AdapterName) }
 
 // configureTeacher points config.toml's [teacher] at url with the fake's
 // prices, as a user fills in the section cra init writes commented out.

@@ -34,6 +34,7 @@ type options struct {
 	evalSample    int
 	distillBudget float64
 	distillSample int
+	gateSample    int
 	keep          bool
 	repos         []string
 	tests         map[string]string
@@ -48,6 +49,7 @@ func main() {
 	flag.IntVar(&o.evalSample, "eval-sample", 20, "cra eval --sample `N` (0: every held-out task)")
 	flag.Float64Var(&o.distillBudget, "distill-budget", 1, "the budgeted distill's --budget-usd")
 	flag.IntVar(&o.distillSample, "distill-sample", 0, "both distills' --sample `N` (0: every task)")
+	flag.IntVar(&o.gateSample, "gate-sample", 5, "cra adapters eval --sample `N`: the gate's two evals each run N tasks")
 	flag.BoolVar(&o.keep, "keep", false, "keep each run's home (and print where)")
 	o.tests = map[string]string{}
 	flag.Func("test-command", "`PATH=COMMAND`: a repository's test command (repeat per repository), so eval judges it by its tests", func(v string) error {
@@ -160,7 +162,7 @@ func runOnce(ctx context.Context, o options, self string) ([]e2e.Result, error) 
 			return err
 		}}
 	return r.Run(ctx, e2e.Recipe(home, e2e.Options{Repos: o.repos, ModelURL: "http://" + addr,
-		EvalSample: o.evalSample, DistillBudget: o.distillBudget, DistillSample: o.distillSample, TestCommands: o.tests}))
+		EvalSample: o.evalSample, DistillBudget: o.distillBudget, DistillSample: o.distillSample, TestCommands: o.tests, GateSample: o.gateSample}))
 }
 
 // freeAddr is a loopback address no one listens on now: cra init needs the
