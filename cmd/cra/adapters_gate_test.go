@@ -95,6 +95,7 @@ func gateRows(t *testing.T, home string) string {
 // sha256. The bad implement adapter fails on the end-to-end bound and
 // promote refuses naming it. A re-run of a finished gate adds no row.
 func TestAdaptersGate(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs cra eval four times")
 	}
@@ -154,6 +155,7 @@ func TestAdaptersGate(t *testing.T) {
 // An adapter whose dataset's train split holds a held-out task is refused
 // before any eval, naming the task.
 func TestAdaptersGateRefusesTasksItTrainedOn(t *testing.T) {
+	t.Parallel()
 	srv := gateServer(t)
 	repo := evaltest.CalcHistory(t)
 	home := evalHome(t, srv, repo.Dir, "validation_fraction = 0.0")
@@ -177,6 +179,7 @@ func TestAdaptersGateRefusesTasksItTrainedOn(t *testing.T) {
 // A gate killed -9 mid-run (a child process), then run again, ends with
 // the rows of a gate never interrupted: both evals resumed, no duplicate.
 func TestAdaptersGateResumesAfterKill(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs cra adapters eval three times")
 	}
