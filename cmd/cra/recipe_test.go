@@ -43,6 +43,7 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	srv.SetBilling(e2e.Billing())
+	srv.SetModels(e2e.Models()...)
 	srv.SetAdapters(map[string]fakellm.AdapterBehaviour{e2e.AdapterServed: {}})
 	home := filepath.Join(t.TempDir(), "home")
 	const budget = 0.3

@@ -50,13 +50,23 @@ type Options struct {
 	GateSample int
 }
 
+// The models the recipe configures, which the fake model serves.
+const (
+	CodingModel    = "coder:1b"
+	ReasoningModel = "reasoner:1b"
+	TeacherModel   = "teacher-1"
+)
+
+// Models are every model name the fake model must know: a server that
+// serves adapters answers 404 for any other (fakellm.SetModels).
+func Models() []string { return []string{CodingModel, ReasoningModel, TeacherModel} }
+
 // The adapter the recipe registers: a LoRA directory for scope on the
 // reasoning model (written by WritePEFT), served by the fake model under
 // its served name (NAME-vVERSION) with no error of its own.
 const (
 	AdapterName   = "scope"
 	AdapterServed = AdapterName + "-v1"
-	adapterBase   = "reasoner:1b"
 )
 
 // TeacherKeyEnv is the variable the teacher's (fake) API key is read from;
@@ -89,9 +99,9 @@ var exportLayouts = []struct{ layout, format string }{
 func Recipe(home string, o Options) []Step {
 	steps := []Step{
 		{Name: "init", Args: []string{"init", "--provider", "ollama", "--base-url", o.ModelURL,
-			"--coding-model", "coder:1b", "--reasoning-model", adapterBase},
+			"--coding-model", CodingModel, "--reasoning-model", ReasoningModel},
 			After: func() error {
-				_, err := WritePEFT(adapterDir(home), adapterBase, 8, 1)
+				_, err := WritePEFT(adapterDir(home), ReasoningModel, 8, 1)
 				return errors.Join(configureTeacher(home, strings.TrimRight(o.ModelURL, "/")+"/v1"), configureTests(home, o.TestCommands), err)
 			}},
 		{Name: "bootstrap", Args: append([]string{"bootstrap"}, o.Repos...), Needs: "init", Partial: true},
@@ -152,7 +162,7 @@ func configureTeacher(home, url string) error {
 	}
 	text := string(b)
 	for _, r := range [][2]string{
-		{"[teacher]\n", fmt.Sprintf("[teacher]\nbase_url = %q\nmodel = \"teacher-1\"\napi_key_env = %q\nmax_tokens = 1024\n", url, TeacherKeyEnv)},
+		{"[teacher]\n", fmt.Sprintf("[teacher]\nbase_url = %q\nmodel = %q\napi_key_env = %q\nmax_tokens = 1024\n", url, TeacherModel, TeacherKeyEnv)},
 		{"[teacher.prices]\n", fmt.Sprintf("[teacher.prices]\ninput_per_million = %g\noutput_per_million = %g\n", TeacherInputPerMillion, TeacherOutputPerMillion)},
 	} {
 		if !strings.Contains(text, r[0]) {

@@ -41,6 +41,7 @@ func main() {
 	}
 	srv.AllowUnused()
 	srv.SetBilling(e2e.Billing())
+	srv.SetModels(e2e.Models()...)
 	srv.SetAdapters(map[string]fakellm.AdapterBehaviour{e2e.AdapterServed: {}})
 	stats := srv.SetOracle(oracle)
 	fmt.Printf("fakellm: %d tasks, listening on %s\n", n, srv.URL)
