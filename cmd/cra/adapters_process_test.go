@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/cra-dev/cra/internal/fakellm"
-	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -151,79 +147,24 @@ func TestChampionsReadDuringABootstrap(t *testing.T) {
 	mustRun(t, home, "adapters", "promote", "sc")
 	registry := mustRun(t, home, "--json", "adapters", "list")
 
-	repo := filepath.Join(t.TempDir(), "repo")
-	gittest.Synthetic{Files: 30, Commits: 400, Funcs: 4, Realistic: true}.Build(t, repo)
-	boot := craChild("--home", home, "bootstrap", "--jobs", "1", repo)
-	var bootOut, bootErr bytes.Buffer
-	boot.Stdout, boot.Stderr = &bootOut, &bootErr
-	if err := boot.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- boot.Wait() }()
-
-	var (
-		mu            sync.Mutex
-		checks, waits int
-		longest       time.Duration
-		failed        []string
-		running       = true
-	)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			began := time.Now()
-			r := runChild(t, craChild("--home", home, "--json", "models", "check"))
-			took := time.Since(began)
-			var out struct {
-				Checks []struct {
-					Model, Adapter, Served string
-					OK                     bool
-				} `json:"checks"`
-			}
-			routed := json.Unmarshal([]byte(r.stdout), &out) == nil
-			if routed {
-				routed = false
-				for _, c := range out.Checks {
-					routed = routed || (c.Adapter == "sc@1" && c.Served == "sc-v1" && c.OK)
-				}
-			}
-			mu.Lock()
-			if running {
-				checks++
-				longest = max(longest, took)
-				if strings.Contains(r.stderr, "waiting") {
-					waits++
-				}
-			}
-			if r.code != exitOK || !routed {
-				failed = append(failed, fmt.Sprintf("models check after %v: exit %d: %s%s", took.Round(time.Millisecond), r.code, r.stdout, r.stderr))
-			}
-			mu.Unlock()
+	check := [][]string{{"--home", home, "--json", "models", "check"}}
+	checks, waits := besideABootstrap(t, home, check, func(_ []string, r result) bool {
+		var out struct {
+			Checks []struct {
+				Model, Adapter, Served string
+				OK                     bool
+			} `json:"checks"`
 		}
-	}()
-	bootErrExit := <-done
-	mu.Lock()
-	running = false
-	mu.Unlock()
-	close(stop)
-	wg.Wait()
-	t.Logf("%d models checks while the bootstrap ran, %d of them waited, the longest took %v; %d failed",
-		checks, waits, longest.Round(time.Millisecond), len(failed))
-	if bootErrExit != nil {
-		t.Fatalf("bootstrap beside the models checks: %v\n%s%s", bootErrExit, bootOut.String(), bootErr.String())
-	}
-	for _, f := range failed {
-		t.Error(f)
-	}
+		if json.Unmarshal([]byte(r.stdout), &out) != nil {
+			return false
+		}
+		for _, c := range out.Checks {
+			if c.Adapter == "sc@1" && c.Served == "sc-v1" && c.OK {
+				return true
+			}
+		}
+		return false
+	})
 	if checks < 4 || waits == 0 {
 		t.Errorf("%d checks while the bootstrap ran, %d of them waited: the test proved nothing", checks, waits)
 	}
@@ -238,9 +179,6 @@ func TestChampionsReadDuringABootstrap(t *testing.T) {
 	}
 	if got := mustRun(t, home, "--json", "adapters", "list"); got != registry {
 		t.Errorf("the registry changed beside the bootstrap:\n%s\nwant\n%s", got, registry)
-	}
-	if got := sqlRows(t, home, "select count(*) > 0 as mined from raw.synthetic_tasks"); got != "mined\ntrue\n" {
-		t.Errorf("the bootstrap mined nothing: %q", got)
 	}
 }
 

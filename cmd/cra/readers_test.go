@@ -53,10 +53,34 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a bootstrap with readers beside it")
 	}
+	home := newHome(t)
+	readers := [][]string{
+		{"--home", home, "sql", "--format", "csv", "select count(*) as tasks from raw.synthetic_tasks"},
+		{"--home", home, "status"},
+	}
+	reads, waited := besideABootstrap(t, home, readers, func(args []string, res result) bool {
+		switch args[2] {
+		case "sql":
+			return strings.HasPrefix(res.stdout, "tasks\n")
+		default:
+			return strings.Contains(res.stdout, "raw.duckdb")
+		}
+	})
+	if reads < 6 || waited == 0 {
+		t.Errorf("%d reads while the bootstrap ran, %d of them waited: the test proved nothing", reads, waited)
+	}
+}
+
+// besideABootstrap runs a real `cra bootstrap` of a 400-commit repository
+// into home and, until it ends, each of commands again and again in a
+// child process of its own. A command that exits other than 0 or whose
+// result ok refuses is an error of t. It returns how many commands ran
+// while the bootstrap did, and how many of them said they were waiting;
+// the bootstrap must succeed and mine tasks.
+func besideABootstrap(t *testing.T, home string, commands [][]string, ok func(args []string, res result) bool) (runs, waited int) {
+	t.Helper()
 	repo := filepath.Join(t.TempDir(), "repo")
 	gittest.Synthetic{Files: 30, Commits: 400, Funcs: 4, Realistic: true}.Build(t, repo)
-	home := newHome(t)
-
 	boot := craChild("--home", home, "bootstrap", "--jobs", "1", repo)
 	var bootOut, bootErr bytes.Buffer
 	boot.Stdout, boot.Stderr = &bootOut, &bootErr
@@ -68,18 +92,13 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 	go func() { done <- boot.Wait() }()
 	var (
 		mu               sync.Mutex
-		reads, waited    int
 		longest          time.Duration
 		failed           []string
 		bootstrapRunning = true
 	)
-	readers := [][]string{
-		{"--home", home, "sql", "--format", "csv", "select count(*) as tasks from raw.synthetic_tasks"},
-		{"--home", home, "status"},
-	}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
-	for _, args := range readers {
+	for _, args := range commands {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -94,21 +113,14 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 				took := time.Since(began)
 				mu.Lock()
 				if bootstrapRunning {
-					reads++
+					runs++
 					longest = max(longest, took)
 					if strings.Contains(res.stderr, "waiting") {
 						waited++
 					}
 				}
-				ok := res.code == exitOK
-				switch args[2] {
-				case "sql":
-					ok = ok && strings.HasPrefix(res.stdout, "tasks\n")
-				case "status":
-					ok = ok && strings.Contains(res.stdout, "raw.duckdb")
-				}
-				if !ok {
-					failed = append(failed, fmt.Sprintf("cra %s after %v: exit %d: %s%s", args[2], took.Round(time.Millisecond), res.code, res.stdout, res.stderr))
+				if res.code != exitOK || !ok(args, res) {
+					failed = append(failed, fmt.Sprintf("cra %s after %v: exit %d: %s%s", strings.Join(args[2:], " "), took.Round(time.Millisecond), res.code, res.stdout, res.stderr))
 				}
 				mu.Unlock()
 			}
@@ -121,20 +133,18 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 	mu.Unlock()
 	close(stop)
 	wg.Wait()
-	t.Logf("bootstrap took %v; %d reads while it ran, %d of them waited for a writer, the longest read took %v; %d reads failed",
-		took.Round(time.Millisecond), reads, waited, longest.Round(time.Millisecond), len(failed))
+	t.Logf("bootstrap took %v; %d commands while it ran, %d of them waited for a writer, the longest took %v; %d failed",
+		took.Round(time.Millisecond), runs, waited, longest.Round(time.Millisecond), len(failed))
 	if bootErrExit != nil {
-		t.Fatalf("bootstrap beside the readers: %v\n%s%s", bootErrExit, bootOut.String(), bootErr.String())
+		t.Fatalf("bootstrap beside the commands: %v\n%s%s", bootErrExit, bootOut.String(), bootErr.String())
 	}
 	for _, f := range failed {
 		t.Error(f)
 	}
-	if reads < 6 || waited == 0 {
-		t.Errorf("%d reads while the bootstrap ran, %d of them waited: the test proved nothing", reads, waited)
-	}
 	if got := sqlRows(t, home, "select count(*) > 0 as mined from raw.synthetic_tasks"); got != "mined\ntrue\n" {
 		t.Errorf("the bootstrap mined nothing: %q", got)
 	}
+	return runs, waited
 }
 
 // A reader facing a store a writer holds: with --wait 0 it fails at once
