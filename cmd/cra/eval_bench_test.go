@@ -42,11 +42,7 @@ func BenchmarkEvalWithAHangingTest(b *testing.B) {
 // with go test as its test command and testing's extra keys, and the
 // fake model it calls.
 func goEvalHome(t testing.TB, o evaltest.GoOptions, testing string) (srv *fakellm.Server, home string) {
-	srv = fakellm.New(t)
-	srv.AllowUnused()
-	r := evaltest.GoHistory(t, o)
-	home = evalHomeWith(t, srv, r.Dir, fmt.Sprintf("test_command = %q\ntimeout_seconds = 120\n%s", evaltest.GoTestCommand, testing),
-		fmt.Sprintf("holdout_repos = [%q]", r.Dir))
+	srv, home = heldOutHome(t, evaltest.GoHistory(t, o).Dir, evaltest.GoTestCommand, 120, testing)
 	warmBoxCache.Copy(t, home)
 	return srv, home
 }

@@ -14,15 +14,19 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// calcEvalHome is a home that mined a CalcHistoryWith(o), every task held
-// out, with its test command and testing's extra keys, and the fake model
-// it calls.
+// calcEvalHome is heldOutHome on a CalcHistoryWith(o) and its tests.
 func calcEvalHome(t testing.TB, o evaltest.CalcOptions, testing string) (srv *fakellm.Server, home string) {
+	return heldOutHome(t, evaltest.CalcHistoryWith(t, o).Dir, evaltest.CalcTestCommand, 60, testing)
+}
+
+// heldOutHome is a home that mined repo, every task held out, with
+// command as its test command (timeout seconds) and testing's extra
+// [testing] keys, and the fake model it calls.
+func heldOutHome(t testing.TB, repo, command string, timeout int, testing string) (srv *fakellm.Server, home string) {
 	srv = fakellm.New(t)
 	srv.AllowUnused()
-	r := evaltest.CalcHistoryWith(t, o)
-	home = evalHomeWith(t, srv, r.Dir, fmt.Sprintf("test_command = %q\ntimeout_seconds = 60\n%s", evaltest.CalcTestCommand, testing),
-		fmt.Sprintf("holdout_repos = [%q]", r.Dir))
+	home = evalHomeWith(t, srv, repo, fmt.Sprintf("test_command = %q\ntimeout_seconds = %d\n%s", command, timeout, testing),
+		fmt.Sprintf("holdout_repos = [%q]", repo))
 	return srv, home
 }
 

@@ -303,10 +303,7 @@ func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
 		t.Skip("runs the agent on 40 tasks")
 	}
 	const tasks = 20
-	srv := fakellm.New(t)
-	srv.AllowUnused()
-	repo := evaltest.CalcHistoryWith(t, evaltest.CalcOptions{Scale: tasks - evaltest.CalcTasks})
-	home := evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	srv, home := calcEvalHome(t, evaltest.CalcOptions{Scale: tasks - evaltest.CalcTasks}, "")
 	oracleFor(t, srv, home, map[string]float64{schema.StageScope: 1})
 	weak := evalJSON(t, home, "--name", "weak", "--jobs", "2")
 	if s, _ := scoreOf(weak, eval.StageEndToEnd, eval.MetricSuccess); s.N != tasks || s.Mean != 0 {
@@ -344,11 +341,8 @@ func TestTwoEvalProcessesJudgeTheSameCommits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs slow tests in two evals at once")
 	}
-	srv := fakellm.New(t)
-	srv.AllowUnused()
-	repo := evaltest.CalcHistory(t)
 	slow := fmt.Sprintf("%s || { sleep 6; exit 1; }", evaltest.CalcTestCommand)
-	home := evalHomeWith(t, srv, repo.Dir, fmt.Sprintf("test_command = %q\ntimeout_seconds = 60", slow), fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	srv, home := heldOutHome(t, evaltest.CalcHistory(t).Dir, slow, 60, "")
 	oracleFor(t, srv, home, nil)
 	run := func(name string) []string {
 		return []string{"--home", home, "eval", "--name", name, "--sample", "1"}
