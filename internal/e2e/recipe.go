@@ -21,6 +21,10 @@ type Step struct {
 	// Partial: exit 1 (finished, some inputs failed) still counts as
 	// finished for the steps that need this one.
 	Partial bool
+	// Verdict: exit 1 is the step's answer, as good as 0 (the adapter
+	// gate judged the adapter and it failed): finished, and no failure
+	// of the run.
+	Verdict bool
 	// Model: the step calls the model, which must be up before it runs.
 	Model bool
 	// Export is the directory the step exports into: its rows are counted
@@ -141,7 +145,7 @@ func Recipe(home string, o Options) []Step {
 			"--dataset", "synthetic@1"}, Needs: "curate-data"},
 		Step{Name: "adapters serve-config", Args: []string{"adapters", "serve-config", "--server", "ollama"}, Needs: "adapters add"},
 		Step{Name: "adapters eval", Args: []string{"adapters", "eval", AdapterName, "--sample", strconv.Itoa(max(o.GateSample, 1)), "--seed", "1"},
-			Needs: "adapters add", Partial: true, Model: true},
+			Needs: "adapters add", Verdict: true, Model: true},
 		Step{Name: "adapters promote", Args: []string{"adapters", "promote", AdapterName, "--force", "--reason", "make e2e routes scope to it"},
 			Needs: "adapters eval"},
 		Step{Name: "models check", Args: []string{"models", "check"}, Needs: "adapters promote", Model: true},

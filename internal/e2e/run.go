@@ -21,8 +21,10 @@ const NotRun = -1
 
 // Result is one step of one run.
 type Result struct {
-	Step    string
-	Code    int // exit code, or NotRun
+	Step string
+	Code int // exit code, or NotRun
+	// OK: the step did what it is for (exit 0, or a Verdict step's 1).
+	OK      bool
 	Wall    time.Duration
 	CPU     time.Duration // user and system: what a loaded machine does not inflate
 	PeakRSS int64         // bytes
@@ -86,7 +88,8 @@ func (r *Runner) Run(ctx context.Context, steps []Step) ([]Result, error) {
 			return out, fmt.Errorf("%s: %w", s.Name, err)
 		}
 		res.Code, res.Wall, res.CPU, res.PeakRSS, res.Stdout, res.Stderr = m.Code, m.Wall, m.CPU, m.PeakRSS, m.Stdout, m.Stderr
-		finished[s.Name] = m.Code == 0 || m.Code == 1 && s.Partial
+		res.OK = m.Code == 0 || m.Code == 1 && s.Verdict
+		finished[s.Name] = res.OK || m.Code == 1 && s.Partial
 		if finished[s.Name] && s.After != nil {
 			if err := s.After(); err != nil {
 				return out, fmt.Errorf("after %s: %w", s.Name, err)

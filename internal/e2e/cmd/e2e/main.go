@@ -109,9 +109,9 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		for _, r := range res {
-			switch r.Code {
-			case 0:
-			case e2e.NotRun:
+			switch {
+			case r.OK:
+			case r.Code == e2e.NotRun:
 				failed = true
 			default:
 				failed = true
