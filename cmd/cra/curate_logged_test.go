@@ -198,6 +198,7 @@ func TestCurateDataFromLoggedRuns(t *testing.T) {
 // planted credential; and cra distill on the failed first attempt gives a
 // teacher-vs-student pair.
 func TestLoggedDatasetExportsAndTeacherPairs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs cra eval, cra solve and cra distill")
 	}
@@ -267,7 +268,6 @@ func TestLoggedDatasetExportsAndTeacherPairs(t *testing.T) {
 	}
 
 	// The teacher answers the student's failed first attempt with the fix.
-	t.Setenv(distillKeyEnv, distillKey)
 	path := filepath.Join(home, "config.toml")
 	cfg, _ := os.ReadFile(path)
 	text := strings.Replace(string(cfg), "[teacher]\n", "[teacher]\nbase_url = \""+srv.OpenAIURL()+"\"\nmodel = \"teacher-1\"\n"+

@@ -44,7 +44,6 @@ func distillHome(t *testing.T, srv *fakellm.Server, extra string) string {
 // distillHomeOf is distillHome with repo's history mined.
 func distillHomeOf(t *testing.T, srv *fakellm.Server, extra string, repo *gittest.Repo) string {
 	t.Helper()
-	t.Setenv(distillKeyEnv, distillKey)
 	home := newHome(t)
 	path := filepath.Join(home, "config.toml")
 	cfg, _ := os.ReadFile(path)
@@ -100,6 +99,7 @@ func chargedOnce(t *testing.T, srv *fakellm.Server) {
 // answers stored before the kill are not lost, and the requests cut off
 // by the kill — never answered — count at their reservation.
 func TestDistillKilledResumesWithoutPayingTwice(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t)
 	srv.SetDefault(teacherAnswers)
 	home := distillHome(t, srv, "")
@@ -155,6 +155,7 @@ func TestDistillKilledResumesWithoutPayingTwice(t *testing.T) {
 // the batch is picked up by its id — one upload, one batch, every request
 // paid once — and its verified answers become the dataset.
 func TestDistillBatchKilledBetweenUploadAndDownload(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t)
 	srv.SetDefault(teacherAnswers)
 	home := distillHome(t, srv, "")
@@ -186,6 +187,7 @@ func TestDistillBatchKilledBetweenUploadAndDownload(t *testing.T) {
 // --dry-run prints what it would send and cost and sends nothing; a run
 // prints its summary; a budget too small for one call stops cleanly.
 func TestDistillCommandOutput(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t)
 	srv.SetDefault(teacherAnswers)
 	home := distillHome(t, srv, "")
@@ -242,6 +244,7 @@ func TestDistillCommandOutput(t *testing.T) {
 // and what the store counts as spent passes --budget-usd by at most
 // --jobs calls beyond their reservations.
 func TestDistillStopsOnAnOverReportingTeacher(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t)
 	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
 		rep := teacherAnswers(req)
@@ -291,6 +294,7 @@ func TestDistillStopsOnAnOverReportingTeacher(t *testing.T) {
 // level, not the summary, not an export of the dataset, not a file of the
 // home.
 func TestDistillKeyNeverLeaks(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t, fakellm.Reply{Status: 400, Error: "Incorrect API key provided: " + distillKey})
 	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
 		rep := teacherAnswers(req)
@@ -347,6 +351,7 @@ func TestDistillKeyNeverLeaks(t *testing.T) {
 // sees them; with secrets = "drop" the tasks holding one are not asked
 // about at all, and the summary says why.
 func TestDistillRedactsSecretsBeforeSending(t *testing.T) {
+	t.Parallel()
 	const awsKey, ghToken = "AKIAIOSFODNN7EXAMPLE", "ghp_0123456789abcdefghijABCDEFGHIJ012345"
 	repo := gittest.PythonHistory(t)
 	repo.Write("app/store.py", "ACCESS_KEY_ID = \""+awsKey+"\"\nGITHUB_TOKEN = \""+ghToken+"\"\n\n\n"+
@@ -415,6 +420,7 @@ func TestDistillRedactsSecretsBeforeSending(t *testing.T) {
 // reservation, so cra's ledger is never below the provider's bill and
 // --budget-usd caps that bill.
 func TestDistillKilledThreeTimesRepeatsAtMostJobsPerKill(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t)
 	srv.SetDefault(teacherAnswers)
 	home := distillHome(t, srv, "")

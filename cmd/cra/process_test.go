@@ -24,6 +24,12 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Run(context.Background(), a, os.Stdin, os.Stdout, os.Stderr))
 	}
+	// The fake teacher's key, as a user exports it: set once for the
+	// whole package, so the distill tests (which read it) run in parallel
+	// rather than each setting it with t.Setenv.
+	if err := os.Setenv(distillKeyEnv, distillKey); err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	removeBuiltCra()
 	os.Exit(code)

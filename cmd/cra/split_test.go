@@ -23,6 +23,7 @@ import (
 // repository was held out, whose stored split said train: curate-data
 // splits them by the rule, and distill's next version re-splits them.
 func TestHeldOutRepositoryNeverTrainsByAnySource(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t)
 	srv.SetDefault(teacherAnswers)
 	held := gittest.PythonHistory(t)
@@ -74,6 +75,7 @@ func TestHeldOutRepositoryNeverTrainsByAnySource(t *testing.T) {
 // eval's selection, at a validation fraction where a part's own hash
 // would put it in the other split.
 func TestMergedBranchAndItsPartsShareOneSplit(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t)
 	srv.SetDefault(teacherAnswers) // wrong for the shop: every answer rejected, each with its split stored
 	m := gittest.ShopWithMergedBranch(t)
@@ -148,6 +150,7 @@ func TestMergedBranchAndItsPartsShareOneSplit(t *testing.T) {
 // held-out repository is in train, and each version counts exactly the
 // rows it holds, with no example twice.
 func TestResplitAlongsideOtherProcesses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs four cra processes")
 	}
