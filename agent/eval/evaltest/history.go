@@ -84,11 +84,8 @@ func CalcHistoryWith(t testing.TB, o CalcOptions) *gittest.Repo {
 		add(fmt.Sprintf("scale%d", k), fmt.Sprintf("return a * %d + b", k), fmt.Sprintf("self.assertEqual(calc.scale%d(3, 1), %d)", k, 3*k+1))
 	}
 	if o.Hang {
-		r.Write("wait.py", "import time\n\n\ndef wait():\n    time.sleep(3600)\n")
-		r.Write("tests/test_wait.py", "import unittest\n\nimport wait\n\n\nclass TestWait(unittest.TestCase):\n    def test_wait(self):\n        wait.wait()\n")
-		r.Commit("wip")
-		r.Write("wait.py", "def wait():\n    \"\"\"Return at once.\"\"\"\n")
-		r.Commit("Make the wait function return at once")
+		hang(r, "wait.py", "import time\n\n\ndef wait():\n    time.sleep(3600)\n", "def wait():\n    \"\"\"Return at once.\"\"\"\n",
+			"tests/test_wait.py", "import unittest\n\nimport wait\n\n\nclass TestWait(unittest.TestCase):\n    def test_wait(self):\n        wait.wait()\n")
 	}
 	return r
 }
@@ -147,11 +144,19 @@ func GoHistory(t testing.TB, o GoOptions) *gittest.Repo {
 		}
 	}
 	if o.Hang {
-		r.Write("wait.go", "package calc\n\nimport \"time\"\n\n// Wait waits.\nfunc Wait() { time.Sleep(time.Hour) }\n")
-		r.Write("wait_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestWait(t *testing.T) { Wait() }\n")
-		r.Commit("wip")
-		r.Write("wait.go", "package calc\n\n// Wait returns at once.\nfunc Wait() {}\n")
-		r.Commit("Make the wait function return at once")
+		hang(r, "wait.go", "package calc\n\nimport \"time\"\n\n// Wait waits.\nfunc Wait() { time.Sleep(time.Hour) }\n",
+			"package calc\n\n// Wait returns at once.\nfunc Wait() {}\n",
+			"wait_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestWait(t *testing.T) { Wait() }\n")
 	}
 	return r
+}
+
+// hang commits source (hanging) and its test as "wip" (noise, not mined),
+// then source returning at once: a task whose tests hang at its parent.
+func hang(r *gittest.Repo, source, hanging, returning, test, testText string) {
+	r.Write(source, hanging)
+	r.Write(test, testText)
+	r.Commit("wip")
+	r.Write(source, returning)
+	r.Commit("Make the wait function return at once")
 }
