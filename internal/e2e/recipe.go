@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // Step is one cra command of the recipe.
@@ -69,7 +71,7 @@ func Models() []string { return []string{CodingModel, ReasoningModel, TeacherMod
 // reasoning model (written by WritePEFT), served by the fake model under
 // its served name (NAME-vVERSION) with no error of its own.
 const (
-	AdapterName   = "scope"
+	AdapterName   = "lora-scope"
 	AdapterServed = AdapterName + "-v1"
 )
 
@@ -141,7 +143,7 @@ func Recipe(home string, o Options) []Step {
 		// The adapter's loop: register, print how to serve it, gate it (a
 		// neutral adapter on a few tasks fails: exit 1 is a verdict),
 		// route it by force, ping the route, and train-plan reading both.
-		Step{Name: "adapters add", Args: []string{"adapters", "add", AdapterName, "--path", adapterDir(home), "--stages", "scope",
+		Step{Name: "adapters add", Args: []string{"adapters", "add", AdapterName, "--path", adapterDir(home), "--stages", schema.StageScope,
 			"--dataset", "synthetic@1"}, Needs: "curate-data"},
 		Step{Name: "adapters serve-config", Args: []string{"adapters", "serve-config", "--server", "ollama"}, Needs: "adapters add"},
 		Step{Name: "adapters eval", Args: []string{"adapters", "eval", AdapterName, "--sample", strconv.Itoa(max(o.GateSample, 1)), "--seed", "1"},
