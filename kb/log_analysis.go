@@ -229,12 +229,18 @@ func (l *LogAnalysis) answeredBy(ctx context.Context, f LogFilter, out []EvalOut
 		if !ok {
 			return nil // scored, but with no result row
 		}
-		if out[i].Adapters == nil {
-			out[i].Adapters = map[string]string{}
-		}
-		out[i].Adapters[stage] = by
+		out[i].Adapters = answered(out[i].Adapters, stage, by)
 		return nil
 	})
+}
+
+// answered is m (made when nil) with stage answered by by.
+func answered(m map[string]string, stage, by string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[stage] = by
+	return m
 }
 
 // LatestGates is LatestAdapterGates: the latest gate verdict of every
@@ -368,10 +374,7 @@ func (l *LogAnalysis) SolveRuns(ctx context.Context, f LogFilter) ([]SolveRun, e
 			return err
 		}
 		if i, ok := at[run]; ok {
-			if out[i].Adapters == nil {
-				out[i].Adapters = map[string]string{}
-			}
-			out[i].Adapters[stage] = by
+			out[i].Adapters = answered(out[i].Adapters, stage, by)
 		}
 		return nil
 	})

@@ -44,8 +44,10 @@ func runChild(t *testing.T, cmd *exec.Cmd) result {
 }
 
 // While a real cra bootstrap writes (indexing into curated.duckdb, then
-// mining into raw.duckdb in bursts), cra sql and cra status run again and
-// again in processes of their own, two at a time: with the default --wait
+// mining into raw.duckdb in bursts), cra sql, cra status and cra
+// train-plan (the adapter champions, the registry and the run logs) run
+// again and again in processes of their own, three at a time: with the
+// default --wait
 // each waits for the writer's next idle moment and succeeds, and the
 // bootstrap, whose bursts wait for the readers in turn, finishes.
 func TestReadersWaitForABootstrapWriting(t *testing.T) {
@@ -57,11 +59,14 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 	readers := [][]string{
 		{"--home", home, "sql", "--format", "csv", "select count(*) as tasks from raw.synthetic_tasks"},
 		{"--home", home, "status"},
+		{"--home", home, "train-plan", "--no-llm"}, // the champions, the registry and the logs, read
 	}
 	reads, waited := besideABootstrap(t, home, readers, func(args []string, res result) bool {
 		switch args[2] {
 		case "sql":
 			return strings.HasPrefix(res.stdout, "tasks\n")
+		case "train-plan":
+			return strings.Contains(res.stdout, "cra eval")
 		default:
 			return strings.Contains(res.stdout, "raw.duckdb")
 		}
