@@ -65,7 +65,7 @@ func (a *app) evalCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "holdout-repos", Usage: "held-out repositories (default: [curate] holdout_repos)"},
 			&cli.StringFlag{Name: "stages", Usage: "stages to report (default: all): " + strings.Join(reportStages(), ",")},
 			&cli.StringFlag{Name: "oracle", Usage: "stages answered by their ground truth: " + strings.Join(eval.OracleStages, ",")},
-			&cli.StringFlag{Name: "name", Usage: "the eval's name (default: from the selection, e.g. all-held-out-n20-seed1)"},
+			&cli.StringFlag{Name: "name", Usage: "the eval's name (default: from the selection, e.g. all-held-out-n20-seed1; not gate-..., the adapter gate's)"},
 			&cli.StringFlag{Name: "compare", Usage: "print paired differences against the eval `NAME`"},
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for another process running the same eval; by default exit 1 at once, naming it"},
 		}, evalRunFlags()...),
