@@ -15,6 +15,7 @@ import (
 const (
 	ModeSolve = "solve"          // a `cra solve` run (and each task an eval solves)
 	ModePlan  = schema.StagePlan // a `cra plan` run, named for its one stage
+	ModeAsk   = "ask"            // a `cra ask` run (and each question cra ask --eval asks)
 	// ModeTrainPlan is the mode of the row every `cra train-plan` that
 	// found evidence writes, whether or not it chose a stage (only a
 	// chosen stage gives a training_plans row).

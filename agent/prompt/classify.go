@@ -22,6 +22,10 @@ func StageOf(system string) string {
 		return schema.StageImplement
 	case enrichSystem:
 		return schema.StageEnrichment
+	case askClassifySystem:
+		return schema.StageAskClassify
+	case askAnswerSystem:
+		return schema.StageAskAnswer
 	}
 	for kind, s := range planSystems {
 		if s == system {

@@ -21,6 +21,7 @@ type Config struct {
 	Teacher      Teacher      `toml:"teacher" doc:"Teacher model for cra distill, any OpenAI-compatible API (OpenAI, DeepSeek, Qwen's compatible mode, a vLLM server)."`
 	Store        Store        `toml:"store" doc:"The DuckDB stores (curated.duckdb, raw.duckdb): how much memory every command gives DuckDB."`
 	Adapters     Adapters     `toml:"adapters" doc:"cra adapters: the server that loads your LoRA adapters and the gate a candidate must pass to be routed."`
+	Ask          Ask          `toml:"ask" doc:"cra ask: call-graph walks, context budgets per question mode and the gap-resolution loop (tokens estimated as chars/4)."`
 }
 
 // Models selects providers and model tags per role, with per-stage overrides.
@@ -264,6 +265,7 @@ func Default() Config {
 			CoChangeMinCount: 2,
 		},
 		Adapters: Adapters{MaxRegression: 0.02},
+		Ask:      defaultAsk(),
 		Curate: Curate{
 			NearDupThreshold: 0.8, MinHashBands: 16, MinHashRows: 8,
 			Secrets: "redact", ValidationFraction: 0.1, HoldoutRepos: []string{}, PerRepoCap: 5000, ShardMaxMB: 256,

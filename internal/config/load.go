@@ -103,6 +103,7 @@ func (c Config) Validate(path string) []error {
 		}
 	}
 	c.Adapters.validate(bad, c.Models.Provider)
+	c.Ask.validate(bad)
 	errs = append(errs, c.Budget.Validate(path, c.Models.ContextWindow)...)
 	positive(bad, "index.max_file_bytes", int(c.Index.MaxFileBytes))
 	positive(bad, "index.co_change_max_files", c.Index.CoChangeMaxFiles)

@@ -18,13 +18,16 @@ const (
 	StageScope        = "scope"
 	StagePrecision    = "precision"
 	StagePlan         = "plan"
-	StageMetaPlan     = "meta_plan"  // cra solve's first pass: the task in parts
-	StagePartPlan     = "part_plan"  // a part in steps
-	StageImplement    = "implement"  // an edit, from a plan or a step
-	StageAdjustment   = "adjustment" // cra solve's revision of a part's remaining steps
-	StageEnrichment   = "enrichment" // ingest's docstring and summary calls
-	StageTrainPlan    = "train_plan" // cra train-plan's narrative call (its [models.overrides] key)
-	StageEndToEnd     = "end_to_end" // not a model call: the eval score of the whole run
+	StageMetaPlan     = "meta_plan"     // cra solve's first pass: the task in parts
+	StagePartPlan     = "part_plan"     // a part in steps
+	StageImplement    = "implement"     // an edit, from a plan or a step
+	StageAdjustment   = "adjustment"    // cra solve's revision of a part's remaining steps
+	StageEnrichment   = "enrichment"    // ingest's docstring and summary calls
+	StageTrainPlan    = "train_plan"    // cra train-plan's narrative call (its [models.overrides] key)
+	StageEndToEnd     = "end_to_end"    // not a model call: the eval score of the whole run
+	StageAskClassify  = "ask_classify"  // cra ask's question mode (diagnostic, exploratory, analytical, conceptual)
+	StageAskAnswer    = "ask_answer"    // cra ask's answer pass, with its sources and missing context
+	StageAskRetrieval = "ask_retrieval" // not a model call: the eval score of cra ask's retrieval before any model choice
 )
 
 // Pass types of the solve orchestrator, as orchestrator_passes.pass_type
@@ -44,6 +47,8 @@ const (
 	CallAssembly           = "assembly"             // the context package as assembled: what was kept and cut (no model)
 	CallDistill            = "distill"              // a teacher's answer for cra distill
 	CallTrainPlanNarrative = "train_plan_narrative" // cra train-plan's narrative, under stage train_plan
+	CallAskRetrieval       = "ask_retrieval"        // cra ask's context as retrieved for a pass: sources, budget used (no model)
+	CallAskGap             = "ask_gap"              // one gap of an ask's answer and how it was resolved (no model)
 )
 
 // SyntheticStages lists the stages bootstrap mines ground truth for, in
