@@ -67,7 +67,7 @@ type Result struct {
 const (
 	keyQuestion       = "ask_question"
 	keyClassification = "ask_classification"
-	keyRetrieval      = "ask_retrieval"
+	keyRetrieval      = "ask_context"
 	keyResult         = "ask_result"
 )
 

@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/cra-dev/cra/agent/ask/asktest"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // errorPathRepo has a planted error path: cli() sets state, then calls
@@ -54,25 +56,8 @@ def cli(args):
 // failures exit 2.
 func TestAskCommand(t *testing.T) {
 	t.Parallel()
-	srv := fakellm.New(t)
 	var prose atomic.Bool
-	answer := asktest.Answer(nil)
-	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
-		if isPing(req) {
-			return fakellm.Reply{Text: "ok"}
-		}
-		stage, right, _, ok := answer(req)
-		if !ok {
-			t.Errorf("unexpected prompt %.80q", req.Messages[0].Content)
-			return fakellm.Reply{Status: 500}
-		}
-		if prose.Load() && stage == "ask_answer" {
-			return fakellm.Reply{Text: "It is probably a missing parameter."}
-		}
-		return fakellm.Reply{Text: right}
-	})
-	home := newHome(t)
-	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	home := askHome(t, &prose)
 	r := errorPathRepo(t)
 	q := "Why do I get UsageError: Missing parameter: name?"
 	if res := cra(t, home, "", "ask", "--repo", r.Dir, q); res.code != exitUsage || !strings.Contains(res.stderr, "cra index "+r.Dir) {
@@ -122,7 +107,7 @@ func TestAskCommand(t *testing.T) {
 		t.Errorf("decisions:\n%s", decisions)
 	}
 	keys := mustRun(t, home, "sql", "--format", "csv", "select unnest(json_keys(decode(session_blob)::JSON)) as k from raw.session_archives where task_id = '"+id+"' order by 1")
-	if keys != "k\nask_classification\nask_question\nask_result\nask_retrieval\n" {
+	if keys != "k\nask_classification\nask_context\nask_question\nask_result\n" {
 		t.Errorf("the archived session's keys:\n%s", keys)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(home, "sessions")); len(entries) != 0 {
@@ -137,5 +122,90 @@ func TestAskCommand(t *testing.T) {
 	}
 	if got := mustRun(t, home, "sql", "--format", "csv", "select count(*) filter (where not success) from raw.task_runs where mode = 'ask'"); got != "count_star() FILTER (WHERE (NOT success))\n1\n" {
 		t.Errorf("failed runs: %q", got)
+	}
+}
+
+// askHome is a home whose models are a fake that answers ask prompts as
+// asktest does (prose: the answer pass answers prose instead).
+func askHome(t *testing.T, prose *atomic.Bool) string {
+	srv := fakellm.New(t)
+	answer := asktest.Answer(nil)
+	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		if isPing(req) {
+			return fakellm.Reply{Text: "ok"}
+		}
+		stage, right, _, ok := answer(req)
+		if !ok {
+			t.Errorf("unexpected prompt %.80q", req.Messages[0].Content)
+			return fakellm.Reply{Status: 500}
+		}
+		if prose.Load() && stage == schema.StageAskAnswer {
+			return fakellm.Reply{Text: "It is probably a missing parameter."}
+		}
+		return fakellm.Reply{Text: right}
+	})
+	home := newHome(t)
+	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	return home
+}
+
+// Two cra ask processes in one home at once, with cra sql reading it in
+// processes of its own meanwhile: both answer, each logs its own run, and
+// every read succeeds.
+func TestTwoAsksInOneHomeAtOnce(t *testing.T) {
+	t.Parallel()
+	home := askHome(t, new(atomic.Bool))
+	r := errorPathRepo(t)
+	mustRun(t, home, "index", r.Dir)
+	var reads, failedReads atomic.Int32
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			res := craProcesses(t, []string{"--home", home, "sql", "select count(*) from raw.retrieval_llm_calls"})[0]
+			reads.Add(1)
+			if res.code != exitOK {
+				failedReads.Add(1)
+				t.Errorf("cra sql during the asks: exit %d: %s", res.code, res.stderr)
+			}
+		}
+	}()
+	askArgs := func(q string) []string { return []string{"--home", home, "--json", "ask", "--repo", r.Dir, q} }
+	runs := craProcesses(t, askArgs("Why do I get UsageError: Missing parameter?"), askArgs("Trace the flow from cli to check_param"),
+		askArgs("What does prepare do?"))
+	close(done)
+	wg.Wait()
+	ids := map[string]bool{}
+	for i, res := range runs {
+		var out struct {
+			TaskID string `json:"task_id"`
+		}
+		if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || res.code != exitOK {
+			t.Fatalf("ask %d: exit %d, %v\n%s\n%s", i, res.code, err, res.stdout, res.stderr)
+		}
+		ids[out.TaskID] = true
+	}
+	got := mustRun(t, home, "sql", "--format", "csv", `select t.task_id, t.success, count(c.task_id) filter (where c.call_type = 'ask_answer')
+		from raw.task_runs t left join raw.retrieval_llm_calls c using (task_id) where t.mode = 'ask' group by all order by 1`)
+	lines := strings.Split(strings.TrimSpace(got), "\n")[1:]
+	if len(lines) != 3 {
+		t.Fatalf("ask runs:\n%s", got)
+	}
+	for _, l := range lines {
+		f := strings.Split(l, ",")
+		if !ids[f[0]] || f[1] != "true" || f[2] != "1" {
+			t.Errorf("ask run %s", l)
+		}
+	}
+	t.Logf("%d reads beside the asks", reads.Load())
+	if reads.Load() == 0 || failedReads.Load() > 0 {
+		t.Errorf("%d reads beside the asks, %d failed", reads.Load(), failedReads.Load())
 	}
 }
