@@ -49,6 +49,9 @@ func (r *Retriever) analytical(ctx context.Context, st *repoState, scope string)
 		anchors = append(anchors, "scope "+scope)
 	}
 	ranked := r.couplings(st, files)
+	if n := slices.IndexFunc(ranked, func(c coupling) bool { return c.score() == 0 }); n > 0 {
+		ranked = ranked[:n] // files coupled to nothing are no hotspots while others are
+	}
 	ranked = ranked[:min(len(ranked), maxHotspotFiles)]
 	var structure, funcs []candidate
 	for _, c := range ranked {

@@ -92,7 +92,8 @@ type candidate struct {
 // pack keeps candidates best first while their kind's budget lasts: a
 // candidate over what is left is cut to it (first lines, then a marker)
 // when a useful part fits, else it goes to Cut. One piece of context is
-// kept once (by kind and citation), where it ranks best.
+// kept once (by kind, citation and, for whole files, step), where it
+// ranks best.
 func pack(found []candidate, b config.ModeBudget, maxLines int) Retrieval {
 	left := map[string]int{KindSource: b.Source, KindDoc: b.Docs, KindStructure: b.Structure}
 	share := map[string]int{}
@@ -103,6 +104,9 @@ func pack(found []candidate, b config.ModeBudget, maxLines int) Retrieval {
 	seen := map[string]bool{}
 	for _, c := range found {
 		key := c.Kind + " " + c.Cite()
+		if c.Start <= 0 {
+			key += " " + c.Step // a file's summary, importers and bug fixes are three
+		}
 		if seen[key] {
 			continue
 		}
