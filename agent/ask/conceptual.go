@@ -166,9 +166,9 @@ var identRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9
 
 // nameMatches are the symbols a question names exactly, then those whose
 // name shares the most of the question's terms (at least minTerms, or all
-// of the name's own), by the share of the name matched; ties public
-// before _private, functions before methods before classes, then path
-// and line.
+// of the name's own), by the share of the name matched; ties outside
+// tests first, public before _private, functions before methods before
+// classes, then path and line.
 func (r *Retriever) nameMatches(st *repoState, text string, terms []string, minTerms int) []hit {
 	named := map[string]bool{}
 	for _, id := range identRe.FindAllString(text, -1) {
@@ -211,6 +211,7 @@ func (r *Retriever) nameMatches(st *repoState, text string, terms []string, minT
 	}
 	slices.SortStableFunc(ms, func(a, b match) int {
 		return cmp.Or(boolRank(b.exact)-boolRank(a.exact), b.matched-a.matched, cmp.Compare(b.share, a.share),
+			boolRank(isTest(a.e.FilePath))-boolRank(isTest(b.e.FilePath)),
 			boolRank(private(a.e))-boolRank(private(b.e)), kindRank(a.e)-kindRank(b.e))
 	})
 	out := make([]hit, 0, min(len(ms), maxRanked))
@@ -264,7 +265,7 @@ func init() {
 		purpose role responsible handle handles handled implement implements implemented implementation
 		function functions method methods module modules class classes code codebase repository repo
 		where when why which does doing done show tell give exactly part parts way ways step steps
-		need needs missing context definition body logic source`) {
+		need needs definition body logic`) {
 		askStopwords[w] = true
 	}
 }

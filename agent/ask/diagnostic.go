@@ -1,6 +1,7 @@
 package ask
 
 import (
+	"cmp"
 	"context"
 	"regexp"
 	"slices"
@@ -27,12 +28,14 @@ type site struct {
 // sites, matching error strings, frames looked up directly — then walks
 // their callers backward, mutating callers first. The order is the
 // CGRAG design's priority: error sites, mutating callers, other callers,
+// then the few symbols the question's words name (by name, docstring),
 // then what the files involved are for.
 func (r *Retriever) diagnostic(ctx context.Context, st *repoState, question string) ([]candidate, []string, error) {
 	a := Anchors(question)
 	anchors := a.Strings()
 	sites := r.errorSites(st, a)
-	if len(sites) == 0 {
+	fallback := len(sites) == 0
+	if fallback {
 		// No anchor the code knows: the question's words find where to start.
 		hits, err := r.rank(ctx, st, question)
 		if err != nil {
@@ -53,6 +56,23 @@ func (r *Retriever) diagnostic(ctx context.Context, st *repoState, question stri
 	}
 	mutating, plain := r.walkCallers(st, ids)
 	found = append(append(found, mutating...), plain...)
+	if len(sites) > 0 && !fallback {
+		// What the question's words name besides (the exception's class,
+		// MissingParameter for "Missing parameter") comes last: a call graph
+		// with unresolved calls leaves error sites without callers.
+		more, err := r.rank(ctx, st, question)
+		if err != nil {
+			return nil, nil, err
+		}
+		slices.SortStableFunc(more, func(a, b hit) int { return boolRank(isTest(a.path)) - boolRank(isTest(b.path)) })
+		n := 0
+		for _, h := range more {
+			if h.symbol != 0 && n < fallbackSites {
+				found = append(found, r.sourceOf(st, st.entry(h.symbol), h.step, h.why))
+				n++
+			}
+		}
+	}
 	docs, err := r.filesDocs(ctx, st, found)
 	if err != nil {
 		return nil, nil, err
@@ -66,8 +86,8 @@ const fallbackSites = 3
 
 // errorSites are the functions the anchors lead to, best first: those
 // producing a quoted message (and raising a named type) before those only
-// raising a named type, then the frames, innermost first; ties by path
-// and line.
+// raising a named type, then the frames, innermost first; ties outside
+// tests first, then by path and line.
 func (r *Retriever) errorSites(st *repoState, a ErrorAnchors) []site {
 	type hit struct {
 		site
@@ -99,7 +119,9 @@ func (r *Retriever) errorSites(st *repoState, a ErrorAnchors) []site {
 			}
 		}
 	}
-	slices.SortStableFunc(hits, func(x, y hit) int { return y.score - x.score }) // entries are by path and line already
+	slices.SortStableFunc(hits, func(x, y hit) int { // entries are by path and line already
+		return cmp.Or(y.score-x.score, boolRank(isTest(st.entry(x.id).FilePath))-boolRank(isTest(st.entry(y.id).FilePath)))
+	})
 	var out []site
 	for _, h := range hits[:min(len(hits), maxSites)] {
 		out = append(out, h.site)

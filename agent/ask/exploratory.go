@@ -121,10 +121,12 @@ func (r *Retriever) entryPoints(ctx context.Context, st *repoState, question str
 	return out, append(anchors, queryTerms(question)...), nil
 }
 
-// entryOrder puts what looks most like an entry point first: nothing in
-// the repository calls it, public, a function, then by path and line.
+// entryOrder puts what looks most like an entry point first: not a
+// test's, nothing in the repository calls it, public, a function, then by
+// path and line.
 func (st *repoState) entryOrder(a, b *kb.CodeIndexEntry) int {
-	return cmp.Or(boolRank(len(st.callers[a.ID]) > 0)-boolRank(len(st.callers[b.ID]) > 0),
+	return cmp.Or(boolRank(isTest(a.FilePath))-boolRank(isTest(b.FilePath)),
+		boolRank(len(st.callers[a.ID]) > 0)-boolRank(len(st.callers[b.ID]) > 0),
 		boolRank(private(a))-boolRank(private(b)), kindRank(a)-kindRank(b),
 		strings.Compare(a.FilePath, b.FilePath), cmp.Compare(a.LineStart, b.LineStart))
 }
@@ -183,4 +185,15 @@ func (r *Retriever) walkCallees(st *repoState, id int64, named map[string]bool, 
 		frontier = next
 	}
 	return out
+}
+
+// isTest says whether a path is a test's (tests/, test_x.py, x_test.go,
+// x.test.ts, x_spec.rb): what a question asks about is rarely there, so
+// its symbols rank after the others'.
+func isTest(p string) bool {
+	base := path.Base(p)
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	return strings.HasPrefix(p, "tests/") || strings.HasPrefix(p, "test/") || strings.Contains(p, "/tests/") ||
+		strings.Contains(p, "/test/") || strings.HasPrefix(stem, "test_") || strings.HasSuffix(stem, "_test") ||
+		strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") || strings.HasSuffix(stem, "_spec")
 }
