@@ -33,7 +33,7 @@ func LoadFileFacts(ctx context.Context, k *kb.KnowledgeBase, repo kb.Repo, path 
 	if err != nil {
 		return ff, err
 	}
-	if text, err := readIndexed(repo, f); err == nil {
+	if text, err := ReadIndexed(repo, f); err == nil {
 		ff.Content = text
 	}
 	docs, err := k.GetDocstringsForFile(ctx, f.ID)
@@ -77,10 +77,12 @@ func LoadFileFacts(ctx context.Context, k *kb.KnowledgeBase, repo kb.Repo, path 
 	return ff, nil
 }
 
-// readIndexed reads a file as it was indexed: from the working tree (by
+// ReadIndexed reads a file as it was indexed: from the working tree (by
 // the worktree rule, pathrule.Root.Path) or the indexed commit, checked
-// against the indexed content hash.
-func readIndexed(repo kb.Repo, f *kb.File) (string, error) {
+// against the indexed content hash. Every read of a file for a prompt
+// goes through it (assembly here, cra ask's sources), so line numbers are
+// those of the index and no link leads out of the repository.
+func ReadIndexed(repo kb.Repo, f *kb.File) (string, error) {
 	var b []byte
 	var err error
 	if repo.TreeRev == "" || repo.TreeRev == "worktree" {

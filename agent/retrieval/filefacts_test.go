@@ -41,7 +41,7 @@ func TestReadIndexedKeepsToTheRepository(t *testing.T) {
 			if err := tc.make(repo); err != nil {
 				t.Fatal(err)
 			}
-			got, err := readIndexed(kb.Repo{Path: repo}, &kb.File{Path: tc.path, ContentHash: hash})
+			got, err := ReadIndexed(kb.Repo{Path: repo}, &kb.File{Path: tc.path, ContentHash: hash})
 			if ok := err == nil && got == text; ok != tc.ok {
 				t.Errorf("read %q, %v; want read: %v", got, err, tc.ok)
 			}

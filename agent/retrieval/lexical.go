@@ -140,3 +140,32 @@ func (ix *bm25) search(query []string, minTerms int) []lexicalMatch {
 	})
 	return out
 }
+
+// Lexical is the lexical tier's BM25 scoring over documents of the
+// caller's choosing (cra ask ranks descriptions and docstrings one by one,
+// not whole files), so both rank words the same way.
+type Lexical struct{ ix *bm25 }
+
+// NewLexical indexes docs; a Document's Path is whatever key the caller
+// finds its matches by.
+func NewLexical(docs []Document) Lexical { return Lexical{ix: newBM25(docs)} }
+
+// LexicalMatch is one document's score and the query terms it matched, by
+// descending idf.
+type LexicalMatch struct {
+	Path    string
+	Score   float64
+	Matched []string
+}
+
+// Search scores every document against the distinct query terms (Terms)
+// and returns those matching at least minTerms of them, best first, ties
+// by Path.
+func (l Lexical) Search(query []string, minTerms int) []LexicalMatch {
+	ms := l.ix.search(query, minTerms)
+	out := make([]LexicalMatch, len(ms))
+	for i, m := range ms {
+		out[i] = LexicalMatch{Path: m.path, Score: m.score, Matched: m.matched}
+	}
+	return out
+}
