@@ -94,7 +94,7 @@ func TestAskCommand(t *testing.T) {
 
 	// Logged like the agent's runs.
 	id := res.TaskID
-	if got := mustRun(t, home, "sql", "--format", "csv", "select mode, success, stages from raw.task_runs where task_id = '"+id+"'"); got != "mode,success,stages\nask,true,\"[ask_classify, ask_answer]\"\n" {
+	if got := mustRun(t, home, "sql", "--format", "csv", "select mode, success, stages from raw.task_runs where task_id = '"+id+"'"); got != "mode,success,stages\nask,true,\"[\"\"ask_classify\"\",\"\"ask_answer\"\"]\"\n" {
 		t.Errorf("task run:\n%s", got)
 	}
 	calls := mustRun(t, home, "sql", "--format", "csv", "select call_type, count(*) from raw.retrieval_llm_calls where task_id = '"+id+"' group by 1 order by 1")
