@@ -2,6 +2,8 @@ package kb
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
@@ -165,4 +167,11 @@ func PassTokens(ctx context.Context, q Querier, taskID string) (int64, error) {
 		return 0, err
 	}
 	return tokens, nil
+}
+
+// NewTaskID is a fresh run id: the mode, the time and a random suffix.
+func NewTaskID(mode string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s-%s-%s", mode, time.Now().UTC().Format("20060102T150405"), hex.EncodeToString(b))
 }

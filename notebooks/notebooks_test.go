@@ -70,6 +70,15 @@ func fixture(t *testing.T) *kb.Attached {
 		INSERT INTO raw.retrieval_decisions (task_id, stage, file_id, symbol_id, detail_level, tier, included, reason, timestamp)
 			VALUES ('t', 'scope', 1, NULL, NULL, '1', true, 'kept by the model', now()),
 			       ('t', 'precision', 1, 1, 'primary', NULL, true, 'overlaps the change', now());
+		INSERT INTO raw.task_runs (task_id, repo_path, mode, execute_model, context_window, reserved_tokens, stages, success, timestamp)
+			VALUES ('ask-1', '/r', 'ask', 'm', 32768, 8192, ['ask_classify', 'ask_answer'], true, now());
+		INSERT INTO raw.retrieval_decisions (task_id, stage, file_id, symbol_id, detail_level, tier, rank, included, reason, timestamp)
+			VALUES ('ask-1', 'ask_classify', 0, NULL, NULL, 'diagnostic', NULL, true, 'diagnostic by model: names an error type', now()),
+			       ('ask-1', 'ask_retrieval', 1, 1, NULL, 'error_site', 1, true, 'diagnostic, pass 1: raises ValueError', now());
+		INSERT INTO raw.retrieval_llm_calls (task_id, call_type, stage_name, model, prompt, response, latency_ms, timestamp)
+			VALUES ('ask-1', 'ask_answer', 'ask_answer', 'm', 'Question:', '<answer>a</answer>', 10, now()),
+			       ('ask-1', 'ask_retrieval', 'ask_answer', 'none', 'context for pass 1', '{"pass": 1, "sources": ["a.py:1-2"], "cut": 0, "budget": {"total_used": 10, "budget_limit": 6000}}', 0, now()),
+			       ('ask-1', 'ask_gap', 'ask_answer', 'none', 'b.py', '{"pass": 1, "by": "direct", "sources": ["b.py"], "tokens": 5}', 0, now());
 		INSERT INTO raw.bootstrap_runs (started_at, finished_at, repos, failed, status, options)
 			VALUES (now(), now(), 1, 0, 'ok', '{}');
 		INSERT INTO raw.bootstrap_repos (repo_path, watermark, last_run_id, last_status, updated_at)

@@ -2,10 +2,7 @@ package execute
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"time"
@@ -86,7 +83,7 @@ func RunPlan(ctx context.Context, opts PlanOptions) (*PlanRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &PlanRun{TaskID: NewTaskID("plan"), Enriched: ready.Enriched}
+	run := &PlanRun{TaskID: kb.NewTaskID("plan"), Enriched: ready.Enriched}
 	router := llm.NewRouter(opts.Config)
 	planModel, err := router.Resolve(llm.RoleReasoning, schema.StagePlan)
 	if err != nil {
@@ -157,11 +154,4 @@ func (run *PlanRun) stages(ctx context.Context, opts PlanOptions, pipe *retrieva
 	}
 	return errors.Join(pipe.Session.Put("plan_artifact", run.Plan), pipe.Session.Put(retrieval.KeyStageOutput+schema.StagePlan, run.Plan),
 		pipe.Session.Put(retrieval.KeyStageProgress, map[string][]string{"completed": append(slices.Clone(retrieval.Stages), schema.StagePlan), "remaining": {}}))
-}
-
-// NewTaskID is a fresh run id: the mode, the time and a random suffix.
-func NewTaskID(mode string) string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return fmt.Sprintf("%s-%s-%s", mode, time.Now().UTC().Format("20060102T150405"), hex.EncodeToString(b))
 }

@@ -197,7 +197,7 @@ func start(ctx context.Context, opts Options) (*runner, error) {
 		taskID = opts.TaskID
 		DiscardWorktree(ctx, opts.Home, opts.Repo, taskID)
 	case taskID == "":
-		taskID = execute.NewTaskID("solve")
+		taskID = kb.NewTaskID("solve")
 	}
 	r.out = &Outcome{TaskID: taskID, Branch: BranchFor(taskID)}
 	if opts.Resume != "" {

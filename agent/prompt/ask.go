@@ -56,6 +56,7 @@ func ParseAskClassification(text string) (AskClassification, error) {
 
 // AskQuestionOf is the question an ask prompt (classify or answer) states.
 func AskQuestionOf(user string) string {
+	user, _, _ = strings.Cut(user, "\nYour previous answer:\n") // AskAgain's
 	if q, ok := strings.CutPrefix(user, "Classify this question:\n"); ok {
 		return strings.TrimSpace(q)
 	}
@@ -139,6 +140,7 @@ func AskAnswerPrompt(in AskAnswerInput) Prompt {
 // AskContextCites are the citations of the sources an answer prompt shows,
 // in its order: what a model answering it was shown.
 func AskContextCites(user string) []string {
+	user, _, _ = strings.Cut(user, "\nYour previous answer:\n") // AskAgain's
 	var out []string
 	for _, line := range strings.Split(user, "\n") {
 		if rest, ok := strings.CutPrefix(line, "### "); ok {

@@ -26,7 +26,7 @@ const exitCodesHelp = `EXIT CODES:
    1    finished, but some inputs failed or were busy: another cra run held them (see the summary)
    2    usage, configuration or store error (bad flag, bad config.toml, store missing,
         damaged, locked by another cra or newer than this cra, SQL error, a model that
-        does not answer cra plan's, solve's or eval's preflight): nothing was done
+        does not answer cra plan's, ask's, solve's or eval's preflight): nothing was done
    130  interrupted (SIGINT/SIGTERM): stores left consistent; run again to finish
    With --json, stdout holds one JSON document: on a failure, the summary (if any) with
    "error" and "exit_code" fields, else {"error": "...", "exit_code": N}.`

@@ -128,6 +128,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.modelsCommand(),
 			a.enrichCommand(),
 			a.planCommand(),
+			a.askCommand(),
 			a.solveCommand(),
 			a.evalCommand(),
 			a.trainPlanCommand(),
