@@ -257,6 +257,8 @@ type asker struct {
 	scratch string     // where bug reports' knowledge bases are built
 	k       *knowledge // the current repository's, at a fix's parent
 	kbs     int        // knowledge bases made so far
+	// askRun is ask.Run; a test sees what it is handed instead.
+	askRun func(context.Context, ask.Options) (*ask.Result, error)
 }
 
 // askAll asks the questions in order and records each; failed counts
@@ -343,6 +345,9 @@ func (a *asker) ask(ctx context.Context, q Question) (*ask.Result, error) {
 			return nil, fmt.Errorf("the knowledge base at %.12s: %w", q.Rev, err)
 		}
 		o.Knowledge = a.k.store
+	}
+	if a.askRun != nil {
+		return a.askRun(ctx, o)
 	}
 	return ask.Run(ctx, o)
 }

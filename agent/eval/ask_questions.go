@@ -159,7 +159,7 @@ func DiagnosticQuestions(repo string, entries []kb.CodeIndexEntry) []Question {
 
 var (
 	bracePlaceholder   = regexp.MustCompile(`\{([^{}]*)\}`)
-	percentPlaceholder = regexp.MustCompile(`%(\(([A-Za-z_]\w*)\))?[-#0 +]*\d*(\.\d+)?[sdrfxi]`)
+	percentPlaceholder = regexp.MustCompile(`%(\(([A-Za-z_]\w*)\))?[-#0+]*\d*(\.\d+)?[sdrfxi]`)
 	identifier         = regexp.MustCompile(`[A-Za-z_]\w*`)
 )
 
