@@ -13,7 +13,7 @@ func TestRecallAt5(t *testing.T) {
 		recall    float64
 	}{
 		{[]string{"a"}, []string{"a"}, 1},
-		{[]string{"a"}, []string{"b", "c", "d", "e", "a"}, 1},    // fifth: in
+		{[]string{"a"}, []string{"b", "c", "d", "e", "a"}, 1},      // fifth: in
 		{[]string{"a"}, []string{"b", "c", "d", "e", "f", "a"}, 0}, // sixth: out
 		{[]string{"a", "b"}, []string{"a", "x"}, 0.5},
 		{[]string{"a", "b", "c", "d", "e", "f", "g"}, []string{"a", "b", "c", "d", "e"}, 1}, // 5 of 7 is all 5 can hold
@@ -66,7 +66,7 @@ func TestScoreAsk(t *testing.T) {
 			"ask_classify/correct=1 ask_retrieval/recall_at_5=1 ask_retrieval/correct=1 ask_answer/recall_at_5=1 ask_answer/answered=1 ask_answer/symbol_hit=1 ask_answer/correct=1"},
 		{"wrong mode, file found late, answer cites the file elsewhere", q, ask.Result{Classification: ask.Classification{Mode: ask.Conceptual},
 			Retrieved: []ask.Source{src("a.py", 1, ""), src("b.py", 1, ""), src("a.py", 9, ""), src("c.py", 1, ""), src("d.py", 1, ""), src("e.py", 1, ""), src("core.py", 3, "")},
-			Answer: "maybe", Cited: []ask.Source{src("core.py", 40, "other")}},
+			Answer:    "maybe", Cited: []ask.Source{src("core.py", 40, "other")}},
 			"ask_classify/correct=0 ask_retrieval/recall_at_5=0 ask_retrieval/correct=0 ask_answer/recall_at_5=1 ask_answer/answered=1 ask_answer/symbol_hit=0 ask_answer/correct=0"},
 		{"no answer", q, ask.Result{Classification: ask.Classification{Mode: ask.Diagnostic}, Retrieved: []ask.Source{src("core.py", 3, "require")}},
 			"ask_classify/correct=1 ask_retrieval/recall_at_5=1 ask_retrieval/correct=1 ask_answer/recall_at_5=0 ask_answer/answered=0 ask_answer/symbol_hit=0 ask_answer/correct=0"},
