@@ -7,6 +7,8 @@
 //     context retrieval, plan/implement and patching, and the solve loop;
 //   - agent/eval: the agent replayed on held-out history (cra eval), scored
 //     per stage against ground truth;
+//   - agent/ask: questions about a repository answered CGRAG's way (cra
+//     ask): classification, the mode's retrieval, the gap loop;
 //   - agent/pathrule: the one rule for the worktree paths the agent reads
 //     and writes.
 //

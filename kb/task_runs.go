@@ -3,8 +3,8 @@ package kb
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"database/sql/driver"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"time"

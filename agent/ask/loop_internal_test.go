@@ -60,9 +60,9 @@ func TestLoopStops(t *testing.T) {
 	search := src("pkg/errors.py", 3, 100, "gap_search")
 	big := src("pkg/big.py", 1, 900, "gap_direct")
 	known := map[string][]Source{
-		normalizeGap("pkg/util.py"):             {direct},
+		normalizeGap("pkg/util.py"):              {direct},
 		normalizeGap("how errors are formatted"): {search},
-		normalizeGap("the big module"):          {big},
+		normalizeGap("the big module"):           {big},
 	}
 	cfg := config.Default().Ask
 	tests := []struct {

@@ -67,7 +67,7 @@ type Result struct {
 const (
 	keyQuestion       = "ask_question"
 	keyClassification = "ask_classification"
-	keyRetrieval      = "ask_retrieval"
+	keyRetrieval      = "ask_context"
 	keyResult         = "ask_result"
 )
 
@@ -113,7 +113,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if prefix == "" {
 		prefix = kb.ModeAsk
 	}
-	res := &Result{TaskID: kb.NewTaskID(prefix), Question: opts.Question}
+	res := &Result{TaskID: kb.NewTaskID(prefix), Question: opts.Question, Retrieved: []Source{}, Cited: []Source{},
+		Unresolved: []string{}, Gaps: []GapResolution{}, Budget: BudgetUsage{Gaps: []int{}}}
 	router := llm.NewRouter(opts.Config)
 	answerModel, err := router.Resolve(llm.StageRole(schema.StageAskAnswer), schema.StageAskAnswer)
 	if err != nil {
@@ -221,7 +222,7 @@ func (res *Result) ask(ctx context.Context, opts Options, find finder, clients *
 	if err != nil {
 		return fmt.Errorf("retrieve for %s: %w", cls.Mode, err)
 	}
-	res.Retrieved = stripText(initial.Sources)
+	res.Retrieved = append(res.Retrieved, stripText(initial.Sources)...)
 	if err := sess.Put(keyRetrieval, initial); err != nil {
 		return err
 	}
@@ -231,9 +232,13 @@ func (res *Result) ask(ctx context.Context, opts Options, find finder, clients *
 	}
 	l := &loop{cfg: opts.Config.Ask, find: find, client: answer, taskID: res.TaskID, question: opts.Question, mode: cls.Mode, record: record, log: opts.Log}
 	o, loopErr := l.run(ctx, initial)
-	res.Passes, res.Stop, res.Unresolved, res.Gaps, res.Budget = o.passes, o.stop, o.unresolved, o.gaps, o.budget
+	res.Passes, res.Stop, res.Budget = o.passes, o.stop, o.budget
+	res.Unresolved, res.Gaps = append(res.Unresolved, o.unresolved...), append(res.Gaps, o.gaps...)
+	if res.Budget.Gaps == nil {
+		res.Budget.Gaps = []int{}
+	}
 	if loopErr == nil {
-		res.Answer, res.Cited = o.answer.Answer, cited(o.answer, o.shown)
+		res.Answer, res.Cited = o.answer.Answer, append(res.Cited, cited(o.answer, o.shown)...)
 	}
 	return errors.Join(loopErr, sess.Put(keyResult, res))
 }

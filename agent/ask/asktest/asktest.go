@@ -52,7 +52,11 @@ func Answer(modes map[string]ask.Mode) func(fakellm.Request) (stage, right, wron
 
 // Classify is a classifier's answer of mode m.
 func Classify(m ask.Mode) string {
-	b, _ := json.Marshal(map[string]any{"mode": strings.ToUpper(string(m)), "reasoning": "the question's words", "scope": nil})
+	b, _ := json.Marshal(struct {
+		Mode      string  `json:"mode"`
+		Reasoning string  `json:"reasoning"`
+		Scope     *string `json:"scope"`
+	}{strings.ToUpper(string(m)), "the question's words", nil})
 	return string(b)
 }
 
