@@ -180,7 +180,7 @@ func AskQuestions(ctx context.Context, opts AskOptions, raw *kb.Lease) ([]Questi
 		if err != nil {
 			return err
 		}
-		qs = append(qs, BugReportQuestions(tasks)...)
+		qs = append(qs, BugReportQuestions(tasks, opts.GraphOptions.Source)...)
 		return nil
 	})
 	if err != nil {

@@ -298,22 +298,29 @@ func withoutNames(text, file string) string {
 	return strings.Join(kept, " ")
 }
 
-var bugFixWords = regexp.MustCompile(`(?i)\b(fix(e[sd]|ing)?|bugs?|errors?|crash(es|ed|ing)?|fail(s|ed|ing|ure|ures)?|broken|wrong|regressions?|exceptions?|incorrect(ly)?)\b`)
+var bugFixWords = regexp.MustCompile(`(?i)\b(fix(e[sd]|ing)?|bugs?|errors?|crash(es|ed|ing)?|fail(s|ed|ing|ure|ures)?|broken|wrong|regressions?|incorrect(ly)?)\b`)
 
 // IsBugFix says whether a commit message reads as a bug fix.
 func IsBugFix(message string) bool { return bugFixWords.MatchString(message) }
 
 // BugReportQuestions asks the message of each held-out bug fix among
-// tasks (eval.Select's), at the fix's parent: the answer is the files the
-// fix touched that exist there (a file it creates cannot be found).
-func BugReportQuestions(tasks []Task) []Question {
+// tasks (eval.Select's), at the fix's parent: the answer is the source
+// files the fix touched that exist there (a file it creates cannot be
+// found; its tests, changelog and docs are not where the bug is). source
+// says which files are source (nil: all); a fix of none is not asked.
+func BugReportQuestions(tasks []Task, source func(string) bool) []Question {
 	var out []Question
 	for _, t := range tasks {
-		files := t.Truth.Touched()
+		var files []string
+		for _, f := range t.Truth.Touched() {
+			if !IsTestPath(f) && (source == nil || source(f)) {
+				files = append(files, f)
+			}
+		}
 		if !IsBugFix(t.Text) || len(files) == 0 {
 			continue
 		}
-		q := newQuestion(KindBugReport, t.Repo, t.Parent, strings.TrimSpace(t.Text), slices.Clone(files), nil)
+		q := newQuestion(KindBugReport, t.Repo, t.Parent, strings.TrimSpace(t.Text), files, nil)
 		q.Commit, q.CommittedAt = t.Commit, t.CommittedAt
 		out = append(out, q)
 	}

@@ -230,9 +230,27 @@ func TestIsBugFix(t *testing.T) {
 		"Fix crash when the name is empty": true, "fixes #12": true, "Handle errors in parse": true,
 		"Don't fail on empty input": true, "Regression in 8.1": true, "Wrong exit code": true,
 		"Add a verbose flag": false, "Prefix the name": false, "Refactor the failsafe": false, "Document the debugger": false,
+		"Add type annotations for instance attributes in `exceptions`": false,
 	} {
 		if IsBugFix(msg) != want {
 			t.Errorf("IsBugFix(%q) = %v, want %v", msg, !want, want)
 		}
+	}
+}
+
+func TestBugReportsExpectTheSourceFilesTouched(t *testing.T) {
+	task := func(msg string, touched ...string) Task {
+		tk := Task{ID: msg, Repo: "/r", Commit: "c", Parent: "p", Text: msg}
+		tk.Truth.Scope.Touched = touched
+		return tk
+	}
+	py := func(p string) bool { return strings.HasSuffix(p, ".py") }
+	qs := BugReportQuestions([]Task{
+		task("Fix the parser", "CHANGES.rst", "src/parser.py", "tests/test_parser.py", "docs/parser.md"),
+		task("Fix the tests only", "tests/test_parser.py"),
+		task("Add a verbose flag", "src/cli.py"),
+	}, py)
+	if len(qs) != 1 || !slices.Equal(qs[0].Files, []string{"src/parser.py"}) || qs[0].Rev != "p" || qs[0].Commit != "c" || qs[0].Mode != ask.Diagnostic {
+		t.Errorf("got %+v", qs)
 	}
 }

@@ -34,7 +34,7 @@ const askEvalDescription = "\n\n--eval asks questions with known answers instead
 	"(--repos, default all): diagnostic ones from the code index's error strings (the raising\n" +
 	"function expected), exploratory ones from call chains of 2-3 hops (the chain's functions),\n" +
 	"conceptual ones from module docstrings and enriched descriptions (the file), and bug\n" +
-	"reports from the messages of held-out bug fixes bootstrap mined (the files touched), each\n" +
+	"reports from the messages of held-out bug fixes bootstrap mined (the source files touched), each\n" +
 	"asked over a knowledge base of the fix's parent. Scores per question go to\n" +
 	"raw.eval_results under an eval_runs row (stages ask_classify, ask_retrieval, ask_answer;\n" +
 	"questions and answers in raw.ask_questions, notebooks/ask_eval.sql): classification\n" +
