@@ -181,7 +181,15 @@ func checkFilter(ctx context.Context, la *kb.LogAnalysis, f kb.LogFilter) error 
 		if err != nil {
 			return err
 		}
+		asks, err := la.AskEvalNames(ctx)
+		if err != nil {
+			return err
+		}
 		for _, n := range f.Evals {
+			if slices.Contains(asks, n) {
+				return usage.Errorf("--eval %s: that is a cra ask --eval run, whose scores are not pipeline stages train-plan attributes "+
+					"failures to; see them with `cra ask --eval --name %s`, and name a cra eval run here", n, n)
+			}
 			if !slices.Contains(names, n) {
 				if len(names) == 0 {
 					return usage.Errorf("--eval %s: the raw store has no eval runs yet: run `cra eval` first", n)

@@ -58,7 +58,10 @@ type EvalRunInfo struct {
 }
 
 // evalRunWhere selects eval runs r by the filter; its arguments follow.
-const evalRunWhere = `r.started_at >= ? AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], r.name))`
+// cra ask --eval's runs are never among them (askEvalRun): they score no
+// pipeline stage and no end-to-end outcome, and the repository of every
+// question would otherwise count as held out.
+const evalRunWhere = `r.started_at >= ? AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], r.name)) AND NOT ` + askEvalRun
 
 func (f LogFilter) evalRunArgs() []any { return []any{f.since(), f.evals(), f.evals()} }
 
@@ -86,10 +89,10 @@ func (l *LogAnalysis) EvalRuns(ctx context.Context, f LogFilter) ([]EvalRunInfo,
 	return out, rows.Err()
 }
 
-// EvalNames lists the names of every eval run, to tell a user who named
-// one that does not exist which ones do.
+// EvalNames lists the names of every eval run (cra ask --eval's aside), to
+// tell a user who named one that does not exist which ones do.
 func (l *LogAnalysis) EvalNames(ctx context.Context) ([]string, error) {
-	return l.strings(ctx, `SELECT DISTINCT name FROM eval_runs ORDER BY 1`)
+	return l.strings(ctx, `SELECT DISTINCT name FROM eval_runs r WHERE NOT `+askEvalRun+` ORDER BY 1`)
 }
 
 // KnownRepos lists the repositories eval tasks or solve runs were on.

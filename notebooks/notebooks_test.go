@@ -102,7 +102,16 @@ func fixture(t *testing.T) *kb.Attached {
 			VALUES (1, 't', '/r', 1, 'scored', 1200, 3000, now());
 		INSERT INTO raw.eval_results (eval_run_id, task_id, task_run_id, stage, metric, value)
 			VALUES (1, 't', 1, 'scope', 'correct', 0), (1, 't', 1, 'scope', 'recall', 0.5), (1, 't', 1, 'precision', 'correct', 0),
-			       (1, 't', 1, 'end_to_end', 'success', 0);`); err != nil {
+			       (1, 't', 1, 'end_to_end', 'success', 0);
+		INSERT INTO raw.eval_runs (name, oracle, split, repos, stages, seed, models, started_at, status)
+			VALUES ('ask-nall-seed1', [], 'all-held-out', [], ['ask_classify', 'ask_retrieval', 'ask_answer'], 1, '{}', now(), 'complete');
+		INSERT INTO raw.eval_tasks (eval_run_id, task_id, repo_path, task_run_id, status, model_ms, elapsed_ms, finished_at)
+			VALUES (2, 'ask/diagnostic/0123456789ab', '/r', 2, 'scored', 300, 900, now());
+		INSERT INTO raw.ask_questions (eval_run_id, question_id, kind, mode, repo_path, question, expected_files, expected_symbols, expected_lines)
+			VALUES (2, 'ask/diagnostic/0123456789ab', 'diagnostic', 'diagnostic', '/r', 'Why do I get "ValueError: bad"?', ['a.py'], ['f'], ['a.py:1-2']);
+		INSERT INTO raw.eval_results (eval_run_id, task_id, task_run_id, stage, metric, value)
+			VALUES (2, 'ask/diagnostic/0123456789ab', 2, 'ask_classify', 'correct', 1), (2, 'ask/diagnostic/0123456789ab', 2, 'ask_retrieval', 'recall_at_5', 0),
+			       (2, 'ask/diagnostic/0123456789ab', 2, 'ask_answer', 'answered', 1);`); err != nil {
 		t.Fatal(err)
 	}
 	// Preference pairs of three signals and KTO rows in two versions of

@@ -10,8 +10,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
 // newRaw is an eval's writer of the raw store: one lease for the eval
@@ -61,6 +63,9 @@ func beginRun(ctx context.Context, w kb.Writer, want runRow) (runRow, error) {
 	got, err := findRun(ctx, w.Conn, want.Name, want.Oracle)
 	switch {
 	case err == nil:
+		if isAskRun(got.Stages) != isAskRun(want.Stages) {
+			return got, usage.Errorf("eval %q is %s's: choose another --name", want.Name, commandOf(got.Stages))
+		}
 		if got.selection() != want.selection() {
 			return got, &SelectionError{Name: want.Name, Was: got.selection(), Now: want.selection()}
 		}
@@ -80,6 +85,17 @@ func beginRun(ctx context.Context, w kb.Writer, want runRow) (runRow, error) {
 		nonNil(want.Stages), sample, want.Seed, string(models), craVersion(), want.Started).Scan(&want.ID)
 	want.Status = "running"
 	return want, err
+}
+
+// isAskRun says an eval's scored stages are cra ask --eval's.
+func isAskRun(stages []string) bool { return slices.Contains(stages, schema.StageAskClassify) }
+
+// commandOf names the command that ran an eval of stages.
+func commandOf(stages []string) string {
+	if isAskRun(stages) {
+		return "cra ask --eval"
+	}
+	return "cra eval"
 }
 
 // findRun is the eval_runs row of (name, oracle).
@@ -166,29 +182,41 @@ var resultColumns = []string{"eval_run_id", "task_id", "task_run_id", "stage", "
 // process did already.
 func writeTask(ctx context.Context, w kb.Writer, runID int64, t taskRow) error {
 	return w.Tx(ctx, func() error {
-		var n int
-		if err := w.Conn.QueryRowContext(ctx, `SELECT count(*) FROM eval_tasks WHERE eval_run_id = ? AND task_id = ?`, runID, t.Task.ID).Scan(&n); err != nil || n > 0 {
-			return err
-		}
-		var errText any
-		if t.Error != "" {
-			errText = t.Error
-		}
-		if _, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_tasks (eval_run_id, task_id, repo_path, task_run_id, status, error, model_ms, elapsed_ms, finished_at, judged_by)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runID, t.Task.ID, t.Task.Repo, t.TaskRunID, t.Status, errText, t.ModelMS,
-			t.Elapsed.Milliseconds(), time.Now().UTC(), nullIfEmpty(t.JudgedBy)); err != nil {
-			return err
-		}
-		rows := make([][]driver.Value, len(t.Scores))
-		for i, s := range t.Scores {
-			var trID driver.Value
-			if t.TaskRunID != nil {
-				trID = *t.TaskRunID
-			}
-			rows[i] = []driver.Value{runID, t.Task.ID, trID, s.Stage, s.Metric, s.Value}
-		}
-		return w.AppendAll("eval_results", resultColumns, rows)
+		_, err := writeTaskRows(ctx, w, runID, t)
+		return err
 	})
+}
+
+// writeTaskRows writes a task's rows in the caller's transaction; written
+// is false when a racing process wrote them already.
+func writeTaskRows(ctx context.Context, w kb.Writer, runID int64, t taskRow) (written bool, err error) {
+	var n int
+	if err := w.Conn.QueryRowContext(ctx, `SELECT count(*) FROM eval_tasks WHERE eval_run_id = ? AND task_id = ?`, runID, t.Task.ID).Scan(&n); err != nil || n > 0 {
+		return false, err
+	}
+	return true, insertTask(ctx, w, runID, t)
+}
+
+// insertTask writes a task's eval_tasks row and its eval_results.
+func insertTask(ctx context.Context, w kb.Writer, runID int64, t taskRow) error {
+	var errText any
+	if t.Error != "" {
+		errText = t.Error
+	}
+	if _, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_tasks (eval_run_id, task_id, repo_path, task_run_id, status, error, model_ms, elapsed_ms, finished_at, judged_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runID, t.Task.ID, t.Task.Repo, t.TaskRunID, t.Status, errText, t.ModelMS,
+		t.Elapsed.Milliseconds(), time.Now().UTC(), nullIfEmpty(t.JudgedBy)); err != nil {
+		return err
+	}
+	rows := make([][]driver.Value, len(t.Scores))
+	for i, s := range t.Scores {
+		var trID driver.Value
+		if t.TaskRunID != nil {
+			trID = *t.TaskRunID
+		}
+		rows[i] = []driver.Value{runID, t.Task.ID, trID, s.Stage, s.Metric, s.Value}
+	}
+	return w.AppendAll("eval_results", resultColumns, rows)
 }
 
 // finishRun sets an eval's status.

@@ -30,12 +30,18 @@ func (a *app) askCommand() *cli.Command {
 			"[ask] max_passes, within [ask]'s budgets. Every call, source and gap is in the raw store\n" +
 			"under one task id (notebooks/ask_trace.sql). Exit 1 when the model failed (answers\n" +
 			"unusable twice, a server down); 2 when something is missing (config, index), the index is\n" +
-			"not at --rev, or a model does not answer the preflight's ping.",
-		Flags: []cli.Flag{
+			"not at --rev, or a model does not answer the preflight's ping." + askEvalDescription,
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "repo", Value: ".", Usage: "the indexed repository"},
 			&cli.StringFlag{Name: "rev", Usage: "ask about `REV`, which must be the revision indexed; default: HEAD, which the index must then be at"},
-		},
+		}, askEvalFlags()...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Bool("eval") {
+				return a.runAskEval(ctx, cmd)
+			}
+			if err := checkNotEval(cmd); err != nil {
+				return err
+			}
 			if cmd.Args().Len() != 1 || strings.TrimSpace(cmd.Args().First()) == "" {
 				return usage.Errorf(`ask needs one question, quoted: cra ask "Why do I get UsageError: Missing parameter?" --repo ~/clones/click`)
 			}

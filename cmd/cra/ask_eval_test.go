@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/agent/ask"
+	"github.com/cra-dev/cra/agent/ask/asktest"
+	"github.com/cra-dev/cra/agent/eval"
+	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
+)
+
+// askEvalHome is a home that indexed and mined an AskHistory, every commit
+// held out, and the fake model it calls, answering ask prompts as a model
+// that knows each generated question's mode (asktest), with the
+// classifier wrong at rate classifyErrors.
+func askEvalHome(t *testing.T, classifyErrors float64) (*fakellm.Server, string, gittest.AskHistory) {
+	h := gittest.NewAskHistory(t)
+	srv := fakellm.New(t)
+	srv.AllowUnused()
+	home := evalHomeWith(t, srv, h.Dir, "", fmt.Sprintf("holdout_repos = [%q]", h.Dir))
+	mustRun(t, home, "index", h.Dir)
+	raw := kb.NewLease(home, kb.Raw, kb.Options{Command: "test"}, kb.DefaultIdle)
+	defer raw.Close()
+	qs, err := eval.AskQuestions(context.Background(), eval.AskOptions{Home: home,
+		Rule: kb.NewSplitRule(config.Curate{}, []string{kb.CanonicalPath(h.Dir)})}, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]ask.Mode{}
+	for _, q := range qs {
+		modes[q.Text] = q.Mode
+	}
+	answer := asktest.Answer(modes)
+	srv.SetOracle(fakellm.Oracle{ErrorRate: map[string]float64{schema.StageAskClassify: classifyErrors},
+		Answer: func(req fakellm.Request) (string, string, string, bool) {
+			if n := len(req.Messages); n > 0 && req.Messages[n-1].Content == llm.PingPrompt {
+				return "", "ok", "ok", true
+			}
+			return answer(req)
+		}})
+	return srv, home, h
+}
+
+func askEvalJSON(t *testing.T, home string, args ...string) eval.AskReport {
+	t.Helper()
+	var rep eval.AskReport
+	if err := json.Unmarshal([]byte(mustRun(t, home, append([]string{"ask", "--eval", "--json"}, args...)...)), &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// classified is each kind's classification accuracy.
+func classified(rep eval.AskReport) string {
+	var b strings.Builder
+	for _, k := range rep.Kinds {
+		fmt.Fprintf(&b, "%s:%d:%.2f ", k.Kind, k.Questions, k.Classification.Mean)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Every kind of question is generated and scored over real HTTP; a
+// classifier that is always wrong shows in the classification accuracy,
+// --oracle classify recovers it, and a second run of the same eval asks
+// nothing again. The bug report is the held-out fix, asked at its parent.
+// train-plan does not read the ask evals and says so when named.
+func TestAskEval(t *testing.T) {
+	t.Parallel()
+	srv, home, h := askEvalHome(t, 1)
+	planted := askEvalJSON(t, home, "--name", "planted")
+	if got, want := classified(planted), "diagnostic:1:0.00 exploratory:5:0.00 conceptual:2:0.00 bugreport:1:0.00"; got != want {
+		t.Errorf("planted classification errors: %s, want %s", got, want)
+	}
+	if planted.Status != "complete" || planted.Errors != 0 || planted.Questions != 9 {
+		t.Errorf("report %+v", planted)
+	}
+	oracle := askEvalJSON(t, home, "--name", "planted", "--oracle", "classify")
+	if got, want := classified(oracle), "diagnostic:1:1.00 exploratory:5:1.00 conceptual:2:1.00 bugreport:1:1.00"; got != want {
+		t.Errorf("--oracle classify: %s, want %s", got, want)
+	}
+	calls := srv.Calls()
+	again := askEvalJSON(t, home, "--name", "planted")
+	if srv.Calls() != calls {
+		t.Errorf("a resumed eval made %d model calls, want none", srv.Calls()-calls)
+	}
+	if classified(again) != classified(planted) {
+		t.Errorf("resumed report %s, want %s", classified(again), classified(planted))
+	}
+	got := sqlRows(t, home, `select q.kind, q.question, q.expected_files, q.rev = '`+h.Base+`' as at_parent, q.fix_commit = '`+h.Fix+`' as fix
+		from raw.ask_questions q join raw.eval_runs r on r.id = q.eval_run_id
+		where r.oracle = [] and q.kind in ('bugreport', 'diagnostic') order by all`)
+	want := "kind,question,expected_files,at_parent,fix\n" +
+		`bugreport,Fix crash when the name is empty,"[""tool/core.py""]",true,true` + "\n" +
+		`diagnostic,"Why do I get ""UsageError: Missing parameter: name""?","[""tool/core.py""]",,` + "\n"
+	if got != want {
+		t.Errorf("questions:\n%s\nwant:\n%s", got, want)
+	}
+	counts := sqlRows(t, home, `select r.oracle, count(*) from raw.eval_tasks t join raw.eval_runs r on r.id = t.eval_run_id group by all order by all`)
+	if counts != "oracle,count_star()\n[],9\n\"[\"\"ask_classify\"\"]\",9\n" {
+		t.Errorf("eval_tasks per eval:\n%s", counts)
+	}
+
+	r := cra(t, home, "", "train-plan", "--eval", "planted")
+	if r.code != 2 || !strings.Contains(r.stderr, "cra ask --eval run") {
+		t.Errorf("train-plan --eval naming an ask eval: exit %d, %s", r.code, r.stderr)
+	}
+	r = cra(t, home, "", "--json", "train-plan")
+	if r.code != 0 || strings.Contains(r.stdout, "planted") || strings.Contains(r.stdout, "ask_") {
+		t.Errorf("train-plan with ask evals in the store: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
