@@ -104,6 +104,7 @@ func TestMigrationRemovesUnregisteredRowsOfOldKilledBuilds(t *testing.T) {
 			`INSERT INTO training_examples SELECT * REPLACE (2 AS version, 'b' AS id) FROM training_examples`,
 			`DROP TABLE training_examples_staging`,
 			`DROP TABLE bootstrap_merges`,
+			`DROP TABLE ask_questions`,
 			`DROP TABLE eval_commit_judgements`,
 			`CREATE TABLE eval_commit_tests (repo_path VARCHAR, commit VARCHAR, test_command VARCHAR, success BOOLEAN, output_tail VARCHAR, ran_at TIMESTAMPTZ)`,
 			`ALTER TABLE eval_tasks DROP COLUMN judged_by`,

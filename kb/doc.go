@@ -38,7 +38,7 @@
 //	            bootstrap_merges, bootstrap_funnel, synthetic_tasks,
 //	            synthetic_targets
 //	agent/eval  eval_runs, eval_tasks, eval_results, eval_commit_tests,
-//	            eval_commit_judgements
+//	            eval_commit_judgements, ask_questions
 //	kb          the run log (task_runs, retrieval_llm_calls,
 //	            retrieval_decisions, run_attempts, validation_results,
 //	            session_archives, orchestrator_runs, orchestrator_passes,

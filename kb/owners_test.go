@@ -40,7 +40,7 @@ var tableOwners = map[string]string{
 	"bootstrap_merges": "bootstrap", "bootstrap_funnel": "bootstrap",
 	"synthetic_tasks": "bootstrap", "synthetic_targets": "bootstrap",
 	"eval_runs": "agent/eval", "eval_tasks": "agent/eval", "eval_results": "agent/eval",
-	"eval_commit_tests": "agent/eval", "eval_commit_judgements": "agent/eval",
+	"eval_commit_tests": "agent/eval", "eval_commit_judgements": "agent/eval", "ask_questions": "agent/eval",
 }
 
 // sqlExempt are the packages whose SQL is users' SQL, not cra's: what

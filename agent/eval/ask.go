@@ -318,7 +318,7 @@ func (a *asker) askOne(ctx context.Context, q Question) (taskRow, error) {
 			if err != nil || !written {
 				return err
 			}
-			return kb.InsertAskQuestion(ctx, w, askQuestionRow(a.run.ID, q))
+			return insertQuestion(ctx, w, a.run.ID, q)
 		})
 	})
 }
@@ -358,14 +358,4 @@ func ignoreNoRows(err error) error {
 		return nil
 	}
 	return err
-}
-
-func askQuestionRow(runID int64, q Question) kb.AskQuestion {
-	row := kb.AskQuestion{EvalRunID: runID, ID: q.ID, Kind: q.Kind, Mode: string(q.Mode), Repo: q.Repo, Question: q.Text,
-		ExpectedFiles: q.Files, ExpectedSymbols: []string{}, ExpectedLines: []string{}, Rev: q.Rev, FixCommit: q.Commit}
-	for _, s := range q.Symbols {
-		row.ExpectedSymbols = append(row.ExpectedSymbols, s.Name)
-		row.ExpectedLines = append(row.ExpectedLines, s.Cite())
-	}
-	return row
 }
