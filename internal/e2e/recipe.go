@@ -54,6 +54,9 @@ type Options struct {
 	// GateSample is cra adapters eval's --sample: the gate runs two evals
 	// of that many tasks.
 	GateSample int
+	// AskSample is cra ask --eval's --sample: that many questions of each
+	// kind (0: every question).
+	AskSample int
 }
 
 // The models the recipe configures, which the fake model serves.
@@ -99,7 +102,8 @@ var exportLayouts = []struct{ layout, format string }{
 // Recipe is the README's recipe for home, in its order: init (the model
 // and the teacher pointed at the fake), bootstrap, curate-data, an export
 // in every layout and format, eval, train-plan, logged curation and its
-// export, distill --dry-run and a budgeted distill; then an adapter for
+// export, a question and an ask eval, distill --dry-run and a budgeted
+// distill; then an adapter for
 // scope registered, its serving printed, gated, promoted by force, its
 // route pinged, and train-plan again.
 func Recipe(home string, o Options) []Step {
@@ -133,6 +137,12 @@ func Recipe(home string, o Options) []Step {
 	return append(steps,
 		Step{Name: "eval", Args: eval, Needs: "bootstrap", Partial: true, Model: true},
 		Step{Name: "train-plan", Args: []string{"train-plan"}, Needs: "eval", Model: true},
+		// A question about the first repository, then questions with known
+		// answers about all of them (bug reports from held-out fixes).
+		Step{Name: "ask", Args: []string{"ask", "--repo", o.Repos[0], "Why do I get an error when a required parameter is missing?"},
+			Needs: "bootstrap", Model: true},
+		Step{Name: "ask --eval", Args: []string{"ask", "--eval", "--name", "nightly-ask", "--sample", strconv.Itoa(o.AskSample), "--seed", "1"},
+			Needs: "bootstrap", Partial: true, Model: true},
 		// Logged rows of eval runs alone are validation data by design: an
 		// evaluation set, which curate-data builds only when asked to.
 		Step{Name: "curate-data logged", Args: []string{"curate-data", "--source", "logged", "--kind", "all", "--name", "logged", "--validation-only"}, Needs: "eval"},

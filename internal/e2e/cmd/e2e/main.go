@@ -35,6 +35,7 @@ type options struct {
 	distillBudget float64
 	distillSample int
 	gateSample    int
+	askSample     int
 	keep          bool
 	repos         []string
 	tests         map[string]string
@@ -49,6 +50,7 @@ func main() {
 	flag.IntVar(&o.evalSample, "eval-sample", 20, "cra eval --sample `N` (0: every held-out task)")
 	flag.Float64Var(&o.distillBudget, "distill-budget", 1, "the budgeted distill's --budget-usd")
 	flag.IntVar(&o.distillSample, "distill-sample", 0, "both distills' --sample `N` (0: every task)")
+	flag.IntVar(&o.askSample, "ask-sample", 10, "cra ask --eval --sample `N`: N questions of each kind (0: every one)")
 	flag.IntVar(&o.gateSample, "gate-sample", 5, "cra adapters eval --sample `N`: the gate's two evals each run N tasks")
 	flag.BoolVar(&o.keep, "keep", false, "keep each run's home (and print where)")
 	o.tests = map[string]string{}
@@ -162,7 +164,7 @@ func runOnce(ctx context.Context, o options, self string) ([]e2e.Result, error) 
 			return err
 		}}
 	return r.Run(ctx, e2e.Recipe(home, e2e.Options{Repos: o.repos, ModelURL: "http://" + addr,
-		EvalSample: o.evalSample, DistillBudget: o.distillBudget, DistillSample: o.distillSample, TestCommands: o.tests, GateSample: o.gateSample}))
+		EvalSample: o.evalSample, DistillBudget: o.distillBudget, DistillSample: o.distillSample, TestCommands: o.tests, GateSample: o.gateSample, AskSample: o.askSample}))
 }
 
 // freeAddr is a loopback address no one listens on now: cra init needs the
