@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -18,10 +19,18 @@ const (
 	maxListed       = 8
 )
 
-// bugfixPattern finds bug-fix commits by their message (DuckDB regex,
-// case-insensitive): fix, fixes, fixed, hotfix, bug, bugfix, error,
-// crash, regression, broken.
-const bugfixPattern = `\b(hot)?fix|\bbug|\berror|\bcrash|\bregress|\bbroke`
+// BugFixPattern reads a commit message as a bug fix: fix, hotfix, bug,
+// error, crash, failure, broken, wrong, regression, incorrect and their
+// forms. It is RE2, so Go's regexp and DuckDB's regexp_matches (which the
+// analytical mode's commit reader passes it to) read it alike; matched
+// case-insensitively. cra ask --eval's bug-report questions are the
+// held-out commits it matches.
+const BugFixPattern = `\b(fix(e[sd]|ing)?|hotfix(e[sd])?|bugs?|bugfix(e[sd])?|errors?|crash(es|ed|ing)?|fail(s|ed|ing|ure|ures)?|broken|wrong|regress(ions?|ed)?|incorrect(ly)?)\b`
+
+var bugFix = regexp.MustCompile(`(?i)` + BugFixPattern)
+
+// IsBugFix says whether a commit message reads as a bug fix.
+func IsBugFix(message string) bool { return bugFix.MatchString(message) }
 
 // coupling is what a file's structure says of it: calls across its
 // border both ways, imports both ways, size.
@@ -63,7 +72,7 @@ func (r *Retriever) analytical(ctx context.Context, st *repoState, scope string)
 			structure = append(structure, textCandidate(Source{Path: c.path, FileID: id, Kind: KindStructure, Step: StepImporter,
 				Why: fmt.Sprintf("imported by %d files, imports %d", len(c.importers), len(c.imports))}, c.importLines()))
 		}
-		commits, err := r.KB.GetCommitsForFileMatching(ctx, id, bugfixPattern, maxBugfixes)
+		commits, err := r.KB.GetCommitsForFileMatching(ctx, id, BugFixPattern, maxBugfixes)
 		if err != nil {
 			return nil, nil, err
 		}

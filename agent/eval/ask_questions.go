@@ -298,10 +298,6 @@ func withoutNames(text, file string) string {
 	return strings.Join(kept, " ")
 }
 
-var bugFixWords = regexp.MustCompile(`(?i)\b(fix(e[sd]|ing)?|bugs?|errors?|crash(es|ed|ing)?|fail(s|ed|ing|ure|ures)?|broken|wrong|regressions?|incorrect(ly)?)\b`)
-
-// IsBugFix says whether a commit message reads as a bug fix.
-func IsBugFix(message string) bool { return bugFixWords.MatchString(message) }
 
 // BugReportQuestions asks the message of each held-out bug fix among
 // tasks (eval.Select's), at the fix's parent: the answer is the source
@@ -317,7 +313,7 @@ func BugReportQuestions(tasks []Task, source func(string) bool) []Question {
 				files = append(files, f)
 			}
 		}
-		if !IsBugFix(t.Text) || len(files) == 0 {
+		if !ask.IsBugFix(t.Text) || len(files) == 0 {
 			continue
 		}
 		q := newQuestion(KindBugReport, t.Repo, t.Parent, strings.TrimSpace(t.Text), files, nil)
