@@ -26,6 +26,12 @@ var benchQuestions = map[string]map[ask.Mode]string{
 		ask.Analytical:  "Which modules of the toolkit are the most coupled?",
 		ask.Conceptual:  "What does the usage error of the current context report?",
 	},
+	"requests": {
+		ask.Diagnostic:  "Why do I get InvalidURL: Invalid URL: No schema supplied?",
+		ask.Exploratory: "Trace the flow from Session.request to the adapter's send",
+		ask.Analytical:  "Which modules of requests are the most coupled?",
+		ask.Conceptual:  "How are cookies persisted across requests?",
+	},
 	"click": {
 		ask.Diagnostic:  "Why do I get UsageError: Missing parameter: name?",
 		ask.Exploratory: "Trace the flow from main to parse_args",
@@ -39,10 +45,16 @@ var benchQuestions = map[string]map[ask.Mode]string{
 // call graph, docstrings and texts, and the mode's retrieval. By default
 // on a generated repository of real-world size (gittest.Project); with
 // CRA_ASK_BENCH_HOME (a cra home) and CRA_ASK_BENCH_REPO (a repository
-// indexed in it, e.g. a clone of pallets/click) on that instead.
+// indexed in it, e.g. a clone of psf/requests or pallets/click, whose
+// questions are asked when the clone's folder has its name) on that
+// instead.
 func BenchmarkRetrieve(b *testing.B) {
 	ctx := context.Background()
-	home, repoPath, questions := os.Getenv("CRA_ASK_BENCH_HOME"), os.Getenv("CRA_ASK_BENCH_REPO"), benchQuestions["click"]
+	home, repoPath := os.Getenv("CRA_ASK_BENCH_HOME"), os.Getenv("CRA_ASK_BENCH_REPO")
+	questions := benchQuestions[filepath.Base(repoPath)] // a clone of psf/requests or pallets/click
+	if questions == nil {
+		questions = benchQuestions["click"]
+	}
 	if home == "" {
 		questions = benchQuestions["project"]
 		repoPath = filepath.Join(b.TempDir(), "repo")
