@@ -60,6 +60,8 @@ type Input struct {
 	// NamedEvals says the user named the eval runs (--eval): the gate's
 	// evals then count like any other.
 	NamedEvals bool
+	// AskEvals are cra ask --eval's runs: reported, not attributed.
+	AskEvals []kb.AskReport
 }
 
 // outcome helpers: a stage is right when its `correct` is 1, a task
@@ -127,6 +129,7 @@ func Analyze(in Input) *Evidence {
 	solve, solveAside := sep.solveRuns(in.Solve)
 	e.Solve = solveEvidence(solve)
 	e.Adapters = sep.adapterEvidence(in, e, gateEvals, solveAside)
+	e.AskEvals = in.AskEvals
 	return e
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/internal/stats"
+	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -188,6 +189,9 @@ type Evidence struct {
 	// Adapters are the routes the evidence was separated by, the latest
 	// gates and what was left out; nil with no adapter anywhere.
 	Adapters *AdapterEvidence `json:"adapters,omitempty"`
+	// AskEvals are cra ask --eval's scores (its newest run of each name):
+	// reported beside the pipeline's, never attributed.
+	AskEvals []kb.AskReport `json:"ask_evals,omitempty"`
 }
 
 // EvalRunRef names an eval run the evidence read.

@@ -204,6 +204,9 @@ func (r *Report) sections() []report.Section {
 	out = append(out, r.scoreSections()...)
 	out = append(out, r.attributionSections()...)
 	out = append(out, r.solveSection())
+	if len(e.AskEvals) > 0 {
+		out = append(out, askEvalsSections(e.AskEvals)...)
+	}
 	if r.Plan != nil {
 		out = append(out, r.planSections()...)
 	}

@@ -140,6 +140,9 @@ func read(ctx context.Context, opts Options) (in Input, data map[string]kb.Stage
 	if in.Gates, err = latestGates(ctx, la); err != nil {
 		return in, nil, split, err
 	}
+	if in.AskEvals, err = la.AskEvals(ctx, opts.Filter); err != nil {
+		return in, nil, split, err
+	}
 	in.Routes, in.NamedEvals = map[string]string{}, len(opts.Filter.Evals) > 0
 	for stage, ad := range opts.Routes {
 		in.Routes[stage] = ad.String()

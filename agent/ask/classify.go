@@ -48,7 +48,8 @@ func wordsRe(alt string) *regexp.Regexp { return regexp.MustCompile(`(?i)\b(` + 
 // Fallback classifies a question without a model: error types or quoted
 // messages make it diagnostic, and so does asking why something fails;
 // trace and flow words make it exploratory; architecture and flaw words
-// analytical; anything else conceptual. It is what an ask falls back on
+// analytical; anything else conceptual. A question that reads as a bug
+// report (IsBugFix: "Fix crash on empty input") is diagnostic too. It is what an ask falls back on
 // when the classifier's answers stay unusable, recorded as a decision.
 func Fallback(question string) Classification {
 	c := Classification{Mode: Conceptual, By: ByFallback, Reasoning: "no error, flow or structure words: a question about what the code does"}
@@ -59,6 +60,8 @@ func Fallback(question string) Classification {
 		c.Mode, c.Reasoning = Diagnostic, fmt.Sprintf("quotes the message %s", quoted.FindString(question))
 	case failureWords.MatchString(question):
 		c.Mode, c.Reasoning = Diagnostic, fmt.Sprintf("asks about a failure (%q)", strings.ToLower(failureWords.FindString(question)))
+	case IsBugFix(question):
+		c.Mode, c.Reasoning = Diagnostic, fmt.Sprintf("reads as a bug report (%q)", strings.ToLower(bugFix.FindString(question)))
 	case exploratoryWords.MatchString(question):
 		c.Mode, c.Reasoning = Exploratory, fmt.Sprintf("asks to follow a flow (%q)", strings.ToLower(exploratoryWords.FindString(question)))
 	case analyticalWords.MatchString(question):

@@ -15,6 +15,8 @@ func TestFallback(t *testing.T) {
 		{`I see "could not open the database file" on start`, ask.Diagnostic},
 		{"os.Open returns ErrNotExist for an existing file", ask.Diagnostic},
 		{"Why does the login fail after a restart?", ask.Diagnostic},
+		{"Fix bug preventing completion on subcommands", ask.Diagnostic},
+		{"Fixed missing reset on _compat.should_strip_ansi.", ask.Diagnostic},
 		{"Trace the flow from the CLI entry point to the parser", ask.Exploratory},
 		{"What happens when a command runs, step by step?", ask.Exploratory},
 		{"What are the architectural flaws of the plugin layer?", ask.Analytical},

@@ -95,7 +95,7 @@ func RunAsk(ctx context.Context, opts AskOptions) (*AskReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	want := runRow{Name: opts.Name, Oracle: oracle, Split: SplitAll, Repos: nonNil(opts.Repos), Stages: AskStages,
+	want := runRow{Name: opts.Name, Oracle: oracle, Split: SplitAll, Repos: nonNil(opts.Repos), Stages: schema.AskStages,
 		Sample: opts.Sample, Seed: opts.Seed, Models: askModels(opts), Started: time.Now().UTC()}
 	var run runRow
 	done := map[string]bool{}

@@ -14,25 +14,20 @@ import (
 
 	"github.com/cra-dev/cra/agent/ask"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/kb/schema"
 )
 
-// Kinds of generated questions: what a question was made from. A kind is
-// the eval's reporting group; its mode is the answer the classifier
-// should give.
+// Kinds of generated questions (kb/schema names them): what a question was
+// made from, the eval's reporting group.
 const (
-	KindDiagnostic  = "diagnostic"  // an error string of the code index: where is it raised?
-	KindExploratory = "exploratory" // a call chain: trace it
-	KindConceptual  = "conceptual"  // a module's docstring or description: which file?
-	KindBugReport   = "bugreport"   // a held-out bug fix's message: which files does it touch?
+	KindDiagnostic  = schema.AskKindDiagnostic
+	KindExploratory = schema.AskKindExploratory
+	KindConceptual  = schema.AskKindConceptual
+	KindBugReport   = schema.AskKindBugReport
 )
 
-// QuestionKinds lists the kinds in report order.
-var QuestionKinds = []string{KindDiagnostic, KindExploratory, KindConceptual, KindBugReport}
-
-// kindModes is the mode each kind's questions are written for.
-var kindModes = map[string]ask.Mode{
-	KindDiagnostic: ask.Diagnostic, KindExploratory: ask.Exploratory, KindConceptual: ask.Conceptual, KindBugReport: ask.Diagnostic,
-}
+// kindMode is the mode a kind's questions are written for.
+func kindMode(kind string) ask.Mode { return ask.Mode(schema.AskKindModes[kind]) }
 
 // Question is a question generated from a repository with its known
 // answer: the files (and for some kinds the symbols) a right answer
@@ -67,7 +62,7 @@ func (s Symbol) Cite() string { return fmt.Sprintf("%s:%d-%d", s.Path, s.Start, 
 // every eval (a resumed one skips it).
 func newQuestion(kind, repo, rev, text string, files []string, syms []Symbol) Question {
 	h := sha256.Sum256([]byte(repo + "\x00" + rev + "\x00" + text))
-	return Question{ID: "ask/" + kind + "/" + hex.EncodeToString(h[:6]), Kind: kind, Mode: kindModes[kind], Repo: repo,
+	return Question{ID: "ask/" + kind + "/" + hex.EncodeToString(h[:6]), Kind: kind, Mode: kindMode(kind), Repo: repo,
 		Text: text, Files: files, Symbols: syms, Rev: rev}
 }
 
@@ -339,7 +334,7 @@ func SampleQuestions(qs []Question, n int, seed int64) []Question {
 	}
 	s := fmt.Sprint(seed)
 	var out []Question
-	for _, kind := range QuestionKinds {
+	for _, kind := range schema.AskKinds {
 		ks := byKind[kind]
 		if n > 0 && n < len(ks) {
 			sort.SliceStable(ks, func(i, j int) bool { return kb.UnitHash(s, ks[i].ID) < kb.UnitHash(s, ks[j].ID) })

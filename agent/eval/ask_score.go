@@ -2,32 +2,12 @@ package eval
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/cra-dev/cra/agent/ask"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
-)
-
-// The stages an ask eval scores (eval_runs.stages of its row).
-var AskStages = []string{schema.StageAskClassify, schema.StageAskRetrieval, schema.StageAskAnswer}
-
-// An ask eval's metrics, beside MetricCorrect.
-const (
-	// MetricRecallAt5 is the share of the expected files among the first 5
-	// distinct files (of the retrieval, or of what the answer cites), out
-	// of at most 5: a question whose answer spans 7 files is fully
-	// recalled by 5 of them.
-	MetricRecallAt5 = "recall_at_5"
-	// MetricSymbolHit is 1 when a cited source names an expected symbol or
-	// its line range overlaps one's; scored only for questions with
-	// expected symbols.
-	MetricSymbolHit = "symbol_hit"
-	// MetricAnswered is 1 when the ask gave an answer citing something.
-	MetricAnswered = "answered"
 )
 
 // RecallCut is how many files recall counts: what a reader looks at.
@@ -47,15 +27,15 @@ func ScoreAsk(q Question, r *ask.Result) []Score {
 	answered := strings.TrimSpace(r.Answer) != "" && len(r.Cited) > 0
 	out := []Score{
 		{schema.StageAskClassify, MetricCorrect, b2f(r.Classification.Mode == q.Mode)},
-		{schema.StageAskRetrieval, MetricRecallAt5, retrieved},
+		{schema.StageAskRetrieval, schema.MetricRecallAt5, retrieved},
 		{schema.StageAskRetrieval, MetricCorrect, b2f(retrieved == 1)},
-		{schema.StageAskAnswer, MetricRecallAt5, cited},
-		{schema.StageAskAnswer, MetricAnswered, b2f(answered)},
+		{schema.StageAskAnswer, schema.MetricRecallAt5, cited},
+		{schema.StageAskAnswer, schema.MetricAnswered, b2f(answered)},
 	}
 	right := answered && cited == 1
 	if len(q.Symbols) > 0 {
 		hit := symbolHit(q.Symbols, r.Cited)
-		out = append(out, Score{schema.StageAskAnswer, MetricSymbolHit, b2f(hit)})
+		out = append(out, Score{schema.StageAskAnswer, schema.MetricSymbolHit, b2f(hit)})
 		right = right && hit
 	}
 	return append(out, Score{schema.StageAskAnswer, MetricCorrect, b2f(right)})
@@ -117,114 +97,21 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// AskReport is an ask eval's scores per kind of question.
-type AskReport struct {
-	Name      string          `json:"name"`
-	Oracle    []string        `json:"oracle"`
-	Status    string          `json:"status"`
-	Questions int             `json:"questions"`
-	Scored    int             `json:"scored"`
-	Errors    int             `json:"errors"` // questions that could not be answered (model failure)
-	Kinds     []AskKindReport `json:"kinds"`
-}
-
-// AskKindReport is one kind's figures: each a mean over the questions
-// scored (N of them; N 0 when none has the metric).
-type AskKindReport struct {
-	Kind            string  `json:"kind"`
-	Mode            string  `json:"mode"`
-	Questions       int     `json:"questions"`
-	Errors          int     `json:"errors"`
-	Classification  AskMean `json:"classification_accuracy"`
-	RetrievalRecall AskMean `json:"retrieval_recall_at_5"`
-	AnswerRecall    AskMean `json:"answer_recall_at_5"`
-	SymbolHit       AskMean `json:"symbol_hit"`
-	Answered        AskMean `json:"answer_rate"`
-}
-
-// AskMean is a metric's mean over N questions.
-type AskMean struct {
-	Mean float64 `json:"mean"`
-	N    int     `json:"n"`
-}
-
-func (m *AskMean) add(v float64) {
-	m.Mean = (m.Mean*float64(m.N) + v) / float64(m.N+1)
-	m.N++
-}
+// AskReport is an ask eval's scores per kind of question (kb reads it).
+type AskReport = kb.AskReport
 
 // askBoard reads an ask eval's questions and scores back from the raw
-// store (a resumed eval reports every question, not only this run's).
+// store (a resumed eval reports every question, not only this run's),
+// with the status this run ends it with.
 func askBoard(ctx context.Context, raw *kb.Lease, run runRow, status string) (*AskReport, error) {
-	rep := &AskReport{Name: run.Name, Oracle: nonNil(run.Oracle), Status: status, Kinds: []AskKindReport{}}
-	byKind := map[string]*AskKindReport{}
-	for _, k := range QuestionKinds {
-		byKind[k] = &AskKindReport{Kind: k, Mode: string(kindModes[k])}
-	}
-	err := raw.Write(ctx, func(w kb.Writer) error {
-		rows, err := w.Conn.QueryContext(ctx, `SELECT q.kind, t.status, r.stage, r.metric, r.value
-			FROM ask_questions q JOIN eval_tasks t ON t.eval_run_id = q.eval_run_id AND t.task_id = q.question_id
-			LEFT JOIN eval_results r ON r.eval_run_id = t.eval_run_id AND r.task_id = t.task_id
-			WHERE q.eval_run_id = ? ORDER BY q.question_id`, run.ID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var kind, st string
-			var stage, metric sql.NullString
-			var v sql.NullFloat64
-			if err := rows.Scan(&kind, &st, &stage, &metric, &v); err != nil {
-				return err
-			}
-			k := byKind[kind]
-			if k == nil {
-				continue
-			}
-			if !stage.Valid {
-				k.Questions++
-				k.Errors++
-				continue
-			}
-			if stage.String == schema.StageAskClassify && metric.String == MetricCorrect {
-				k.Questions++ // one classify score per scored question
-			}
-			if m := k.metric(stage.String, metric.String); m != nil {
-				m.add(v.Float64)
-			}
-		}
-		return rows.Err()
+	var rep *AskReport
+	err := raw.Write(ctx, func(w kb.Writer) (err error) {
+		rep, err = kb.ReadAskReport(ctx, w.Conn, run.ID)
+		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read the scores of ask eval %s: %w", run.Name, err)
+		return nil, err
 	}
-	for _, kind := range QuestionKinds {
-		k := byKind[kind]
-		if k.Questions == 0 {
-			continue
-		}
-		rep.Questions += k.Questions
-		rep.Errors += k.Errors
-		rep.Kinds = append(rep.Kinds, *k)
-	}
-	rep.Scored = rep.Questions - rep.Errors
+	rep.Status = status
 	return rep, nil
-}
-
-// metric is where a stage's metric is kept in the report (nil: not
-// reported).
-func (k *AskKindReport) metric(stage, metric string) *AskMean {
-	switch {
-	case stage == schema.StageAskClassify && metric == MetricCorrect:
-		return &k.Classification
-	case stage == schema.StageAskRetrieval && metric == MetricRecallAt5:
-		return &k.RetrievalRecall
-	case stage == schema.StageAskAnswer && metric == MetricRecallAt5:
-		return &k.AnswerRecall
-	case stage == schema.StageAskAnswer && metric == MetricSymbolHit:
-		return &k.SymbolHit
-	case stage == schema.StageAskAnswer && metric == MetricAnswered:
-		return &k.Answered
-	}
-	return nil
 }

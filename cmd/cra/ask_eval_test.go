@@ -72,7 +72,8 @@ func classified(rep eval.AskReport) string {
 // classifier that is always wrong shows in the classification accuracy,
 // --oracle classify recovers it, and a second run of the same eval asks
 // nothing again. The bug report is the held-out fix, asked at its parent.
-// train-plan does not read the ask evals and says so when named.
+// train-plan never reads an ask eval as the pipeline's evidence, and says
+// so when one is named with --eval.
 func TestAskEval(t *testing.T) {
 	t.Parallel()
 	srv, home, h := askEvalHome(t, 1)
@@ -113,6 +114,8 @@ func TestAskEval(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "cra ask --eval run") {
 		t.Errorf("train-plan --eval naming an ask eval: exit %d, %s", r.code, r.stderr)
 	}
+	// Ask evals alone are no evidence of the pipeline (analysis's
+	// TestTrainPlanReportsAskEvals has them beside some).
 	r = cra(t, home, "", "--json", "train-plan")
 	if r.code != 0 || strings.Contains(r.stdout, "planted") || strings.Contains(r.stdout, "ask_") {
 		t.Errorf("train-plan with ask evals in the store: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)

@@ -143,7 +143,7 @@ func (a *app) printAskEval(rep *eval.AskReport) error {
 }
 
 // mean is a report cell: the mean, or "-" when no question has it.
-func mean(m eval.AskMean) string {
+func mean(m kb.AskMean) string {
 	if m.N == 0 {
 		return "-"
 	}
