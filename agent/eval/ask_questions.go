@@ -293,7 +293,6 @@ func withoutNames(text, file string) string {
 	return strings.Join(kept, " ")
 }
 
-
 // BugReportQuestions asks the message of each held-out bug fix among
 // tasks (eval.Select's), at the fix's parent: the answer is the source
 // files the fix touched that exist there (a file it creates cannot be
