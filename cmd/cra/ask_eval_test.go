@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cra-dev/cra/agent/ask"
 	"github.com/cra-dev/cra/agent/ask/asktest"
@@ -14,6 +16,7 @@ import (
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -119,5 +122,54 @@ func TestAskEval(t *testing.T) {
 	r = cra(t, home, "", "--json", "train-plan")
 	if r.code != 0 || strings.Contains(r.stdout, "planted") || strings.Contains(r.stdout, "ask_") {
 		t.Errorf("train-plan with ask evals in the store: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// askEvalRows are an ask eval's rows that a killed and resumed eval must
+// end with as an uninterrupted one does: its questions, one eval_tasks
+// row each, and their scores.
+func askEvalRows(t *testing.T, home string) string {
+	// Question ids hash the repository's path, another in each home: the
+	// rows are compared by question.
+	return sqlRows(t, home, `select q.kind, q.question, q.expected_files, q.rev, t.status
+		from raw.ask_questions q join raw.eval_tasks t on t.eval_run_id = q.eval_run_id and t.task_id = q.question_id order by all`) +
+		sqlRows(t, home, `select task_id, count(*) as rows from raw.eval_tasks group by all having count(*) > 1`) +
+		sqlRows(t, home, `select q.question, r.stage, r.metric, r.value from raw.eval_results r
+			join raw.ask_questions q on q.eval_run_id = r.eval_run_id and q.question_id = r.task_id order by all`) +
+		// every question's ask finished: a killed ask's own run is left
+		// unfinished and never scored
+		sqlRows(t, home, `select count(*) filter (where r.success is null) as unfinished from raw.eval_tasks t
+			left join raw.task_runs r on r.id = t.task_run_id`)
+}
+
+// An ask eval killed with kill -9 at any point and run again ends with the
+// rows of an uninterrupted one: every question asked and scored once.
+func TestAskEvalKilledResumesToTheSameRows(t *testing.T) {
+	t.Parallel()
+	_, clean, _ := askEvalHome(t, 0)
+	start := time.Now()
+	mustRun(t, clean, "ask", "--eval", "--name", "k")
+	took := time.Since(start)
+	want := askEvalRows(t, clean)
+	var killed atomic.Int32
+	t.Run("kills", func(t *testing.T) {
+		for _, frac := range []float64{0.3, 0.6} {
+			t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
+				t.Parallel()
+				_, home, _ := askEvalHome(t, 0)
+				args, _ := json.Marshal([]string{"--home", home, "ask", "--eval", "--name", "k"})
+				if storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, time.Duration(frac*float64(took))) {
+					killed.Add(1)
+				}
+				t.Logf("killed with %s questions done", strings.TrimSpace(strings.Split(sqlRows(t, home, "select count(*) from raw.eval_tasks"), "\n")[1]))
+				mustRun(t, home, "ask", "--eval", "--name", "k")
+				if got := askEvalRows(t, home); got != want {
+					t.Errorf("rows after the re-run differ from an uninterrupted eval's:\n%s", lineDiff(want, got))
+				}
+			})
+		}
+	})
+	if killed.Load() == 0 {
+		t.Error("no ask eval was killed mid-run: the test proved nothing")
 	}
 }
