@@ -47,11 +47,7 @@ type AskOptions struct {
 	NewClient    func(llm.ModelConfig) (llm.Client, error)
 	PingTimeout  time.Duration
 	Log          *slog.Logger
-	Progress     interface {
-		Phase(name string, total int64)
-		Add(n int64)
-		Step(text string)
-	}
+	Progress     Progress // questions asked; nil for none
 }
 
 // AskTaskPrefix begins the task id of every ask an eval runs.

@@ -52,11 +52,15 @@ type Options struct {
 	Log         *slog.Logger
 	// Progress counts tasks done and names the step under way; nil for
 	// none.
-	Progress interface {
-		Phase(name string, total int64)
-		Add(n int64)
-		Step(text string)
-	}
+	Progress Progress
+}
+
+// Progress is what an eval tells of its progress: a phase and its total,
+// units done, the step under way (internal/progress's bar or log lines).
+type Progress interface {
+	Phase(name string, total int64)
+	Add(n int64)
+	Step(text string)
 }
 
 // Lock is the batch name of an eval's input lock (kb.LockInput), held for

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -115,14 +114,7 @@ func (a *app) runAskEval(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	var failed error
-	if rep.Errors > 0 {
-		failed = &partialError{failed: rep.Errors, total: rep.Questions}
-	}
-	if a.json {
-		return errors.Join(a.writeJSON(rep), failed)
-	}
-	return errors.Join(a.printAskEval(rep), failed)
+	return a.batchDone(rep, func() error { return a.printAskEval(rep) }, nil, rep.Errors, rep.Questions)
 }
 
 // printAskEval writes the report: one line per kind of question.

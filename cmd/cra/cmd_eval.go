@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -129,14 +128,7 @@ func (a *app) runEval(ctx context.Context, opts evalOptions) error {
 	if err != nil {
 		return err
 	}
-	var failed error
-	if rep.Errors > 0 {
-		failed = &partialError{failed: rep.Errors, total: rep.Tasks}
-	}
-	if a.json {
-		return errors.Join(a.writeJSON(rep), failed)
-	}
-	return errors.Join(a.printEval(rep), failed)
+	return a.batchDone(rep, func() error { return a.printEval(rep) }, nil, rep.Errors, rep.Tasks)
 }
 
 // printEval writes the scoreboard: each stage's metrics with intervals,
