@@ -78,6 +78,7 @@ func cheapFailures(t *testing.T) map[string]struct {
 		"models check":          {none, []string{"models", "check", "extra"}, exitUsage},
 		"enrich":                {none, []string{"enrich", dir}, exitUsage},
 		"plan":                  {none, []string{"plan", "--repo", dir, "a task"}, exitUsage},
+		"ask":                   {none, []string{"ask", "--repo", dir, "a question"}, exitUsage},
 		"solve":                 {none, []string{"solve", "--repo", dir, "a task"}, exitUsage},
 		"eval":                  {none, []string{"eval"}, exitUsage},
 		"train-plan":            {none, []string{"train-plan"}, exitUsage},

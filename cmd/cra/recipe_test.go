@@ -47,7 +47,7 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 	srv.SetAdapters(map[string]fakellm.AdapterBehaviour{e2e.AdapterServed: {}})
 	home := filepath.Join(t.TempDir(), "home")
 	const budget = 0.3
-	steps := e2e.Recipe(home, e2e.Options{Repos: []string{repo}, ModelURL: srv.URL, EvalSample: 4, DistillBudget: budget, DistillSample: 200, AskSample: 3})
+	steps := e2e.Recipe(home, e2e.Options{Repos: []string{repo}, ModelURL: srv.URL, EvalSample: 4, DistillBudget: budget, DistillSample: 200, AskSample: 1})
 	var spentBefore, teacherSpent float64 // the server charges eval's calls too
 	for i, s := range steps {
 		switch s.Name {
@@ -116,10 +116,11 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 			t.Errorf("%s: %d rows exported, the dataset has %d", res.Step, res.Rows, synthetic)
 		}
 	}
-	// The ask eval asked up to 3 questions of each kind, each scored, and
-	// its retrieval found something for some of them.
-	if n := count("SELECT count(*) FROM raw.eval_tasks t JOIN raw.eval_runs r ON r.id = t.eval_run_id WHERE r.name = 'nightly-ask' AND t.status = 'scored'"); n < 3 || n > 12 {
-		t.Errorf("ask --eval scored %d questions, want 3 to 12", n)
+	// The ask eval asked a question of each kind the repository gives
+	// (conceptual ones need module docstrings), each scored, and its
+	// retrieval found something for some of them.
+	if n := count("SELECT count(*) FROM raw.eval_tasks t JOIN raw.eval_runs r ON r.id = t.eval_run_id WHERE r.name = 'nightly-ask' AND t.status = 'scored'"); n < 3 || n > 4 {
+		t.Errorf("ask --eval scored %d questions, want 3 or 4", n)
 	}
 	if n := count("SELECT count(*) FROM raw.eval_results e JOIN raw.eval_runs r ON r.id = e.eval_run_id WHERE r.name = 'nightly-ask' AND e.metric = 'recall_at_5' AND e.value > 0"); n == 0 {
 		t.Error("ask --eval: no question's sources recalled an expected file")
