@@ -69,13 +69,8 @@ var runKinds = []struct{ kind, query string }{
 				|| ' spent' || coalesce(', stopped: ' || r.stopped, '')
 		FROM raw.distill_runs r UNION ALL SELECT 'distill', 0, NULL, NULL, NULL, NULL
 		ORDER BY 3 DESC NULLS LAST LIMIT 1`},
-	{"eval", `SELECT 'eval', (SELECT count(*) FROM raw.eval_runs), r.started_at, r.status,
-			epoch(r.finished_at - r.started_at),
-			r.name || coalesce(' (oracle ' || nullif(array_to_string(r.oracle, ','), '') || ')', '') || ': '
-				|| (SELECT count(*) FROM raw.eval_tasks t WHERE t.eval_run_id = r.id AND t.status = 'scored') || ' tasks scored, '
-				|| (SELECT count(*) FROM raw.eval_tasks t WHERE t.eval_run_id = r.id AND t.status = 'error') || ' could not run'
-		FROM raw.eval_runs r UNION ALL SELECT 'eval', 0, NULL, NULL, NULL, NULL
-		ORDER BY 3 DESC NULLS LAST LIMIT 1`},
+	{"eval", evalStatus("eval", "NOT "+askEvalRun, "tasks")},
+	{"ask_eval", evalStatus("ask_eval", askEvalRun, "questions")},
 	{"task", `SELECT 'task:' || mode, count(*), max(timestamp), NULL, NULL, NULL FROM raw.task_runs GROUP BY mode
 		UNION ALL SELECT 'task', 0, NULL, NULL, NULL, NULL WHERE NOT EXISTS (FROM raw.task_runs) ORDER BY 1`},
 	{"orchestrator", "SELECT 'orchestrator', count(*), max(timestamp), NULL, NULL, NULL FROM raw.orchestrator_runs"},
@@ -154,4 +149,16 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
+}
+
+// evalStatus is the last-run query of the eval runs r that where selects
+// (cra eval's, or cra ask --eval's, whose tasks are questions).
+func evalStatus(kind, where, tasks string) string {
+	return `SELECT '` + kind + `', (SELECT count(*) FROM raw.eval_runs r WHERE ` + where + `), r.started_at, r.status,
+			epoch(r.finished_at - r.started_at),
+			r.name || coalesce(' (oracle ' || nullif(array_to_string(r.oracle, ','), '') || ')', '') || ': '
+				|| (SELECT count(*) FROM raw.eval_tasks t WHERE t.eval_run_id = r.id AND t.status = 'scored') || ' ` + tasks + ` scored, '
+				|| (SELECT count(*) FROM raw.eval_tasks t WHERE t.eval_run_id = r.id AND t.status = 'error') || ' could not run'
+		FROM raw.eval_runs r WHERE ` + where + ` UNION ALL SELECT '` + kind + `', 0, NULL, NULL, NULL, NULL
+		ORDER BY 3 DESC NULLS LAST LIMIT 1`
 }

@@ -181,7 +181,7 @@ func (l *loop) run(ctx context.Context, initial Retrieval) (outcome, error) {
 			return o, err
 		}
 	}
-	l.log.Info("ask context budget", "task", l.taskID, "used", o.budget.Total, "limit", o.budget.Limit,
+	l.log.Debug("ask context budget", "task", l.taskID, "used", o.budget.Total, "limit", o.budget.Limit,
 		"initial", o.budget.Initial, "gaps_per_pass", o.budget.Gaps, "passes", o.passes, "stop", o.stop)
 	return o, nil
 }

@@ -114,6 +114,10 @@ func TestAskEval(t *testing.T) {
 		t.Errorf("eval_tasks per eval:\n%s", counts)
 	}
 
+	// cra status tells the ask evals apart from cra eval's.
+	if st := mustRun(t, home, "status"); !strings.Contains(st, "planted (oracle ask_classify): 9 questions scored, 0 could not run") {
+		t.Errorf("cra status does not show the ask eval:\n%s", st)
+	}
 	r := cra(t, home, "", "train-plan", "--eval", "planted")
 	if r.code != 2 || !strings.Contains(r.stderr, "cra ask --eval run") {
 		t.Errorf("train-plan --eval naming an ask eval: exit %d, %s", r.code, r.stderr)
