@@ -35,6 +35,7 @@ func (r *Retriever) diagnostic(ctx context.Context, st *repoState, question stri
 	anchors := a.Strings()
 	sites := r.errorSites(st, a)
 	fallback := len(sites) == 0
+	var rest []hit // fallback: what the question's words find past the sites
 	if fallback {
 		// No anchor the code knows: the question's words find where to start.
 		hits, err := r.rank(ctx, st, question)
@@ -42,8 +43,11 @@ func (r *Retriever) diagnostic(ctx context.Context, st *repoState, question stri
 			return nil, nil, err
 		}
 		for _, h := range hits {
-			if h.symbol != 0 && len(sites) < fallbackSites {
+			switch {
+			case h.symbol != 0 && len(sites) < fallbackSites:
 				sites = append(sites, site{id: h.symbol, step: h.step, why: h.why})
+			case len(rest) < fallbackMore:
+				rest = append(rest, h)
 			}
 		}
 		anchors = append(anchors, queryTerms(question)...)
@@ -55,7 +59,24 @@ func (r *Retriever) diagnostic(ctx context.Context, st *repoState, question stri
 		ids = append(ids, s.id)
 	}
 	mutating, plain := r.walkCallers(st, ids)
-	found = append(append(found, mutating...), plain...)
+	found = append(found, mutating...)
+	// Without an anchor, the callers of a word match are a guess: the
+	// next matches of the words (a bug report names the feature, rarely
+	// the error) come before them.
+	if len(rest) > 0 {
+		d, err := r.docs(ctx, st)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, h := range rest {
+			if h.symbol != 0 {
+				found = append(found, r.sourceOf(st, st.entry(h.symbol), h.step, h.why))
+			} else if c, ok := r.fileDoc(d, h.path, h.step, h.why); ok {
+				found = append(found, c)
+			}
+		}
+	}
+	found = append(found, plain...)
 	if len(sites) > 0 && !fallback {
 		// What the question's words name besides (the exception's class,
 		// MissingParameter for "Missing parameter") comes last: a call graph
@@ -81,8 +102,12 @@ func (r *Retriever) diagnostic(ctx context.Context, st *repoState, question stri
 }
 
 // fallbackSites is how many search hits a diagnostic question without a
-// known anchor walks back from.
-const fallbackSites = 3
+// known anchor walks back from; fallbackMore how many more of them it
+// shows before the callers that do not assign state.
+const (
+	fallbackSites = 3
+	fallbackMore  = 5
+)
 
 // errorSites are the functions the anchors lead to, best first: those
 // producing a quoted message (and raising a named type) before those only

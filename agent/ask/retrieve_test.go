@@ -269,6 +269,17 @@ func testModes(t *testing.T, f fixture) {
 					t.Errorf("anchors = %q", got.Anchors)
 				}
 			}},
+		{"diagnostic without an anchor: the words' matches, the mutating caller, more matches, then the other callers", ask.Diagnostic, "",
+			"The greeting prints no name after parsing the arguments", func(t *testing.T, got ask.Retrieval) {
+				parse, run := at(got.Sources, "pkg/core.py", "parse_args", ask.StepLexical), at(got.Sources, "pkg/core.py", "run", ask.CallerStep(1))
+				doc := slices.IndexFunc(got.Sources, func(s ask.Source) bool {
+					return s.Path == "pkg/core.py" && s.Symbol == "" && s.Step == ask.StepLexical
+				})
+				preview := at(got.Sources, "pkg/core.py", "preview", ask.CallerStep(1))
+				if parse < 0 || run < 0 || doc < 0 || preview < 0 || !(parse < run && run < doc && doc < preview) {
+					t.Errorf("want parse_args (a match), run (its mutating caller), pkg/core.py's docstring (a further match), then preview:%s", describe(got.Sources))
+				}
+			}},
 		{"exploratory: from the entry point to the raising function through callees", ask.Exploratory, "",
 			"Trace the flow from cli to the missing parameter error", func(t *testing.T, got ask.Retrieval) {
 				if len(got.Sources) == 0 || got.Sources[0].Symbol != "cli" || got.Sources[0].Step != ask.StepEntry {
