@@ -18,8 +18,12 @@ type cooldown struct {
 var cooldowns sync.Map
 
 func cooldownOf(cfg ModelConfig) *cooldown {
-	v, _ := cooldowns.LoadOrStore(cfg.Provider+"\x00"+cfg.BaseURL+"\x00"+cfg.Model, &cooldown{})
+	v, _ := cooldowns.LoadOrStore(cooldownKey(cfg), &cooldown{})
 	return v.(*cooldown)
+}
+
+func cooldownKey(cfg ModelConfig) string {
+	return cfg.Provider + "\x00" + cfg.BaseURL + "\x00" + cfg.Model
 }
 
 // extend moves the cooldown to t unless it already runs later.

@@ -71,6 +71,7 @@ func config(provider string, srv *fakellm.Server) llm.ModelConfig {
 func newClient(t *testing.T, cfg llm.ModelConfig, opts ...llm.Option) (llm.Client, *sleeps) {
 	t.Helper()
 	s := &sleeps{}
+	llm.ForgetCooldown(cfg)
 	opts = append([]llm.Option{llm.WithSleep(s.sleep), llm.WithLookupEnv(lookupKey)}, opts...)
 	c, err := llm.New(cfg, opts...)
 	if err != nil {
