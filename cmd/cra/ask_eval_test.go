@@ -137,13 +137,13 @@ func askEvalRows(t *testing.T, home string) string {
 	// Question ids hash the repository's path, another in each home: the
 	// rows are compared by question.
 	return sqlRows(t, home, `select q.kind, q.question, q.expected_files, q.rev, t.status
-		from raw.ask_questions q join raw.eval_tasks t on t.eval_run_id = q.eval_run_id and t.task_id = q.question_id order by all`) +
-		sqlRows(t, home, `select task_id, count(*) as rows from raw.eval_tasks group by all having count(*) > 1`) +
-		sqlRows(t, home, `select q.question, r.stage, r.metric, r.value from raw.eval_results r
-			join raw.ask_questions q on q.eval_run_id = r.eval_run_id and q.question_id = r.task_id order by all`) +
+		from raw.ask_questions q join raw.eval_tasks t on t.eval_run_id = q.eval_run_id and t.task_id = q.question_id order by all`,
+		`select task_id, count(*) as rows from raw.eval_tasks group by all having count(*) > 1`,
+		`select q.question, r.stage, r.metric, r.value from raw.eval_results r
+			join raw.ask_questions q on q.eval_run_id = r.eval_run_id and q.question_id = r.task_id order by all`,
 		// every question's ask finished: a killed ask's own run is left
 		// unfinished and never scored
-		sqlRows(t, home, `select count(*) filter (where r.success is null) as unfinished from raw.eval_tasks t
+		`select count(*) filter (where r.success is null) as unfinished from raw.eval_tasks t
 			left join raw.task_runs r on r.id = t.task_run_id`)
 }
 

@@ -66,8 +66,7 @@ func heldOutTasks(t testing.TB, home string) []eval.Task {
 // and durations: what a resumed eval must end with.
 func evalRows(t *testing.T, home string) string {
 	t.Helper()
-	var b strings.Builder
-	for _, q := range []string{
+	rows := sqlRows(t, home,
 		"select name, oracle, split, status from raw.eval_runs order by all",
 		"select task_id, status, error, task_run_id is not null from raw.eval_tasks order by all",
 		"select task_id, stage, metric, value from raw.eval_results order by all",
@@ -79,10 +78,8 @@ func evalRows(t *testing.T, home string) string {
 		"select task_id, stage, tier, rank, detail_level, included, reason, count(*) from raw.retrieval_decisions group by all order by all",
 		"select task_id, count(*) from raw.session_archives group by all order by all",
 		"select status, total_parts, total_steps, parts_completed, steps_completed from raw.orchestrator_runs order by all",
-	} {
-		b.WriteString(sqlRows(t, home, q))
-	}
-	return strings.ReplaceAll(b.String(), home, "HOME")
+	)
+	return strings.ReplaceAll(rows, home, "HOME")
 }
 
 // cra eval on the command line: the scoreboard, and an eval killed -9 at

@@ -66,8 +66,7 @@ func resumableServer(t *testing.T) *fakellm.Server {
 func solveRows(t *testing.T, home string) string {
 	t.Helper()
 	run := strings.TrimSpace(strings.Split(sqlRows(t, home, "select task_id from raw.orchestrator_runs"), "\n")[1])
-	var b strings.Builder
-	for _, q := range []string{
+	rows := sqlRows(t, home,
 		"select task_id, mode, success, total_tokens, final_diff from raw.task_runs order by 1",
 		"select p.sequence_order, p.pass_type, p.part_id, p.step_id, t.task_id from raw.orchestrator_passes p join raw.task_runs t on t.id = p.task_run_id order by 1",
 		"select t.task_id, a.attempt, a.patch_applied, a.raw_response, v.success, v.failing_tests from raw.run_attempts a join raw.task_runs t on t.id = a.task_run_id join raw.validation_results v on v.attempt_id = a.id order by 1, 2",
@@ -75,10 +74,8 @@ func solveRows(t *testing.T, home string) string {
 		"select task_id, stage, tier, rank, detail_level, included, reason, count(*) from raw.retrieval_decisions group by all order by all",
 		"select task_id, count(*) from raw.session_archives group by all order by all",
 		"select status, total_parts, total_steps, parts_completed, steps_completed from raw.orchestrator_runs",
-	} {
-		b.WriteString(sqlRows(t, home, q))
-	}
-	out := strings.ReplaceAll(strings.ReplaceAll(b.String(), run, "RUN"), home, "HOME")
+	)
+	out := strings.ReplaceAll(strings.ReplaceAll(rows, run, "RUN"), home, "HOME")
 	return testTiming.ReplaceAllString(out, "in TIME")
 }
 

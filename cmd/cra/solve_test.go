@@ -125,9 +125,11 @@ func solveHome(t *testing.T, srv *fakellm.Server, r *gittest.Repo, extra string)
 	return home
 }
 
-func sqlRows(t testing.TB, home, query string) string {
+// sqlRows runs queries in one cra sql (one attach of the stores, which
+// costs more than most queries): CSV, a blank line between result sets.
+func sqlRows(t testing.TB, home string, queries ...string) string {
 	t.Helper()
-	return mustRun(t, home, "sql", "--format", "csv", query)
+	return mustRun(t, home, "sql", "--format", "csv", strings.Join(queries, ";\n"))
 }
 
 // One part, one step, right at the first try: complete, exit 0, a commit
