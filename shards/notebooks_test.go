@@ -70,4 +70,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
