@@ -59,6 +59,9 @@ func Export(ctx context.Context, home, dir string, s Shard, opts ExportOptions) 
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	start := time.Now()
+	if err := kb.CheckInitialized(home); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--out %s: %w", dir, err)
 	}
