@@ -3,6 +3,7 @@ package shards
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,4 +61,36 @@ func TestKilledExportLeavesNoPartialShard(t *testing.T) {
 	importInto(t, home, dir, ImportOptions{})
 	sameRows(t, homeDump(t, home, unionQueries), want)
 	sameRows(t, shardsDump(t, dir, unionQueries), want)
+}
+
+// An import killed with SIGKILL between two of its transactions leaves a
+// home that opens and holds no row twice; running it again completes the
+// union.
+func TestKilledImportIsCompletedByARerun(t *testing.T) {
+	want := homeDump(t, singleHome(t), unionQueries)
+	dir := tempDir(t, "shards")
+	exportAll(t, shardHomes(t, 2), dir)
+	home := newHome(t, "killedimport")
+	mark := filepath.Join(t.TempDir(), "chunk")
+	committed := func() bool { _, err := os.Stat(mark); return err == nil }
+	if !storetest.KillWhen(t, []string{envImport + "=" + home, envDir + "=" + dir, envMark + "=" + mark}, committed, 150*time.Millisecond) {
+		t.Fatal("the import finished before it was killed")
+	}
+	partial := homeDump(t, home, map[string]string{
+		"tasks":   "SELECT count(*) - count(DISTINCT id) AS doubled, count(*) FROM synthetic_tasks",
+		"targets": "SELECT count(*) - count(DISTINCT id) AS doubled, count(*) FROM synthetic_targets",
+	})
+	for name, rows := range partial {
+		if !strings.HasPrefix(rows[0], "0\t") {
+			t.Errorf("%s after the kill: doubled and rows %q; want none twice", name, rows[0])
+		}
+	}
+	if partial["targets"][0] == "0\t0" {
+		t.Error("the killed import left no target: it was killed before its first chunk")
+	}
+	if got := homeDump(t, home, unionQueries); len(got["tasks"]) == len(want["tasks"]) && len(got["repos"]) == len(want["repos"]) {
+		t.Fatal("the killed import had loaded everything: nothing tested")
+	}
+	importInto(t, home, dir, ImportOptions{ChunkRows: 3})
+	sameRows(t, homeDump(t, home, unionQueries), want)
 }

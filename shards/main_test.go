@@ -23,6 +23,10 @@ const (
 	envExport = "CRA_TEST_EXPORT"
 	envDir    = "CRA_TEST_DIR"
 	envShard  = "CRA_TEST_SHARD"
+	// envImport: the child imports CRA_TEST_DIR into this home, in chunks
+	// of 3 rows, touching CRA_TEST_MARK after each chunk it commits.
+	envImport = "CRA_TEST_IMPORT"
+	envMark   = "CRA_TEST_MARK"
 )
 
 var fixtureRoot string
@@ -39,6 +43,19 @@ func TestMain(m *testing.M) {
 			_, err = Export(context.Background(), home, os.Getenv(envDir), s, ExportOptions{})
 		}
 		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if home := os.Getenv(envImport); home != "" {
+		testHook = func(point string) {
+			if point == "chunk" {
+				os.WriteFile(os.Getenv(envMark), nil, 0o644) //nolint:errcheck // the parent waits for it
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		if _, err := Import(context.Background(), home, os.Getenv(envDir), ImportOptions{ChunkRows: 3}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
