@@ -20,6 +20,8 @@ type Attached struct {
 	locks []*writeLock
 	// readers note that this process has the stores open read-only.
 	readers []*fileLock
+	// tmp is the spill folder of an AttachEmpty session, removed on Close.
+	tmp string
 }
 
 // Attach opens both stores of home dir. Read-only unless write, in which case
@@ -150,6 +152,10 @@ func (a *Attached) Close() error {
 		errs = append(errs, l.release())
 	}
 	a.locks, a.readers = nil, nil
+	if a.tmp != "" {
+		errs = append(errs, os.RemoveAll(a.tmp))
+		a.tmp = ""
+	}
 	return errors.Join(errs...)
 }
 

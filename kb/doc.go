@@ -39,6 +39,10 @@
 //	            synthetic_targets
 //	agent/eval  eval_runs, eval_tasks, eval_results, eval_commit_tests,
 //	            eval_commit_judgements, ask_questions
+//	shards      shard_home, shard_runs; and it copies bootstrap's tables
+//	            whole (export to Parquet, import into another home, the
+//	            views of `cra sql --shards`), anti-joined on bootstrap's
+//	            keys, without reading them for a feature of its own
 //	kb          the run log (task_runs, retrieval_llm_calls,
 //	            retrieval_decisions, run_attempts, validation_results,
 //	            session_archives, orchestrator_runs, orchestrator_passes,

@@ -12,6 +12,7 @@ import (
 	"github.com/cra-dev/cra/bootstrap"
 	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/shards"
 )
 
 // bootstrapOptions is `cra bootstrap` parsed.
@@ -21,6 +22,7 @@ type bootstrapOptions struct {
 	maxCommits int
 	since      time.Time
 	wait       time.Duration
+	shard      *shards.Shard // nil: every repository
 }
 
 func (a *app) bootstrapCommand() *cli.Command {
@@ -43,13 +45,16 @@ func (a *app) bootstrapCommand() *cli.Command {
 			"A repository another `cra bootstrap` holds is skipped as busy (exit 1) unless --wait.\n" +
 			"Repositories not in the knowledge base are indexed first. A repository that fails\n" +
 			"(not a repository, no commits, shallow clone, unreadable objects) is recorded in\n" +
-			"raw.bootstrap_repos and the batch goes on (exit 1).",
-		Flags: []cli.Flag{
+			"raw.bootstrap_repos and the batch goes on (exit 1).\n\n" +
+			"With --shard K/N (or $JOB_COMPLETION_INDEX and --shard-count / $CRA_SHARD_COUNT) only the\n" +
+			"repositories whose stable key (remote.origin.url, else the folder's name) falls in shard K\n" +
+			"of N are mined: every pod of an Indexed Job is given the same list. See `cra shards`.",
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "workers (default: all cores)"},
 			&cli.IntFlag{Name: "max-commits", Usage: "mine at most N new commits per repository this run (the rest next run)"},
 			&cli.StringFlag{Name: "since", Usage: "mine only commits committed on or after DATE (YYYY-MM-DD or RFC 3339); older ones stay for a later run"},
 			waitFlag(),
-		},
+		}, shardFlags()...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := parseBootstrap(cmd)
 			if err != nil {
@@ -72,13 +77,18 @@ func parseBootstrap(cmd *cli.Command) (bootstrapOptions, error) {
 		return bootstrapOptions{}, err
 	}
 	wait, err := waitOf(cmd)
+	if err != nil {
+		return bootstrapOptions{}, err
+	}
+	shard, err := optionalShard(cmd)
 	return bootstrapOptions{repos: cmd.Args().Slice(), jobs: cmd.Int("jobs"), maxCommits: cmd.Int("max-commits"),
-		since: since, wait: wait}, err
+		since: since, wait: wait, shard: shard}, err
 }
 
 func (a *app) runBootstrap(ctx context.Context, opts bootstrapOptions) error {
+	repos, kept := a.selectShard(ctx, opts.repos, opts.shard)
 	return runBatch(ctx, a, func(ctx context.Context, env batchEnv) (*bootstrap.Summary, int, int, error) {
-		sum, err := bootstrap.Run(ctx, a.home.Dir, opts.repos, bootstrap.Options{
+		sum, err := bootstrap.Run(ctx, a.home.Dir, repos, bootstrap.Options{
 			Jobs:             opts.jobs,
 			MaxCommits:       opts.maxCommits,
 			Since:            opts.since,
@@ -94,7 +104,12 @@ func (a *app) runBootstrap(ctx context.Context, opts bootstrapOptions) error {
 			return nil, 0, 0, err
 		}
 		return sum, sum.Failed + sum.Busy, len(sum.Repos), err
-	}, a.printBootstrapSummary)
+	}, func(sum *bootstrap.Summary) error {
+		if kept != "" {
+			fmt.Fprintln(a.stdout, kept)
+		}
+		return a.printBootstrapSummary(sum)
+	})
 }
 
 func parseSince(s string) (time.Time, error) {

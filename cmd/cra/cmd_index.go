@@ -12,6 +12,7 @@ import (
 
 	"github.com/cra-dev/cra/ingest"
 	"github.com/cra-dev/cra/internal/usage"
+	"github.com/cra-dev/cra/shards"
 )
 
 // indexOptions is `cra index` parsed.
@@ -20,6 +21,7 @@ type indexOptions struct {
 	rev   string
 	jobs  int
 	wait  time.Duration
+	shard *shards.Shard // nil: every repository
 }
 
 func (a *app) indexCommand() *cli.Command {
@@ -35,12 +37,14 @@ func (a *app) indexCommand() *cli.Command {
 			"gitignored, symlinks leaving the repo, submodules) are listed with their reason in the\n" +
 			"curated table skipped_files. Each repository's run is logged in raw.index_runs.\n\n" +
 			"A repository another `cra index` is indexing is skipped as busy (exit 1) unless --wait.\n" +
-			"Limits come from [index] in config.toml (max_file_bytes, co_change_max_files).",
-		Flags: []cli.Flag{
+			"Limits come from [index] in config.toml (max_file_bytes, co_change_max_files).\n" +
+			"With --shard K/N (or $JOB_COMPLETION_INDEX and --shard-count / $CRA_SHARD_COUNT) only the\n" +
+			"repositories of shard K of N are indexed, as `cra bootstrap --shard` selects them.",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "rev", Usage: "index this revision (branch, tag, commit) from git objects instead of the work tree"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "parse workers (default: all cores)"},
 			waitFlag(),
-		},
+		}, shardFlags()...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := parseIndex(cmd)
 			if err != nil {
@@ -59,12 +63,17 @@ func parseIndex(cmd *cli.Command) (indexOptions, error) {
 		return indexOptions{}, err
 	}
 	wait, err := waitOf(cmd)
-	return indexOptions{repos: cmd.Args().Slice(), rev: cmd.String("rev"), jobs: int(cmd.Int("jobs")), wait: wait}, err
+	if err != nil {
+		return indexOptions{}, err
+	}
+	shard, err := optionalShard(cmd)
+	return indexOptions{repos: cmd.Args().Slice(), rev: cmd.String("rev"), jobs: int(cmd.Int("jobs")), wait: wait, shard: shard}, err
 }
 
 func (a *app) runIndex(ctx context.Context, opts indexOptions) error {
+	repos, kept := a.selectShard(ctx, opts.repos, opts.shard)
 	return runBatch(ctx, a, func(ctx context.Context, env batchEnv) (*ingest.Summary, int, int, error) {
-		sum, err := ingest.IndexRepos(ctx, a.home.Dir, opts.repos, ingest.Options{
+		sum, err := ingest.IndexRepos(ctx, a.home.Dir, repos, ingest.Options{
 			Rev:              opts.rev,
 			Jobs:             opts.jobs,
 			MaxFileBytes:     env.cfg.Index.MaxFileBytes,
@@ -77,7 +86,12 @@ func (a *app) runIndex(ctx context.Context, opts indexOptions) error {
 			return nil, 0, 0, err
 		}
 		return sum, sum.Failed + sum.Busy, len(sum.Repos), err
-	}, a.printIndexSummary)
+	}, func(sum *ingest.Summary) error {
+		if kept != "" {
+			fmt.Fprintln(a.stdout, kept)
+		}
+		return a.printIndexSummary(sum)
+	})
 }
 
 func (a *app) printIndexSummary(sum *ingest.Summary) error {

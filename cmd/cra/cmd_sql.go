@@ -15,6 +15,7 @@ import (
 	"github.com/cra-dev/cra/internal/tabular"
 	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/shards"
 )
 
 type sqlOptions struct {
@@ -24,6 +25,7 @@ type sqlOptions struct {
 	output string
 	stores kb.Options       // --write, --wait
 	run    kb.ScriptOptions // --write, --allow-ddl
+	shards string           // --shards DIR: the union of exported shards instead of the home
 }
 
 func (a *app) sqlCommand() *cli.Command {
@@ -41,7 +43,10 @@ func (a *app) sqlCommand() *cli.Command {
 			"raw.task_runs, curated.repos, ...) is refused, exit 2: later cra commands need them as they are;\n" +
 			"--allow-ddl lets it through. Tables you created yourself are yours to drop.\n" +
 			"A store another cra process is writing is waited for (--wait, default " + kb.ReadWait.String() + "; the batches hold a store\n" +
-			"only while they write); the stores are held only while the SQL runs, the output is written after.",
+			"only while they write); the stores are held only while the SQL runs, the output is written after.\n" +
+			"With --shards DIR the SQL runs over the union of the shards exported under DIR, without a home:\n" +
+			"the raw tables `cra shards export` writes are views over the Parquet files the manifests name\n" +
+			"(rows deduplicated as `cra shards import` would), every other table is there and empty.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the SQL from `FILE` (- for stdin)"},
 			&cli.BoolFlag{Name: "write", Usage: "open the stores read-write (takes both write locks)"},
@@ -49,6 +54,7 @@ func (a *app) sqlCommand() *cli.Command {
 			&cli.StringFlag{Name: "format", Usage: "table, csv, json, jsonl, markdown or parquet"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the result to `FILE` instead of stdout"},
 			storeWaitFlag(),
+			&cli.StringFlag{Name: "shards", Usage: "query the union of the shards exported under `DIR` (cra shards export), not the home"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := a.sqlOptions(cmd)
@@ -67,6 +73,9 @@ func (a *app) sqlOptions(cmd *cli.Command) (sqlOptions, error) {
 		return o, err
 	}
 	o.run = kb.ScriptOptions{Write: o.stores.Write, AllowDDL: cmd.Bool("allow-ddl")}
+	if o.shards = cmd.String("shards"); o.shards != "" && o.stores.Write {
+		return o, usage.Errorf("--shards reads exported files: it cannot be used with --write")
+	}
 	switch file := cmd.String("file"); {
 	case file != "" && cmd.Args().Len() > 0:
 		return o, usage.Errorf("give the SQL as an argument or with -f, not both")
@@ -121,7 +130,13 @@ func (a *app) runSQL(ctx context.Context, o sqlOptions) error {
 	if len(stmts) == 0 {
 		return usage.Errorf("%s holds no SQL statement", o.source)
 	}
-	att, err := kb.AttachWith(ctx, a.home.Dir, o.stores)
+	var att *kb.Attached
+	var err error
+	if o.shards != "" {
+		att, err = shards.Attach(ctx, o.shards)
+	} else {
+		att, err = kb.AttachWith(ctx, a.home.Dir, o.stores)
+	}
 	if err != nil {
 		return err
 	}

@@ -133,6 +133,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.evalCommand(),
 			a.trainPlanCommand(),
 			a.adaptersCommand(),
+			a.shardsCommand(),
 			a.sqlCommand(),
 			a.statusCommand(),
 			a.compactCommand(),
