@@ -9,37 +9,47 @@ import (
 )
 
 // Lease is a writer that keeps its store open across writes that follow
-// one another closely, and closes it once idle passes without one. Opening
-// and closing DuckDB (the catalog read, the checkpoint) costs tens of
-// milliseconds; a run that writes many small transactions between short
-// computations — cra solve's passes, cra eval's tasks — pays it once per
-// burst instead of once per write, while a run waiting on a model closes
-// the store within idle of its last write, so `cra sql` and other writers
-// get in between as they do with WithWriter. One goroutine writes at a
-// time; the others wait their turn.
+// one another closely. Opening and closing DuckDB (the catalog read, the
+// checkpoint) costs tens of milliseconds; a run that writes many small
+// transactions between short computations — cra solve's passes and test
+// runs, cra eval's tasks — pays it once per burst instead of once per
+// write. It closes the store once idle passes without a write if another
+// process (or another lease in this one) wants the store (want.go), and
+// in any case once hold passes without one, so `cra sql` and other
+// writers get in between as they do with WithWriter. One goroutine writes
+// at a time; the others wait their turn.
 type Lease struct {
 	dir  string
 	kind Kind
 	opts Options
 	idle time.Duration
+	hold time.Duration
 
 	mu    sync.Mutex
 	s     *Store
 	conn  *sql.Conn
 	timer *time.Timer
 	uses  uint64
-	opens int   // how often the lease opened the store
-	err   error // a failed close of the idle timer, for the next caller
+	since time.Time // when the lease opened the store
+	last  time.Time // the end of the last write
+	opens int       // how often the lease opened the store
+	err   error     // a failed close of the idle timer, for the next caller
 }
 
-// DefaultIdle is how long a Lease keeps its store open after a write.
+// DefaultIdle is how long after a write a Lease lets go of its store when
+// someone wants it; it looks again every idle.
 const DefaultIdle = 100 * time.Millisecond
 
+// DefaultHold is the longest a Lease keeps its store after a write when
+// no one wants it.
+const DefaultHold = time.Second
+
 // NewLease is a lease on the store kind of dir, opened for writing with
-// opts (Write is implied) when first written.
+// opts (Write is implied) when first written, held DefaultHold after a
+// write (at least idle).
 func NewLease(dir string, kind Kind, opts Options, idle time.Duration) *Lease {
 	opts.Write = true
-	return &Lease{dir: dir, kind: kind, opts: opts, idle: idle}
+	return &Lease{dir: dir, kind: kind, opts: opts, idle: idle, hold: max(idle, DefaultHold)}
 }
 
 // Write runs fn with the store's writer, opening the store if the lease
@@ -64,20 +74,32 @@ func (l *Lease) Write(ctx context.Context, fn func(Writer) error) error {
 		if err != nil {
 			return errors.Join(err, s.Close())
 		}
-		l.s, l.conn = s, conn
+		l.s, l.conn, l.since = s, conn, time.Now()
 		l.opens++
 	}
 	err := fn(Writer{Conn: l.conn, DB: l.s.DB})
 	l.uses++
-	uses := l.uses
-	l.timer = time.AfterFunc(l.idle, func() {
+	l.last = time.Now()
+	l.timer = time.AfterFunc(l.idle, l.whenIdle(l.uses))
+	return err
+}
+
+// whenIdle is the check, every idle after the write numbered uses while
+// no other follows, that closes the store once someone wants it or hold
+// has passed.
+func (l *Lease) whenIdle(uses uint64) func() {
+	return func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if l.uses == uses {
-			l.err = l.closeLocked()
+		if l.uses != uses || l.s == nil {
+			return
 		}
-	})
-	return err
+		if time.Since(l.last) < l.hold && !wantedSince(l.s.Path, l.since) {
+			l.timer = time.AfterFunc(l.idle, l.whenIdle(uses))
+			return
+		}
+		l.err = l.closeLocked()
+	}
 }
 
 // Close closes the store now if the lease holds it.

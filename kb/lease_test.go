@@ -83,3 +83,46 @@ loop:
 		t.Errorf("a write after the idle close: %v, opens %d → %d", err, opens, l.opens)
 	}
 }
+
+// Writes further apart than idle reuse the open store while no one else
+// wants it; a reader refused meanwhile says it wants the store, and the
+// lease lets go within idle, so the reader's next try gets in; with no
+// one wanting it, the lease lets go once hold has passed.
+func TestLeaseHoldsUntilSomeoneWantsTheStore(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	if err := Init(ctx, home, "test"); err != nil {
+		t.Fatal(err)
+	}
+	const idle = 50 * time.Millisecond
+	l := NewLease(home, Raw, Options{Command: "cra eval"}, idle)
+	defer l.Close()
+	insert := func(w Writer) error {
+		_, err := w.Conn.ExecContext(ctx, `INSERT INTO eval_commit_judgements VALUES ('r', 'c', 't', 'tests', 'fail_to_pass', [], [], [], 0, 0, 0, '', '', now())`)
+		return err
+	}
+	for range 3 {
+		if err := l.Write(ctx, insert); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3 * idle)
+	}
+	if l.opens != 1 {
+		t.Errorf("writes %v apart that no one waited between opened the store %d times, want 1", 3*idle, l.opens)
+	}
+	if got := readOnce(t, home); !strings.Contains(got, "cra eval") {
+		t.Fatalf("a reader while the lease holds the store: %q, want an error naming cra eval", got)
+	}
+	time.Sleep(3 * idle)
+	if got := readOnce(t, home); got != "rows: 3 <nil>" {
+		t.Errorf("a reader after it said it wants the store: %q, want the 3 rows", got)
+	}
+
+	if err := l.Write(ctx, insert); err != nil || l.opens != 2 {
+		t.Fatalf("a write after the lease let go: %v, opens %d, want 2", err, l.opens)
+	}
+	time.Sleep(DefaultHold + 3*idle)
+	if got := readOnce(t, home); got != "rows: 4 <nil>" {
+		t.Errorf("a reader once the hold had passed: %q, want the 4 rows", got)
+	}
+}

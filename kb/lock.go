@@ -142,6 +142,7 @@ func acquireWriteLock(store, command string) (*writeLock, error) {
 		}
 	}
 	if busy {
+		signalWant(store)
 		return nil, &LockedError{Store: filepath.Base(store), PID: note.PID, Command: note.Command, Since: note.Since}
 	}
 	return l, err

@@ -39,6 +39,7 @@ func readTurn(store string) (*os.File, error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
 		f.Close()
+		signalWant(store)
 		note, _ := readNote(lockPath(store))
 		return nil, &LockedError{Store: filepath.Base(store), PID: note.PID, Command: note.Command, Since: note.Since}
 	}
