@@ -4,12 +4,13 @@ BIN      ?= bin/cra
 REPO     ?= $(CURDIR)
 BENCH    ?= .
 COUNT    ?= 6
+N        ?= 3
 # staticcheck, pinned; `go run` fetches it through the module proxy the first time.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # bench-bootstrap mines REPO when given on the command line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
-.PHONY: build install test test-race lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-box bench-routing bench-eval bench-datasets bench-distill bench-curate-logged e2e demo clean
+.PHONY: build install test test-race lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-box bench-routing bench-eval bench-datasets bench-distill bench-curate-logged e2e shards demo clean
 
 # -buildvcs=auto stamps the git revision `cra version` prints, even where
 # GOFLAGS turns it off.
@@ -117,6 +118,16 @@ e2e:
 	@$(MAKE) --no-print-directory build
 	$(GO) build -o bin/fakellm ./internal/e2e/cmd/fakellm
 	$(GO) run ./internal/e2e/cmd/e2e --cra $(BIN) --fakellm bin/fakellm --runs $(RUNS) $(E2E_FLAGS) $(E2E_REPOS)
+
+# The sharded nightly batch on one machine: REPO mined once in a home of
+# its own and again as N shard processes at once (separate homes, --shard
+# K/N), each exported, the union imported into a fresh home; prints each
+# step's time and peak RSS and whether the union and `cra sql --shards`
+# equal the single run (shards.Checks). Exit 1 when they differ.
+shards:
+	@test -n "$(E2E_REPOS)" || { echo 'usage: make shards REPO="path [path ...]" [N=3]'; exit 2; }
+	@$(MAKE) --no-print-directory build
+	$(GO) run ./internal/e2e/cmd/shards --cra $(BIN) --shards $(N) $(E2E_REPOS)
 
 # The main job on a throw-away home: REPO=path to choose the repository.
 demo: build

@@ -13,17 +13,6 @@ import (
 	"github.com/cra-dev/cra/kb"
 )
 
-// unionQueries are what a union must agree on with one run: the task ids,
-// the targets' content, the funnel per repository and outcome, the merge
-// decisions and each repository's watermark.
-var unionQueries = map[string]string{
-	"tasks":   "SELECT id, repo_path, commit FROM synthetic_tasks",
-	"targets": "SELECT id, stage, md5(target::VARCHAR) FROM synthetic_targets",
-	"funnel":  "SELECT repo_path, outcome, sum(commits) FROM bootstrap_funnel GROUP BY ALL",
-	"merges":  "SELECT repo_path, commit, outcome, parts FROM bootstrap_merges",
-	"repos":   "SELECT repo_path, list_sort(watermark), last_status FROM bootstrap_repos",
-}
-
 func rowsOf(t *testing.T, conn *sql.Conn, q string) []string {
 	t.Helper()
 	rows, err := conn.QueryContext(context.Background(), q)

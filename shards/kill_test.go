@@ -16,12 +16,12 @@ import (
 // the views see no row of the killed one. Exporting again completes the
 // union and removes what the killed one left.
 func TestKilledExportLeavesNoPartialShard(t *testing.T) {
-	want := homeDump(t, singleHome(t), unionQueries)
+	want := homeDump(t, singleHome(t), Checks)
 	homes := shardHomes(t, 2)
 	empty := newHome(t, "empty")
 	dir := tempDir(t, "shards")
 	exportAll(t, []string{empty, homes[1]}, dir)
-	before := homeDump(t, homes[1], unionQueries)
+	before := homeDump(t, homes[1], Checks)
 	if len(before["tasks"]) == 0 || len(before["tasks"]) == len(want["tasks"]) {
 		t.Fatalf("shard 1 of 2 holds %d of %d tasks: the test needs both shards to hold some", len(before["tasks"]), len(want["tasks"]))
 	}
@@ -39,8 +39,8 @@ func TestKilledExportLeavesNoPartialShard(t *testing.T) {
 	}
 	home := newHome(t, "afterkill")
 	importInto(t, home, dir, ImportOptions{})
-	sameRows(t, homeDump(t, home, unionQueries), before)
-	sameRows(t, shardsDump(t, dir, unionQueries), before)
+	sameRows(t, homeDump(t, home, Checks), before)
+	sameRows(t, shardsDump(t, dir, Checks), before)
 
 	sum, err := Export(t.Context(), homes[0], dir, Shard{K: 0, N: 2}, ExportOptions{})
 	if err != nil {
@@ -59,15 +59,15 @@ func TestKilledExportLeavesNoPartialShard(t *testing.T) {
 		t.Errorf("the temporary folder of shard 0 is still there (%v)", err)
 	}
 	importInto(t, home, dir, ImportOptions{})
-	sameRows(t, homeDump(t, home, unionQueries), want)
-	sameRows(t, shardsDump(t, dir, unionQueries), want)
+	sameRows(t, homeDump(t, home, Checks), want)
+	sameRows(t, shardsDump(t, dir, Checks), want)
 }
 
 // An import killed with SIGKILL between two of its transactions leaves a
 // home that opens and holds no row twice; running it again completes the
 // union.
 func TestKilledImportIsCompletedByARerun(t *testing.T) {
-	want := homeDump(t, singleHome(t), unionQueries)
+	want := homeDump(t, singleHome(t), Checks)
 	dir := tempDir(t, "shards")
 	exportAll(t, shardHomes(t, 2), dir)
 	home := newHome(t, "killedimport")
@@ -88,9 +88,9 @@ func TestKilledImportIsCompletedByARerun(t *testing.T) {
 	if partial["targets"][0] == "0\t0" {
 		t.Error("the killed import left no target: it was killed before its first chunk")
 	}
-	if got := homeDump(t, home, unionQueries); len(got["tasks"]) == len(want["tasks"]) && len(got["repos"]) == len(want["repos"]) {
+	if got := homeDump(t, home, Checks); len(got["tasks"]) == len(want["tasks"]) && len(got["repos"]) == len(want["repos"]) {
 		t.Fatal("the killed import had loaded everything: nothing tested")
 	}
 	importInto(t, home, dir, ImportOptions{ChunkRows: 3})
-	sameRows(t, homeDump(t, home, unionQueries), want)
+	sameRows(t, homeDump(t, home, Checks), want)
 }

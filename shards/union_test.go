@@ -8,7 +8,7 @@ import (
 // The union of the shards of N homes, imported into a new home or queried
 // in place, is what one home mining every repository holds.
 func TestUnionEqualsOneRun(t *testing.T) {
-	want := homeDump(t, singleHome(t), unionQueries)
+	want := homeDump(t, singleHome(t), Checks)
 	if len(want["tasks"]) < fixtureRepos*5 || len(want["merges"]) == 0 {
 		t.Fatalf("the single run mined %d tasks and %d merges: the fixture is too small to compare", len(want["tasks"]), len(want["merges"]))
 	}
@@ -18,8 +18,8 @@ func TestUnionEqualsOneRun(t *testing.T) {
 			exportAll(t, shardHomes(t, n), dir)
 			home := newHome(t, fmt.Sprintf("union%d", n))
 			importInto(t, home, dir, ImportOptions{ChunkRows: 7})
-			sameRows(t, homeDump(t, home, unionQueries), want)
-			sameRows(t, shardsDump(t, dir, unionQueries), want)
+			sameRows(t, homeDump(t, home, Checks), want)
+			sameRows(t, shardsDump(t, dir, Checks), want)
 		})
 	}
 }
@@ -54,19 +54,19 @@ func TestImportTwiceAddsNothing(t *testing.T) {
 // repositories shards 0 and 1 of 2 hold too), an import after each and
 // the views in place still hold each row once.
 func TestRepositoryMovedByANewCountIsNeitherLostNorDoubled(t *testing.T) {
-	want := homeDump(t, singleHome(t), unionQueries)
+	want := homeDump(t, singleHome(t), Checks)
 	dir := tempDir(t, "shards")
 	home := newHome(t, "moved")
 	exportAll(t, shardHomes(t, 3), dir)
 	importInto(t, home, dir, ImportOptions{})
-	sameRows(t, homeDump(t, home, unionQueries), want)
+	sameRows(t, homeDump(t, home, Checks), want)
 	exportAll(t, shardHomes(t, 2), dir)
 	sum := importInto(t, home, dir, ImportOptions{ChunkRows: 11})
 	if len(sum.Counts) != 2 {
 		t.Errorf("the manifests' counts are %v, want the 2 and the 3 of shard 2", sum.Counts)
 	}
-	sameRows(t, homeDump(t, home, unionQueries), want)
-	union := shardsDump(t, dir, unionQueries)
+	sameRows(t, homeDump(t, home, Checks), want)
+	union := shardsDump(t, dir, Checks)
 	sameRows(t, union, want)
 	// The folder does hold a repository twice: otherwise nothing here
 	// tested the deduplication.
