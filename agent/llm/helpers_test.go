@@ -71,7 +71,9 @@ func config(provider string, srv *fakellm.Server) llm.ModelConfig {
 func newClient(t *testing.T, cfg llm.ModelConfig, opts ...llm.Option) (llm.Client, *sleeps) {
 	t.Helper()
 	s := &sleeps{}
-	llm.ForgetCooldown(cfg)
+	// The next test's server may get this one's port: it must not find
+	// this test's cool-down (set by another clock) on it.
+	t.Cleanup(func() { llm.ForgetCooldown(cfg) })
 	opts = append([]llm.Option{llm.WithSleep(s.sleep), llm.WithLookupEnv(lookupKey)}, opts...)
 	c, err := llm.New(cfg, opts...)
 	if err != nil {
