@@ -9,7 +9,7 @@ package shards
 var Checks = map[string]string{
 	"tasks":   "SELECT id, repo_path, commit FROM synthetic_tasks",
 	"targets": "SELECT id, stage, md5(target::VARCHAR) FROM synthetic_targets",
-	"funnel":  "SELECT repo_path, outcome, sum(commits) FROM bootstrap_funnel GROUP BY ALL",
+	"funnel":  "SELECT repo_path, outcome, count(*) FROM bootstrap_commits GROUP BY ALL",
 	"merges":  "SELECT repo_path, commit, outcome, parts FROM bootstrap_merges",
 	"repos":   "SELECT repo_path, list_sort(watermark), last_status FROM bootstrap_repos",
 }
