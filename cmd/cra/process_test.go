@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,9 +33,24 @@ func TestMain(m *testing.M) {
 	if err := os.Setenv(distillKeyEnv, distillKey); err != nil {
 		panic(err)
 	}
+	moreParallel()
 	code := m.Run()
 	removeBuiltCra()
 	os.Exit(code)
+}
+
+// moreParallel lets 3 × GOMAXPROCS parallel tests run at once instead of
+// GOMAXPROCS, unless -parallel says otherwise: this package's tests spend
+// most of their time waiting on child processes (git, the fixtures' test
+// commands, cra processes started to be killed), so as many as there are
+// cores left the cores half idle.
+func moreParallel() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(3*runtime.GOMAXPROCS(0))) //nolint:errcheck // a flag testing defines
+	}
 }
 
 // craProcesses runs each argument list as its own cra process, all at
