@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/cra-dev/cra/internal/storetest"
@@ -15,31 +14,7 @@ import (
 
 func rowsOf(t *testing.T, conn *sql.Conn, q string) []string {
 	t.Helper()
-	rows, err := conn.QueryContext(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = fmt.Sprint(v)
-		}
-		out = append(out, strings.Join(parts, "\t"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	out := storetest.RowsOf(t, conn, q)
 	sort.Strings(out)
 	return out
 }

@@ -61,9 +61,14 @@ func Exec(t testing.TB, home string, kind kb.Kind, q string, args ...any) {
 	}
 }
 
+// Querier is a *sql.DB or a *sql.Conn (a session with stores attached).
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
 // RowsOf returns a query's rows as tab-separated lines (fmt.Sprint of each
 // value).
-func RowsOf(t testing.TB, db *sql.DB, q string, args ...any) []string {
+func RowsOf(t testing.TB, db Querier, q string, args ...any) []string {
 	t.Helper()
 	_, rows := scan(t, db, q, args...)
 	out := []string{}
@@ -79,7 +84,7 @@ func RowsOf(t testing.TB, db *sql.DB, q string, args ...any) []string {
 
 // MapsOf returns a query's rows as maps from column name to the value the
 // driver scanned.
-func MapsOf(t testing.TB, db *sql.DB, q string, args ...any) []map[string]any {
+func MapsOf(t testing.TB, db Querier, q string, args ...any) []map[string]any {
 	t.Helper()
 	cols, rows := scan(t, db, q, args...)
 	var out []map[string]any
@@ -94,9 +99,9 @@ func MapsOf(t testing.TB, db *sql.DB, q string, args ...any) []map[string]any {
 }
 
 // scan runs q and returns its column names and every row's values.
-func scan(t testing.TB, db *sql.DB, q string, args ...any) ([]string, [][]any) {
+func scan(t testing.TB, db Querier, q string, args ...any) ([]string, [][]any) {
 	t.Helper()
-	rows, err := db.Query(q, args...)
+	rows, err := db.QueryContext(context.Background(), q, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
