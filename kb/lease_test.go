@@ -126,3 +126,38 @@ func TestLeaseHoldsUntilSomeoneWantsTheStore(t *testing.T) {
 		t.Errorf("a reader once the hold had passed: %q, want the 4 rows", got)
 	}
 }
+
+// A second writer process waiting for the store (an overlapping cron
+// batch) gets in as soon as the lease sees its note, long before the
+// lease's hold would end; the lease's next write opens the store again
+// and sees the other process's row.
+func TestLeaseLetsAWaitingWriterProcessIn(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	if err := Init(ctx, home, "test"); err != nil {
+		t.Fatal(err)
+	}
+	l := NewLease(home, Raw, Options{Command: "cra eval"}, 50*time.Millisecond)
+	l.hold = time.Minute // without the note, the writer would wait it out
+	defer l.Close()
+	count := func(n *int) func(Writer) error {
+		return func(w Writer) error {
+			return w.Conn.QueryRowContext(ctx, "SELECT count(*) FROM eval_commit_judgements WHERE repo_path = 'other'").Scan(n)
+		}
+	}
+	var n int
+	if err := l.Write(ctx, count(&n)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CRA_TEST_WRITE_ONCE="+home)
+	out, _ := cmd.CombinedOutput()
+	took := time.Since(start)
+	if got := strings.TrimSpace(string(out)); got != "wrote: <nil>" || took > 20*time.Second {
+		t.Fatalf("the second writer: %q after %v, want it in before the lease's minute of hold", got, took)
+	}
+	if err := l.Write(ctx, count(&n)); err != nil || n != 1 || l.opens != 2 {
+		t.Errorf("the lease's next write: %v, %d rows of the other process, opens %d; want 1 row, 2 opens", err, n, l.opens)
+	}
+}

@@ -43,6 +43,16 @@ func TestMain(m *testing.M) {
 		a.Close()
 		os.Exit(0)
 	}
+	if dir := os.Getenv("CRA_TEST_WRITE_ONCE"); dir != "" {
+		// A second writer, as a batch run by cron: waits for the store,
+		// writes one row, closes.
+		err := WithWriter(context.Background(), dir, Raw, Options{Command: "cra bootstrap", Wait: 30 * time.Second}, func(w Writer) error {
+			_, err := w.Conn.ExecContext(context.Background(), `INSERT INTO eval_commit_judgements VALUES ('other', 'c', 't', 'tests', 'fail_to_pass', [], [], [], 0, 0, 0, '', '', now())`)
+			return err
+		})
+		fmt.Println("wrote:", err)
+		os.Exit(0)
+	}
 	if dir := os.Getenv("CRA_TEST_HOLD_STORE"); dir != "" {
 		s, err := Open(context.Background(), dir, Raw, Options{Write: true, Command: "cra bootstrap"})
 		if err != nil {
