@@ -39,23 +39,11 @@ func AttachEmpty(ctx context.Context) (*Attached, error) {
 		if _, err := a.Conn.ExecContext(ctx, fmt.Sprintf("ATTACH ':memory:' AS %s", k)); err != nil {
 			return nil, err
 		}
-		ms, err := Migrations(k)
-		if err != nil {
-			return nil, err
-		}
 		if _, err := a.Conn.ExecContext(ctx, "USE "+string(k)); err != nil {
 			return nil, err
 		}
-		if _, err := a.Conn.ExecContext(ctx, createMigrationsTable); err != nil {
+		if err := migrate(ctx, a.Conn, k, "in-memory "+string(k)); err != nil {
 			return nil, err
-		}
-		for _, m := range ms {
-			if _, err := a.Conn.ExecContext(ctx, m.SQL); err != nil {
-				return nil, fmt.Errorf("in-memory %s: migration %d (%s): %w", k, m.Version, m.Name, err)
-			}
-			if _, err := a.Conn.ExecContext(ctx, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", m.Version, m.Name); err != nil {
-				return nil, err
-			}
 		}
 	}
 	if _, err := a.Conn.ExecContext(ctx, "USE memory"); err != nil {

@@ -106,7 +106,15 @@ func (e *NewerStoreError) Error() string {
 // migrate applies the pending migrations of kind, each in its own
 // transaction with its schema_migrations row, so a crash mid-way leaves the
 // store at a whole version and the next open goes on from there.
-func migrate(ctx context.Context, db *sql.DB, kind Kind, store string) error {
+// migrator is a *sql.DB, or a *sql.Conn whose current database (USE) is
+// the store to migrate.
+type migrator interface {
+	querier
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+}
+
+func migrate(ctx context.Context, db migrator, kind Kind, store string) error {
 	ms, err := Migrations(kind)
 	if err != nil {
 		return err

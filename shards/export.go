@@ -150,13 +150,9 @@ func generation(t time.Time) string {
 
 // homeID is this home's identity, made at its first export.
 func homeID(ctx context.Context, conn *sql.Conn) (string, error) {
-	var id string
-	err := conn.QueryRowContext(ctx, "SELECT home_id FROM shard_home LIMIT 1").Scan(&id)
-	if err == nil {
-		return id, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return "", err
+	id, err := HomeID(ctx, conn)
+	if err != nil || id != "" {
+		return id, err
 	}
 	b := make([]byte, 16)
 	rand.Read(b) //nolint:errcheck // never fails (crypto/rand)

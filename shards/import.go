@@ -163,22 +163,10 @@ func importShard(ctx context.Context, w kb.Writer, dir string, m *Manifest, own 
 // their ids.
 func mapRuns(ctx context.Context, conn *sql.Conn, file string, m *Manifest, own string) (int, error) {
 	src := readParquet(file)
-	rows, err := conn.QueryContext(ctx, fmt.Sprintf(`SELECT r.id FROM %s r
+	ids, err := int64s(ctx, conn, fmt.Sprintf(`SELECT r.id FROM %s r
 		WHERE NOT EXISTS (SELECT 1 FROM shard_runs s WHERE s.home_id = $1 AND s.source_run_id = r.id)
 		ORDER BY r.id`, src), m.HomeID)
 	if err != nil {
-		return 0, err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Close(); err != nil {
 		return 0, err
 	}
 	now := time.Now().UTC()
