@@ -118,27 +118,29 @@ func duckdbLine(msg string) string { return strings.TrimSpace(firstLine(msg)) }
 const headerBytes = 3 * 4096
 
 // checkWhole reports a DamagedError when the file at path is shorter than
-// the blocks its header says are in use, or ends inside a block: a copy or
-// a write that stopped half way. catalog is the store's name in an
-// attached session, "" for the open database.
+// the blocks its header counts: a copy or a write that stopped half way.
+// A file longer than that, even by part of a block, is whole: a process
+// killed while a checkpoint extended the file leaves new blocks, or part
+// of one, past the header's count, and they are written over when the
+// file grows again. catalog is the store's name in an attached session,
+// "" for the open database.
 func checkWhole(ctx context.Context, q querier, path, catalog string) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
-	var blockSize, used int64
-	err = q.QueryRowContext(ctx, `SELECT block_size, used_blocks FROM pragma_database_size()
-		WHERE database_name = coalesce(nullif(?, ''), current_database())`, catalog).Scan(&blockSize, &used)
+	var blockSize, total int64
+	err = q.QueryRowContext(ctx, `SELECT block_size, total_blocks FROM pragma_database_size()
+		WHERE database_name = coalesce(nullif(?, ''), current_database())`, catalog).Scan(&blockSize, &total)
 	if err != nil {
 		return damaged(path, fmt.Errorf("read the size of %s: %w", filepath.Base(path), err))
 	}
-	if blockSize == 0 || used == 0 {
+	if blockSize == 0 || total == 0 {
 		return nil
 	}
-	size := st.Size() - headerBytes
-	if size < 0 || size%blockSize != 0 || size/blockSize < used {
+	if size := st.Size() - headerBytes; size < total*blockSize {
 		return &DamagedError{Store: filepath.Base(path),
-			Detail: fmt.Sprintf("the file is %d bytes, its header counts %d blocks of %d bytes in use: it was cut short", st.Size(), used, blockSize)}
+			Detail: fmt.Sprintf("the file is %d bytes, its header counts %d blocks of %d bytes: it was cut short", st.Size(), total, blockSize)}
 	}
 	return nil
 }

@@ -86,6 +86,40 @@ func TestDamagedStoreIsRefusedAtOpen(t *testing.T) {
 	}
 }
 
+// A store whose file runs past the blocks its header counts, by whole
+// blocks or part of one, is whole: a kill -9 while a checkpoint extended
+// the file leaves it so, and CI once saw a raw store refused after one.
+func TestStoreLongerThanItsHeaderOpens(t *testing.T) {
+	for name, tail := range map[string]int{"part of a block": 13 * 4096, "two blocks and a part": 2*262144 + 4096} {
+		t.Run(name, func(t *testing.T) {
+			dir := initHome(t)
+			fill(t, dir)
+			f, err := os.OpenFile(Raw.Path(dir), os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write(make([]byte, tail)); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, write := range []bool{false, true} {
+				s, err := Open(context.Background(), dir, Raw, Options{Write: write})
+				if err != nil {
+					t.Fatalf("open (write %v) of a store longer than its header: %v", write, err)
+				}
+				s.Close()
+			}
+			a, err := Attach(context.Background(), dir, false, "cra sql")
+			if err != nil {
+				t.Fatalf("attach of a store longer than its header: %v", err)
+			}
+			a.Close()
+		})
+	}
+}
+
 // A whole store, just written, is not taken for a damaged one.
 func TestWholeStoreOpens(t *testing.T) {
 	dir := initHome(t)
