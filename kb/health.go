@@ -117,30 +117,31 @@ func duckdbLine(msg string) string { return strings.TrimSpace(firstLine(msg)) }
 // headerBytes is the size of a DuckDB file's headers, before its blocks.
 const headerBytes = 3 * 4096
 
-// checkWhole reports a DamagedError when the file at path is shorter than
-// the blocks its header counts: a copy or a write that stopped half way.
-// A file longer than that, even by part of a block, is whole: a process
-// killed while a checkpoint extended the file leaves new blocks, or part
-// of one, past the header's count, and they are written over when the
-// file grows again. catalog is the store's name in an attached session,
+// checkWhole reports a DamagedError when the file at path holds fewer
+// whole blocks than its header says are in use: a copy or a write that
+// stopped half way. A file ending inside a block is not damaged for that:
+// a process killed while a checkpoint wrote a block past the others leaves
+// part of it, and DuckDB writes over it when the file grows again; nor is
+// one a block shorter than the header's total, whose last block, free, is
+// not always written. catalog is the store's name in an attached session,
 // "" for the open database.
 func checkWhole(ctx context.Context, q querier, path, catalog string) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
-	var blockSize, total int64
-	err = q.QueryRowContext(ctx, `SELECT block_size, total_blocks FROM pragma_database_size()
-		WHERE database_name = coalesce(nullif(?, ''), current_database())`, catalog).Scan(&blockSize, &total)
+	var blockSize, used int64
+	err = q.QueryRowContext(ctx, `SELECT block_size, used_blocks FROM pragma_database_size()
+		WHERE database_name = coalesce(nullif(?, ''), current_database())`, catalog).Scan(&blockSize, &used)
 	if err != nil {
 		return damaged(path, fmt.Errorf("read the size of %s: %w", filepath.Base(path), err))
 	}
-	if blockSize == 0 || total == 0 {
+	if blockSize == 0 || used == 0 {
 		return nil
 	}
-	if size := st.Size() - headerBytes; size < total*blockSize {
+	if whole := (st.Size() - headerBytes) / blockSize; st.Size() < headerBytes || whole < used {
 		return &DamagedError{Store: filepath.Base(path),
-			Detail: fmt.Sprintf("the file is %d bytes, its header counts %d blocks of %d bytes: it was cut short", st.Size(), total, blockSize)}
+			Detail: fmt.Sprintf("the file is %d bytes, its header counts %d blocks of %d bytes in use: it was cut short", st.Size(), used, blockSize)}
 	}
 	return nil
 }
