@@ -10,6 +10,7 @@ import (
 	"github.com/cra-dev/cra/agent/retrieval"
 	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/resolve"
+	"github.com/cra-dev/cra/ingest/walk"
 )
 
 // facts is what replay keeps of one parsed blob: what import resolution,
@@ -53,6 +54,10 @@ type factEntry struct {
 
 // factCacheBytes bounds the fact caches of a run, all repositories together.
 const factCacheBytes = 192 << 20
+
+// treeSourceBytes bounds the source behind each repository's kept trees
+// (a tree takes several times its source in memory).
+const treeSourceBytes = 8 << 20
 
 func newFactCache(limit int64) *factCache {
 	return &factCache{entries: map[plumbing.Hash]*list.Element{}, limit: limit}
@@ -113,13 +118,21 @@ func (f *facts) estimate() int64 {
 
 // extract parses src with the worker's extractors and keeps what replay needs.
 func extract(set *lang.Set, path string, src []byte) *facts {
+	f, _ := extractFrom(set, path, src, nil)
+	return f
+}
+
+// extractFrom is extract parsing from base, the tree of another version of
+// the file (nil: none), with the same facts; it also returns the tree of
+// src when there is one to keep as the base of a later version.
+func extractFrom(set *lang.Set, path string, src []byte, base *lang.Tree) (*facts, *lang.Tree) {
 	ex, err := set.ForPath(path)
 	if err != nil || ex == nil {
-		return &facts{failed: "no extractor"}
+		return &facts{failed: "no extractor"}, nil
 	}
-	ff, err := ex.Extract(path, src)
+	ff, kept, err := lang.ExtractFrom(ex, path, src, base)
 	if err != nil {
-		return &facts{language: ex.Language(), failed: err.Error()}
+		return &facts{language: ex.Language(), failed: err.Error()}, kept
 	}
 	syms := make([]lang.Symbol, len(ff.Symbols))
 	texts := make([]string, 0, len(ff.Symbols)+len(ff.Docstrings))
@@ -134,6 +147,89 @@ func extract(set *lang.Set, path string, src []byte) *facts {
 	return &facts{
 		language: ff.Language, symbols: syms, imports: ff.Imports,
 		refs: ff.References, errorNodes: ff.ErrorNodes, terms: retrieval.Terms(texts...),
+	}, kept
+}
+
+// trees holds, for each path of a repository, the tree of the version of
+// it parsed last, from which its next version is parsed: replay parses a
+// file in many versions a few lines apart. It is bounded by the bytes of
+// source the trees were parsed from and drops the least recently parsed
+// paths first. Safe for concurrent use.
+type trees struct {
+	mu    sync.Mutex
+	paths map[string]*list.Element // of *treeEntry
+	lru   list.List                // front: parsed last
+	size  int64
+	limit int64
+}
+
+type treeEntry struct {
+	path string
+	t    *lang.Tree
+}
+
+func newTrees(limit int64) *trees { return &trees{paths: map[string]*list.Element{}, limit: limit} }
+
+// base is the tree of the version of path parsed last, nil when none is
+// kept. It stays usable after another version replaces it (lang.Tree).
+func (b *trees) base(path string) *lang.Tree {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if el := b.paths[path]; el != nil {
+		return el.Value.(*treeEntry).t
+	}
+	return nil
+}
+
+// put keeps t as path's tree, in place of the one kept before.
+func (b *trees) put(path string, t *lang.Tree) {
+	if t == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if el := b.paths[path]; el != nil {
+		e := el.Value.(*treeEntry)
+		b.size -= int64(e.t.Size())
+		e.t.Close()
+		e.t = t
+		b.lru.MoveToFront(el)
+	} else {
+		b.paths[path] = b.lru.PushFront(&treeEntry{path: path, t: t})
+	}
+	b.size += int64(t.Size())
+	for b.size > b.limit && b.lru.Len() > 1 {
+		old := b.lru.Back()
+		e := old.Value.(*treeEntry)
+		b.lru.Remove(old)
+		delete(b.paths, e.path)
+		b.size -= int64(e.t.Size())
+		e.t.Close()
+	}
+}
+
+// close frees every tree.
+func (b *trees) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, el := range b.paths {
+		el.Value.(*treeEntry).t.Close()
+	}
+	b.paths, b.size = map[string]*list.Element{}, 0
+	b.lru.Init()
+}
+
+// parseFunc returns the facts of a file's content (extract's).
+type parseFunc func(path string, src []byte) *facts
+
+// parser parses with set, through c for source files: a content is
+// looked up by its blob id, so what replay parsed is not parsed again.
+func (c *factCache) parser(set *lang.Set) parseFunc {
+	return func(path string, src []byte) *facts {
+		if !walk.SourceFile(path) {
+			return extract(set, path, src)
+		}
+		return c.get(plumbing.ComputeHash(plumbing.BlobObject, src), func() *facts { return extract(set, path, src) })
 	}
 }
 

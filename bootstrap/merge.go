@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"os/exec"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/resolve"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -45,7 +43,7 @@ const (
 // merge is examined until it is decided and never after (a branch too
 // long for maxParts is examined again once maxParts lets it in); a merge
 // whose branch holds a commit not mined yet is left undecided.
-func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, maxParts int) (int, error) {
+func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, maxParts int, parse parseFunc) (int, error) {
 	rows, err := s.Conn.QueryContext(ctx, `SELECT c.commit, c.parents, c.committed_at FROM bootstrap_commits c
 		WHERE c.repo_path = $1 AND len(c.parents) = 2
 		AND NOT EXISTS (SELECT 1 FROM synthetic_tasks k WHERE k.repo_path = c.repo_path AND k.commit = c.commit)
@@ -74,9 +72,11 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	var tasks, targets, decided [][]driver.Value
-	now := time.Now().UTC()
-	for _, m := range merges {
+	// Each merge's branch, then the tasks of every branch's commits in one
+	// read: a read per commit scans the targets once per part.
+	branches := make([][]string, len(merges))
+	var commits []string
+	for i, m := range merges {
 		branch, err := gitLines(ctx, repo, "rev-list", "--reverse", "--topo-order", "--parents", m.p2, "^"+m.p1)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -84,10 +84,26 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 			}
 			continue // unreadable now (a missing object): undecided
 		}
-		parts, outcome, err := s.branchParts(ctx, repo, branch, maxParts)
-		if err != nil {
-			return 0, err
+		branches[i] = branch
+		if len(branch) >= 2 && len(branch) <= maxParts {
+			for _, line := range branch {
+				commit, _, _ := strings.Cut(line, " ")
+				commits = append(commits, commit)
+			}
 		}
+	}
+	mined, err := s.minedParts(ctx, repo, commits)
+	if err != nil {
+		return 0, err
+	}
+	var tasks, targets, decided [][]driver.Value
+	now := time.Now().UTC()
+	for i, m := range merges {
+		branch := branches[i]
+		if branch == nil {
+			continue
+		}
+		parts, outcome := branchParts(mined, branch, maxParts)
 		if outcome == "" {
 			continue // a commit of the branch is not mined yet
 		}
@@ -100,7 +116,7 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 			return 0, fmt.Errorf("merge %s: %w", m.commit, err)
 		}
 		author, message, _ := strings.Cut(msg, "\x00")
-		mt := combine(parts, message)
+		mt := combine(parts, message, parse)
 		id := syntheticID(repo, m.commit, "")
 		tasks = append(tasks, []driver.Value{id, runID, repo, m.commit, parts[0].parent, author, m.at, message, mt.task,
 			mt.files, mt.insertions, mt.deletions, now})
@@ -144,45 +160,41 @@ type part struct {
 	implement             schema.ImplementTarget
 }
 
-// branchParts decides a branch ("commit parent..." lines, parents first)
-// and loads the tasks of its commits when it is a line of 2 to maxParts
-// verified tasks (outcome MergeTask). The outcome is "" while a commit of
-// the branch is not mined yet.
-func (s *rawStore) branchParts(ctx context.Context, repo string, branch []string, maxParts int) ([]part, string, error) {
-	switch {
-	case len(branch) < 2:
-		return nil, MergeBranchTooShort, nil
-	case len(branch) > maxParts:
-		return nil, MergeBranchTooLong, nil
+// minedParts reads which of repo's commits the store recorded, in one
+// read: each with its task and targets when it was verified, nil when not.
+func (s *rawStore) minedParts(ctx context.Context, repo string, commits []string) (map[string]*part, error) {
+	out := map[string]*part{}
+	if len(commits) == 0 {
+		return out, nil
 	}
-	var parts []part
-	for i, line := range branch {
-		f := strings.Fields(line)
-		if len(f) != 2 || i > 0 && f[1] != parts[i-1].commit {
-			return nil, MergeBranchNotALine, nil
+	rows, err := s.Conn.QueryContext(ctx, `SELECT commit FROM bootstrap_commits
+		WHERE repo_path = ? AND commit IN (SELECT unnest(?::VARCHAR[]))`, repo, commits)
+	if err != nil {
+		return nil, fmt.Errorf("merged branches' commits: %w", err)
+	}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			rows.Close()
+			return nil, err
 		}
-		parts = append(parts, part{commit: f[0], parent: f[1]})
+		out[c] = nil
 	}
-	for i := range parts {
-		p := &parts[i]
+	if err := closeRows(rows); err != nil {
+		return nil, err
+	}
+	rows, err = s.Conn.QueryContext(ctx, `SELECT k.commit, k.task, k.insertions, k.deletions, json_group_object(t.stage, t.target)::VARCHAR
+		FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
+		WHERE k.repo_path = ? AND k.commit IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL`, repo, commits)
+	if err != nil {
+		return nil, fmt.Errorf("merged branches' tasks: %w", err)
+	}
+	for rows.Next() {
+		p := &part{}
 		var targets string
-		err := s.Conn.QueryRowContext(ctx, `SELECT k.task, k.insertions, k.deletions, json_group_object(t.stage, t.target)::VARCHAR
-			FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
-			WHERE k.repo_path = ? AND k.commit = ? GROUP BY ALL`, repo, p.commit).Scan(&p.task, &p.insertions, &p.deletions, &targets)
-		if errors.Is(err, sql.ErrNoRows) {
-			var recorded bool
-			err := s.Conn.QueryRowContext(ctx, `SELECT count(*) > 0 FROM bootstrap_commits WHERE repo_path = ? AND commit = ?`,
-				repo, p.commit).Scan(&recorded)
-			switch {
-			case err != nil:
-				return nil, "", fmt.Errorf("commit %s: %w", p.commit, err)
-			case recorded:
-				return nil, MergePartNotVerified, nil
-			}
-			return nil, "", nil
-		}
-		if err != nil {
-			return nil, "", fmt.Errorf("task of %s: %w", p.commit, err)
+		if err := rows.Scan(&p.commit, &p.task, &p.insertions, &p.deletions, &targets); err != nil {
+			rows.Close()
+			return nil, err
 		}
 		var tg struct {
 			Scope     schema.ScopeTarget     `json:"scope"`
@@ -191,11 +203,55 @@ func (s *rawStore) branchParts(ctx context.Context, repo string, branch []string
 			Implement schema.ImplementTarget `json:"implement"`
 		}
 		if err := json.Unmarshal([]byte(targets), &tg); err != nil {
-			return nil, "", fmt.Errorf("targets of %s: %w", p.commit, err)
+			rows.Close()
+			return nil, fmt.Errorf("targets of %s: %w", p.commit, err)
 		}
 		p.scope, p.precision, p.plan, p.implement = tg.Scope, tg.Precision, tg.Plan, tg.Implement
+		out[p.commit] = p
 	}
-	return parts, MergeTask, nil
+	return out, closeRows(rows)
+}
+
+// closeRows closes rows and returns the error that ended them.
+func closeRows(rows *sql.Rows) error {
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	return rows.Err()
+}
+
+// branchParts decides a branch ("commit parent..." lines, parents first)
+// and returns the tasks of its commits when it is a line of 2 to maxParts
+// verified tasks (outcome MergeTask). The outcome is "" while a commit of
+// the branch is not mined yet.
+func branchParts(mined map[string]*part, branch []string, maxParts int) ([]part, string) {
+	switch {
+	case len(branch) < 2:
+		return nil, MergeBranchTooShort
+	case len(branch) > maxParts:
+		return nil, MergeBranchTooLong
+	}
+	var parts []part
+	for i, line := range branch {
+		f := strings.Fields(line)
+		if len(f) != 2 || i > 0 && f[1] != parts[i-1].commit {
+			return nil, MergeBranchNotALine
+		}
+		parts = append(parts, part{commit: f[0], parent: f[1]})
+	}
+	for i := range parts {
+		m, recorded := mined[parts[i].commit]
+		switch {
+		case !recorded:
+			return nil, ""
+		case m == nil:
+			return nil, MergePartNotVerified
+		}
+		p := *m
+		p.parent = parts[i].parent
+		parts[i] = p
+	}
+	return parts, MergeTask
 }
 
 // mergeTask is a merged branch as one task.
@@ -206,9 +262,9 @@ type mergeTask struct {
 }
 
 // combine puts a branch's parts together.
-func combine(parts []part, message string) mergeTask {
+func combine(parts []part, message string, parse parseFunc) mergeTask {
 	mt := mergeTask{targets: map[string]any{}}
-	imports := tipImports(parts)
+	imports := tipImports(parts, parse)
 	meta := schema.MetaPlan{Rationale: "the commits of the merged branch, in order"}
 	plan := schema.PlanArtifact{ExecutionOrder: []string{}}
 	var scope schema.ScopeTarget
@@ -355,7 +411,7 @@ func gitLines(ctx context.Context, repo string, args ...string) ([]string, error
 // branch's tip has them (file → files it imports): the edges a part's
 // files gain on an earlier part's files are often added by the part
 // itself, so its parent's state does not show them.
-func tipImports(parts []part) map[string][]string {
+func tipImports(parts []part, parse parseFunc) map[string][]string {
 	content := map[string]string{}
 	for _, p := range parts {
 		byFile := map[string][]schema.Edit{}
@@ -371,11 +427,9 @@ func tipImports(parts []part) map[string][]string {
 			}
 		}
 	}
-	set := lang.NewSet()
-	defer set.Close()
 	var repo resolve.Repo
 	for _, path := range slices.Sorted(maps.Keys(content)) {
-		repo.Files = append(repo.Files, extract(set, path, []byte(content[path])).resolveFile(path))
+		repo.Files = append(repo.Files, parse(path, []byte(content[path])).resolveFile(path))
 	}
 	out := map[string][]string{}
 	for _, e := range resolve.Dependencies(&repo) {

@@ -76,8 +76,10 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		// No new commit; merges an earlier run recorded but could not
 		// examine (it was stopped first) are still made tasks.
 		res.Status = kb.StatusUpToDate
+		set := lang.NewSet()
+		defer set.Close()
 		return res, r.withStore(ctx, func(s *rawStore) error {
-			n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts)
+			n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, newFactCache(r.cacheBytes).parser(set))
 			if err != nil {
 				return err
 			}
@@ -184,8 +186,11 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	} else {
 		res.Status = kb.StatusPartial
 	}
+	set := lang.NewSet()
+	defer set.Close()
 	return res, r.withStore(ctx, func(s *rawStore) error {
-		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts)
+		// The tips of merged branches were parsed as their last parts' children.
+		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, cache.parser(set))
 		if err != nil {
 			return err
 		}
@@ -246,10 +251,12 @@ func (r *runner) build(ctx context.Context, c *clone, cache *factCache, co *coHi
 		return nil
 	})
 	mods := &moduleCache{m: map[plumbing.Hash]string{}}
+	trees := newTrees(treeSourceBytes)
+	defer trees.close()
 	for range max(1, r.opts.Jobs) {
 		g.Go(func() error {
 			repo, release := c.worker()
-			w := &worker{repo: repo, release: release, langs: lang.NewSet(), cache: cache, mods: mods, maxSize: r.opts.MaxFileBytes}
+			w := &worker{repo: repo, release: release, langs: lang.NewSet(), cache: cache, trees: trees, mods: mods, maxSize: r.opts.MaxFileBytes}
 			defer w.close()
 			for i := range next {
 				r.groundTruth(w, co, c.path, fresh[i], results[i])

@@ -21,6 +21,7 @@ type worker struct {
 	release func()
 	langs   *lang.Set
 	cache   *factCache
+	trees   *trees
 	mods    *moduleCache
 	maxSize int64
 }
@@ -110,7 +111,9 @@ func (w *worker) facts(p string, h plumbing.Hash) (*facts, error) {
 		}
 		w.cache.parsed.Add(1)
 		w.cache.bytes.Add(int64(len(src)))
-		return extract(w.langs, p, src)
+		f, kept := extractFrom(w.langs, p, src, w.trees.base(p))
+		w.trees.put(p, kept)
+		return f
 	})
 	if f == nil {
 		if readErr == nil { // another worker failed to read it

@@ -122,10 +122,10 @@ typedef struct {
 	uint32_t n;
 } parsed;
 
-// parse_flatten parses src and flattens the tree into out (see flatten).
-// The caller deletes the tree.
-static parsed parse_flatten(TSParser *p, const char *src, uint32_t len, flat_node *out, uint32_t cap) {
-	parsed r = {ts_parser_parse_string(p, NULL, src, len), 0};
+// parse_flatten parses src, from old when not NULL (a tree edited to src),
+// and flattens the tree into out (see flatten). The caller deletes the tree.
+static parsed parse_flatten(TSParser *p, const TSTree *old, const char *src, uint32_t len, flat_node *out, uint32_t cap) {
+	parsed r = {ts_parser_parse_string(p, old, src, len), 0};
 	if (r.tree) {
 		r.n = flatten(ts_tree_root_node(r.tree), out, cap);
 	}
@@ -248,15 +248,16 @@ type flatTree struct {
 // huge file should not pin its nodes for the rest of a run.
 const maxKeptNodes = 1 << 16
 
-// parse parses src with p, copies the tree into t and returns the copy of
-// its root, or nil if the parse ran out of time. The tree stays open until
-// close. src is read in place: tree-sitter keeps no reference to it.
-func (t *flatTree) parse(p parser, g *grammar, src []byte) *node {
+// parse parses src with p, from old when not nil (a tree edited to src),
+// copies the tree into t and returns the copy of its root, or nil if the
+// parse ran out of time. The tree stays open until close. src is read in
+// place: tree-sitter keeps no reference to it.
+func (t *flatTree) parse(p parser, g *grammar, src []byte, old *C.TSTree) *node {
 	if cap(t.flat) == 0 {
 		t.flat = make([]flatNode, len(src)/2+64) // about what source code needs
 	}
 	t.flat = t.flat[:cap(t.flat)]
-	r := C.parse_flatten(p.c, (*C.char)(unsafe.Pointer(unsafe.SliceData(src))), C.uint32_t(len(src)),
+	r := C.parse_flatten(p.c, old, (*C.char)(unsafe.Pointer(unsafe.SliceData(src))), C.uint32_t(len(src)),
 		(*C.flat_node)(unsafe.Pointer(&t.flat[0])), C.uint32_t(len(t.flat)))
 	if r.tree == nil {
 		C.ts_parser_reset(p.c)

@@ -54,6 +54,8 @@ func NewGo() (*GoExtractor, error) {
 // Language returns "go".
 func (g *GoExtractor) Language() string { return Go }
 
+func (g *GoExtractor) engine() *engine { return g.e }
+
 // Close frees the parser and queries.
 func (g *GoExtractor) Close() { g.e.close() }
 

@@ -115,6 +115,8 @@ func newJS(language string) (*JSExtractor, error) {
 // Language returns "javascript", "typescript" or "tsx".
 func (j *JSExtractor) Language() string { return j.e.name }
 
+func (j *JSExtractor) engine() *engine { return j.e }
+
 // Close frees the parser and queries.
 func (j *JSExtractor) Close() { j.e.close() }
 

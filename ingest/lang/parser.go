@@ -75,6 +75,13 @@ type engine struct {
 	pats   *patternSet
 	tree   flatTree
 	held   []match // fact matches waiting for the symbol table
+	// For ExtractFrom: the tree to parse from, whether to keep the tree
+	// parsed, and the tree kept.
+	base *Tree
+	keep bool
+	kept *Tree
+	// fromBase counts the parses that reused a base, for the tests.
+	fromBase int
 }
 
 // newEngine compiles the definition and fact patterns into one set, so a
@@ -107,7 +114,7 @@ func (e *engine) parse(path string, src []byte) (*node, error) {
 	if len(src) > MaxFileBytes {
 		return nil, fmt.Errorf("parse %s: %d bytes: %w", path, len(src), ErrTooLarge)
 	}
-	root := e.tree.parse(e.parser, e.g, src)
+	root := e.parseTree(src)
 	if root == nil {
 		return nil, fmt.Errorf("parse %s: %w", path, sitter.ErrOperationLimit)
 	}

@@ -72,6 +72,8 @@ func NewPython() (*PythonExtractor, error) {
 // Language returns "python".
 func (p *PythonExtractor) Language() string { return Python }
 
+func (p *PythonExtractor) engine() *engine { return p.e }
+
 // Close frees the parser and queries.
 func (p *PythonExtractor) Close() { p.e.close() }
 

@@ -1,0 +1,178 @@
+package lang
+
+// Incremental parsing: a file's next version is parsed from the tree of an
+// earlier one, edited to the change between them, so tree-sitter re-parses
+// the changed region and reuses the rest. Replaying history parses one
+// file in many versions that differ by a few lines; parsed from scratch,
+// each costs the whole file.
+//
+// The facts must be those of a parse from scratch, byte for byte. Only a
+// tree without an error is kept as a base, and a result with an error is
+// parsed again from scratch: error recovery is where an incremental parse
+// may take another path.
+
+/*
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct TSTree TSTree;
+typedef struct { uint32_t row, column; } TSPoint;
+typedef struct {
+	uint32_t start_byte, old_end_byte, new_end_byte;
+	TSPoint start_point, old_end_point, new_end_point;
+} TSInputEdit;
+
+TSTree *ts_tree_copy(const TSTree *);
+void ts_tree_delete(TSTree *);
+void ts_tree_edit(TSTree *, const TSInputEdit *);
+
+static void edit_tree(TSTree *t, uint32_t start, uint32_t old_end, uint32_t new_end,
+		uint32_t sr, uint32_t sc, uint32_t oer, uint32_t oec, uint32_t ner, uint32_t nec) {
+	TSInputEdit e = {start, old_end, new_end, {sr, sc}, {oer, oec}, {ner, nec}};
+	ts_tree_edit(t, &e);
+}
+*/
+import "C"
+
+import (
+	"bytes"
+	"sync"
+)
+
+// Tree is a parsed version of a file, kept as the base of the next
+// version's parse (ExtractFrom). It is safe for concurrent use: each parse
+// from it works on a copy. Close frees it; parses already started from it
+// are not affected.
+type Tree struct {
+	mu       sync.Mutex
+	c        *C.TSTree
+	language string
+	src      []byte // the source it was parsed from, without a BOM
+}
+
+// Language is the language of the file the tree was parsed from.
+func (t *Tree) Language() string { return t.language }
+
+// Size is the length of the source the tree was parsed from.
+func (t *Tree) Size() int { return len(t.src) }
+
+// Close frees the tree.
+func (t *Tree) Close() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.c != nil {
+		C.ts_tree_delete(t.c)
+		t.c = nil
+	}
+}
+
+// editedCopy is a copy of t's tree edited to turn t.src into src, nil when
+// t is closed.
+func (t *Tree) editedCopy(src []byte) *C.TSTree {
+	t.mu.Lock()
+	if t.c == nil {
+		t.mu.Unlock()
+		return nil
+	}
+	c := C.ts_tree_copy(t.c)
+	t.mu.Unlock()
+	old := t.src
+	start := commonPrefix(old, src)
+	tail := commonSuffix(old[start:], src[start:])
+	oldEnd, newEnd := len(old)-tail, len(src)-tail
+	sr, sc := rowCol(src, start)
+	oer, oec := rowCol(old, oldEnd)
+	ner, nec := rowCol(src, newEnd)
+	C.edit_tree(c, C.uint32_t(start), C.uint32_t(oldEnd), C.uint32_t(newEnd),
+		C.uint32_t(sr), C.uint32_t(sc), C.uint32_t(oer), C.uint32_t(oec), C.uint32_t(ner), C.uint32_t(nec))
+	return c
+}
+
+// commonPrefix is the length of the bytes a and b start with alike.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && bytes.Equal(a[i:i+8], b[i:i+8]) {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix is the length of the bytes a and b end with alike.
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
+}
+
+// rowCol is the row and byte column of offset off in src, as tree-sitter
+// counts them.
+func rowCol(src []byte, off int) (row, col int) {
+	row = bytes.Count(src[:off], []byte{'\n'})
+	col = off - (bytes.LastIndexByte(src[:off], '\n') + 1)
+	return row, col
+}
+
+// incremental is implemented by the extractors of this package.
+type incremental interface{ engine() *engine }
+
+// ExtractFrom is x.Extract(path, src) parsing from base, a tree of another
+// version of the file (nil: from scratch), when x is one of this package's
+// extractors. Its facts are Extract's. It also returns the tree of src, to
+// be the base of a later version, or nil when there is none to keep (a
+// parse with errors, an extractor of another kind); the caller closes it.
+func ExtractFrom(x Extractor, path string, src []byte, base *Tree) (*FileFacts, *Tree, error) {
+	in, ok := x.(incremental)
+	if !ok {
+		ff, err := x.Extract(path, src)
+		return ff, nil, err
+	}
+	e := in.engine()
+	if base != nil && base.language == e.name {
+		e.base = base
+	}
+	e.keep = true
+	defer func() { e.base, e.keep, e.kept = nil, false, nil }()
+	ff, err := x.Extract(path, src)
+	return ff, e.kept, err
+}
+
+// parseTree parses src into e.tree, from e.base when set, and keeps the
+// tree in e.kept when asked: what engine.parse does once it has checked
+// its input. nil when the parse ran out of time.
+func (e *engine) parseTree(src []byte) *node {
+	var root *node
+	if e.base != nil {
+		if old := e.base.editedCopy(src); old != nil {
+			root = e.tree.parse(e.parser, e.g, src, old)
+			C.ts_tree_delete(old)
+			if root != nil && root.HasError() {
+				e.tree.close() // parsed again from scratch, as the file comment says
+				root = nil
+			} else if root != nil {
+				e.fromBase++
+			}
+		}
+	}
+	if root == nil {
+		root = e.tree.parse(e.parser, e.g, src, nil)
+	}
+	if root != nil && e.keep && !root.HasError() {
+		e.kept = newTree(e.tree.tree, e.name, src)
+	}
+	return root
+}
+
+// newTree keeps a copy of the tree just parsed from src.
+func newTree(c *C.TSTree, language string, src []byte) *Tree {
+	return &Tree{c: C.ts_tree_copy(c), language: language, src: bytes.Clone(src)}
+}
