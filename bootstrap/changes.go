@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/internal/linediff"
 )
 
 // fileChange is one file a qualifying commit changed, at both states.
@@ -11,7 +12,7 @@ type fileChange struct {
 	created       bool
 	deleted       bool
 	before, after *facts // nil where absent or not a source file
-	hunks         []Hunk
+	hunks         []linediff.Hunk
 	lines         [2][]string // split on demand: [0] parent, [1] child
 }
 

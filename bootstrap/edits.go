@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"fmt"
+	"github.com/cra-dev/cra/internal/linediff"
 	"strings"
 
 	"github.com/cra-dev/cra/kb/schema"
@@ -33,8 +34,8 @@ func Edits(path string, parent, child []byte) ([]schema.Edit, error) {
 		}
 		return []schema.Edit{{File: path, Replace: string(child)}}, nil
 	}
-	p, c := splitKeep(parent), splitKeep(child)
-	hunks := Hunks(parent, child)
+	p, c := linediff.Lines(parent), linediff.Lines(child)
+	hunks := linediff.Hunks(parent, child)
 	var out []schema.Edit
 	for i := 0; i < len(hunks); {
 		// 0-based half-open ranges: parent [aS, aE) becomes child [bS, bE).
@@ -77,14 +78,14 @@ func Edits(path string, parent, child []byte) ([]schema.Edit, error) {
 
 // hunkParentStart and hunkChildStart are a hunk's 0-based first line on
 // each side (for an empty side, the line its insertion point precedes).
-func hunkParentStart(h Hunk) int {
+func hunkParentStart(h linediff.Hunk) int {
 	if h.ParentLines == 0 {
 		return h.ParentStart
 	}
 	return h.ParentStart - 1
 }
 
-func hunkChildStart(h Hunk) int {
+func hunkChildStart(h linediff.Hunk) int {
 	if h.ChildLines == 0 {
 		return h.ChildStart
 	}

@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"bytes"
 	"fmt"
+	"github.com/cra-dev/cra/internal/linediff"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,30 +14,6 @@ import (
 
 	"github.com/cra-dev/cra/kb/schema"
 )
-
-func TestHunks(t *testing.T) {
-	cases := []struct {
-		name          string
-		parent, child string
-		want          []Hunk
-	}{
-		{"same", "a\nb\n", "a\nb\n", nil},
-		{"change", "a\nb\nc\n", "a\nB\nc\n", []Hunk{{2, 1, 2, 1}}},
-		{"insert at top", "a\n", "x\na\n", []Hunk{{0, 0, 1, 1}}},
-		{"insert in the middle", "a\nb\n", "a\nx\ny\nb\n", []Hunk{{1, 0, 2, 2}}},
-		{"append", "a\n", "a\nb\n", []Hunk{{1, 0, 2, 1}}},
-		{"delete", "a\nb\nc\n", "a\nc\n", []Hunk{{2, 1, 1, 0}}},
-		{"delete all", "a\nb\n", "", []Hunk{{1, 2, 0, 0}}},
-		{"no final newline added", "a\nb", "a\nb\n", []Hunk{{2, 1, 2, 1}}},
-		{"two hunks", "a\nb\nc\nd\ne\n", "A\nb\nc\nd\nE\n", []Hunk{{1, 1, 1, 1}, {5, 1, 5, 1}}},
-		{"crlf", "a\r\nb\r\n", "a\r\nc\r\n", []Hunk{{2, 1, 2, 1}}},
-	}
-	for _, c := range cases {
-		if got := Hunks([]byte(c.parent), []byte(c.child)); fmt.Sprint(got) != fmt.Sprint(c.want) {
-			t.Errorf("%s: Hunks = %v, want %v", c.name, got, c.want)
-		}
-	}
-}
 
 // randomText is lines drawn from a small alphabet, so that lines repeat
 // and a change's context is rarely unique at first.
@@ -54,7 +31,7 @@ func randomText(rng *rand.Rand, lines int) []byte {
 
 // mutate applies a few random line insertions, deletions and changes.
 func mutate(rng *rand.Rand, text []byte) []byte {
-	lines := splitKeep(text)
+	lines := linediff.Lines(text)
 	for range 1 + rng.IntN(4) {
 		i := rng.IntN(len(lines) + 1)
 		switch rng.IntN(3) {
@@ -88,7 +65,7 @@ func TestHunksAgainstGit(t *testing.T) {
 	for i := range pairs {
 		parent := randomText(rng, 5+rng.IntN(40))
 		child := mutate(rng, parent)
-		hs := Hunks(parent, child)
+		hs := linediff.Hunks(parent, child)
 		if got := rebuild(parent, child, hs); !bytes.Equal(got, child) {
 			t.Fatalf("pair %d: hunks %v do not rebuild the child:\nparent %q\nchild  %q\ngot    %q", i, hs, parent, child, got)
 		}
@@ -114,8 +91,8 @@ func TestHunksAgainstGit(t *testing.T) {
 }
 
 // rebuild applies hunks to parent, taking inserted lines from child.
-func rebuild(parent, child []byte, hs []Hunk) []byte {
-	p, c := splitKeep(parent), splitKeep(child)
+func rebuild(parent, child []byte, hs []linediff.Hunk) []byte {
+	p, c := linediff.Lines(parent), linediff.Lines(child)
 	var out []string
 	pi := 0
 	for _, h := range hs {
@@ -228,7 +205,7 @@ func BenchmarkEdits(b *testing.B) {
 	for i := range 2000 {
 		fmt.Fprintf(&parent, "line %d of the file\n", i)
 	}
-	lines := splitKeep(parent.Bytes())
+	lines := linediff.Lines(parent.Bytes())
 	for range 10 {
 		lines[rng.IntN(len(lines))] = "changed\n"
 	}

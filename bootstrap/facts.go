@@ -57,7 +57,7 @@ const factCacheBytes = 192 << 20
 
 // treeSourceBytes bounds the source behind each repository's kept trees
 // (a tree takes several times its source in memory).
-const treeSourceBytes = 8 << 20
+const treeSourceBytes = 2 << 20
 
 func newFactCache(limit int64) *factCache {
 	return &factCache{entries: map[plumbing.Hash]*list.Element{}, limit: limit}
@@ -118,7 +118,8 @@ func (f *facts) estimate() int64 {
 
 // extract parses src with the worker's extractors and keeps what replay needs.
 func extract(set *lang.Set, path string, src []byte) *facts {
-	f, _ := extractFrom(set, path, src, nil)
+	f, kept := extractFrom(set, path, src, nil)
+	kept.Close()
 	return f
 }
 

@@ -72,10 +72,11 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	// Each merge's branch, then the tasks of every branch's commits in one
-	// read: a read per commit scans the targets once per part.
+	// Each merge's branch, then the tasks of the branches' commits, read
+	// partsPerRead commits at a time: a read per commit scans the targets
+	// once per part, one read of them all holds them all in memory.
 	branches := make([][]string, len(merges))
-	var commits []string
+	partCommits := make([][]string, len(merges))
 	for i, m := range merges {
 		branch, err := gitLines(ctx, repo, "rev-list", "--reverse", "--topo-order", "--parents", m.p2, "^"+m.p1)
 		if err != nil {
@@ -88,17 +89,25 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 		if len(branch) >= 2 && len(branch) <= maxParts {
 			for _, line := range branch {
 				commit, _, _ := strings.Cut(line, " ")
-				commits = append(commits, commit)
+				partCommits[i] = append(partCommits[i], commit)
 			}
 		}
 	}
-	mined, err := s.minedParts(ctx, repo, commits)
-	if err != nil {
-		return 0, err
-	}
 	var tasks, targets, decided [][]driver.Value
 	now := time.Now().UTC()
+	var mined map[string]*part
+	read := 0 // merges[:read] have their parts read
 	for i, m := range merges {
+		if i == read {
+			var commits []string
+			for ; read < len(merges) && (read == i || len(commits)+len(partCommits[read]) <= partsPerRead); read++ {
+				commits = append(commits, partCommits[read]...)
+			}
+			var err error
+			if mined, err = s.minedParts(ctx, repo, commits); err != nil {
+				return 0, err
+			}
+		}
 		branch := branches[i]
 		if branch == nil {
 			continue
@@ -148,13 +157,15 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 	return n, err
 }
 
+// partsPerRead bounds the commits of merged branches read at once.
+var partsPerRead = 64
+
 var mergesColumns = []string{"run_id", "repo_path", "commit", "parts", "outcome", "examined_at"}
 
 // part is one commit of a merged branch, with its ground truth.
 type part struct {
 	commit, parent, task  string
 	insertions, deletions int
-	scope                 schema.ScopeTarget
 	precision             schema.PrecisionTarget
 	plan                  schema.PlanArtifact
 	implement             schema.ImplementTarget
@@ -185,7 +196,8 @@ func (s *rawStore) minedParts(ctx context.Context, repo string, commits []string
 	}
 	rows, err = s.Conn.QueryContext(ctx, `SELECT k.commit, k.task, k.insertions, k.deletions, json_group_object(t.stage, t.target)::VARCHAR
 		FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
-		WHERE k.repo_path = ? AND k.commit IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL`, repo, commits)
+		WHERE k.repo_path = ? AND k.commit IN (SELECT unnest(?::VARCHAR[])) AND t.stage IN (?, ?, ?) GROUP BY ALL`,
+		repo, commits, schema.StagePrecision, schema.StagePlan, schema.StageImplement)
 	if err != nil {
 		return nil, fmt.Errorf("merged branches' tasks: %w", err)
 	}
@@ -197,7 +209,6 @@ func (s *rawStore) minedParts(ctx context.Context, repo string, commits []string
 			return nil, err
 		}
 		var tg struct {
-			Scope     schema.ScopeTarget     `json:"scope"`
 			Precision schema.PrecisionTarget `json:"precision"`
 			Plan      schema.PlanArtifact    `json:"plan"`
 			Implement schema.ImplementTarget `json:"implement"`
@@ -206,7 +217,7 @@ func (s *rawStore) minedParts(ctx context.Context, repo string, commits []string
 			rows.Close()
 			return nil, fmt.Errorf("targets of %s: %w", p.commit, err)
 		}
-		p.scope, p.precision, p.plan, p.implement = tg.Scope, tg.Precision, tg.Plan, tg.Implement
+		p.precision, p.plan, p.implement = tg.Precision, tg.Plan, tg.Implement
 		out[p.commit] = p
 	}
 	return out, closeRows(rows)

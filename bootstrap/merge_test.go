@@ -140,3 +140,32 @@ func TestUndecidedMergesAreExaminedByTheNextRun(t *testing.T) {
 		t.Errorf("a further run: %d merge tasks, decisions %q", res.MergeTasks, rawRows(t, home, `SELECT * FROM bootstrap_merges`))
 	}
 }
+
+// Merged branches' parts read a few commits at a time decide every merge
+// as one read of them all does: the same tasks, targets and decisions,
+// with branches cut between reads. Not parallel: it sets partsPerRead.
+func TestMergesReadInChunksDecideAlike(t *testing.T) {
+	m := gittest.ShopWithMergedBranch(t)
+	r := m.Repo
+	for i, msg := range []string{"Round discounted prices to two decimals", "Say what rounding the shop does"} {
+		branch := []string{"one", "two"}[i]
+		r.Git("checkout", "-q", "-b", branch)
+		r.Write("shop/discount.py", "def apply(price, rate):\n    return round(price * (1 - rate), "+[]string{"2", "3"}[i]+")\n")
+		r.Commit(msg)
+		r.Write("shop/README", msg+"\n")
+		r.Commit("Note it: " + msg)
+		r.Git("checkout", "-q", "main")
+		r.Merge(branch, "Merge branch '"+branch+"'")
+	}
+	whole := newHome(t)
+	mine(t, whole, testOptions(), r.Dir)
+	want := dump(t, whole)
+	if n := len(want["bootstrap_merges"]); n < 3 {
+		t.Fatalf("%d merges decided, want 3", n)
+	}
+	defer func(n int) { partsPerRead = n }(partsPerRead)
+	partsPerRead = 2
+	cut := newHome(t)
+	mine(t, cut, testOptions(), r.Dir)
+	sameRows(t, dump(t, cut), want)
+}

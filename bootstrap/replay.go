@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cra-dev/cra/internal/linediff"
 	"slices"
 	"sort"
 	"strings"
@@ -343,7 +344,7 @@ func (r *runner) groundTruth(w *worker, co *coHistory, repoPath string, cm commi
 		if fc.after != nil && fc.after.failed != "" {
 			fc.after = nil
 		}
-		fc.hunks = Hunks(fc.parent, fc.child)
+		fc.hunks = linediff.Hunks(fc.parent, fc.child)
 		changes = append(changes, fc)
 		if fc.created {
 			created = append(created, f.Path)

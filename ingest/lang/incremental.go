@@ -37,6 +37,8 @@ import "C"
 import (
 	"bytes"
 	"sync"
+
+	"github.com/cra-dev/cra/internal/linediff"
 )
 
 // Tree is a parsed version of a file, kept as the base of the next
@@ -69,8 +71,12 @@ func (t *Tree) Close() {
 	}
 }
 
-// editedCopy is a copy of t's tree edited to turn t.src into src, nil when
-// t is closed.
+// maxParseEdits bounds the line diff between a base and the source parsed
+// from it: past it, the middle is one edit (and about re-parsed whole).
+const maxParseEdits = 256
+
+// editedCopy is a copy of t's tree edited to turn t.src into src, one
+// edit per hunk of their line diff, nil when t is closed.
 func (t *Tree) editedCopy(src []byte) *C.TSTree {
 	t.mu.Lock()
 	if t.c == nil {
@@ -80,46 +86,53 @@ func (t *Tree) editedCopy(src []byte) *C.TSTree {
 	c := C.ts_tree_copy(t.c)
 	t.mu.Unlock()
 	old := t.src
-	start := commonPrefix(old, src)
-	tail := commonSuffix(old[start:], src[start:])
-	oldEnd, newEnd := len(old)-tail, len(src)-tail
-	sr, sc := rowCol(src, start)
-	oer, oec := rowCol(old, oldEnd)
-	ner, nec := rowCol(src, newEnd)
-	C.edit_tree(c, C.uint32_t(start), C.uint32_t(oldEnd), C.uint32_t(newEnd),
-		C.uint32_t(sr), C.uint32_t(sc), C.uint32_t(oer), C.uint32_t(oec), C.uint32_t(ner), C.uint32_t(nec))
+	oldAt, newAt := lineStarts(old), lineStarts(src)
+	hunks := linediff.HunksWithin(old, src, maxParseEdits)
+	// From the last hunk back: what comes before a hunk is still the old
+	// source when it is applied, so its old positions hold.
+	for i := len(hunks) - 1; i >= 0; i-- {
+		h := hunks[i]
+		os, cs := h.ParentStart-1, h.ChildStart-1
+		if h.ParentLines == 0 {
+			os++ // an insertion after line ParentStart
+		}
+		if h.ChildLines == 0 {
+			cs++
+		}
+		oe, ce := os+h.ParentLines, cs+h.ChildLines
+		sr, sc := lineEnd(oldAt, old, os)
+		oer, oec := lineEnd(oldAt, old, oe)
+		ner, nec := lineEnd(newAt, src, ce)
+		ner += sr - cs // the new text's rows start where the hunk does
+		C.edit_tree(c, C.uint32_t(oldAt[os]), C.uint32_t(oldAt[oe]), C.uint32_t(oldAt[os]+newAt[ce]-newAt[cs]),
+			C.uint32_t(sr), C.uint32_t(sc), C.uint32_t(oer), C.uint32_t(oec), C.uint32_t(ner), C.uint32_t(nec))
+	}
 	return c
 }
 
-// commonPrefix is the length of the bytes a and b start with alike.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i+8 <= n && bytes.Equal(a[i:i+8], b[i:i+8]) {
-		i += 8
+// lineStarts are the byte offsets of src's lines (linediff.Lines), then
+// len(src).
+func lineStarts(src []byte) []int {
+	at := []int{0}
+	for i, b := range src {
+		if b == '\n' {
+			at = append(at, i+1)
+		}
 	}
-	for i < n && a[i] == b[i] {
-		i++
+	if at[len(at)-1] != len(src) {
+		at = append(at, len(src)) // a last line without '\n'
 	}
-	return i
+	return at
 }
 
-// commonSuffix is the length of the bytes a and b end with alike.
-func commonSuffix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
-		i++
+// lineEnd is the row and byte column, as tree-sitter counts them, of the
+// start of line i of src (at are its lineStarts), or of src's end when i
+// is past its last line.
+func lineEnd(at []int, src []byte, i int) (row, col int) {
+	if i == len(at)-1 && len(src) > 0 && src[len(src)-1] != '\n' {
+		return i - 1, at[i] - at[i-1] // the end of a last line without '\n'
 	}
-	return i
-}
-
-// rowCol is the row and byte column of offset off in src, as tree-sitter
-// counts them.
-func rowCol(src []byte, off int) (row, col int) {
-	row = bytes.Count(src[:off], []byte{'\n'})
-	col = off - (bytes.LastIndexByte(src[:off], '\n') + 1)
-	return row, col
+	return i, 0
 }
 
 // incremental is implemented by the extractors of this package.

@@ -1,4 +1,7 @@
-package bootstrap
+// Package linediff is the line diff cra's history replay works with: the
+// hunks of a shortest edit script between two versions of a file, for
+// bootstrap's edits and for tree-sitter's incremental parses.
+package linediff
 
 // Hunk is one changed region of a line diff, as a unified diff's @@ header
 // gives it: 1-based start lines and line counts on each side. A pure
@@ -10,10 +13,10 @@ type Hunk struct {
 	ChildStart, ChildLines   int
 }
 
-// maxHunkEdits bounds the edit distance Hunks searches for exactly: past
+// MaxEdits bounds the edit distance Hunks searches for exactly: past
 // it, the rest of the trimmed middle becomes one hunk. Bootstrap only diffs
 // commits of at most [bootstrap] max_changed_lines lines, far below it.
-const maxHunkEdits = 4096
+const MaxEdits = 4096
 
 // Hunks returns the hunks of a shortest line diff from parent to child, in
 // order. Lines end with '\n' (the last may lack it and then differs from
@@ -25,8 +28,13 @@ const maxHunkEdits = 4096
 // bidirectional search with git's preparation and cost heuristics and
 // keeps only the counts (to agree with git log --numstat): on a large or
 // repetitive change the two can differ, this one giving a shortest script.
-func Hunks(parent, child []byte) []Hunk {
-	a, b := lineIDs(splitKeep(parent), splitKeep(child))
+func Hunks(parent, child []byte) []Hunk { return HunksWithin(parent, child, MaxEdits) }
+
+// HunksWithin is Hunks searching up to maxEdits line edits exactly (the
+// search keeps O(maxEdits²) of state): past them, the trimmed middle is
+// one hunk.
+func HunksWithin(parent, child []byte, maxEdits int) []Hunk {
+	a, b := lineIDs(Lines(parent), Lines(child))
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++
@@ -39,7 +47,7 @@ func Hunks(parent, child []byte) []Hunk {
 	if len(x) == 0 && len(y) == 0 {
 		return nil
 	}
-	keep := myers(x, y) // keep[i] = index in y matched with x[i], or -1
+	keep := myers(x, y, maxEdits) // keep[i] = index in y matched with x[i], or -1
 	var out []Hunk
 	i, j := 0, 0
 	for i < len(x) || j < len(y) {
@@ -67,15 +75,15 @@ func Hunks(parent, child []byte) []Hunk {
 
 // myers matches the lines of x and y along a shortest edit script and
 // returns, for each line of x, the line of y it is kept as (-1: deleted).
-func myers(x, y []int) []int {
+func myers(x, y []int, maxEdits int) []int {
 	n, m := len(x), len(y)
 	keep := make([]int, n)
 	for i := range keep {
 		keep[i] = -1
 	}
 	max := n + m
-	if max > maxHunkEdits {
-		max = maxHunkEdits
+	if max > maxEdits {
+		max = maxEdits
 	}
 	off := max + 1
 	v := make([]int, 2*max+3)
@@ -137,8 +145,8 @@ func myers(x, y []int) []int {
 	return keep
 }
 
-// splitKeep splits b into lines that keep their '\n'.
-func splitKeep(b []byte) []string {
+// Lines splits b into lines that keep their '\n'.
+func Lines(b []byte) []string {
 	var out []string
 	for len(b) > 0 {
 		i := 0
