@@ -7,7 +7,8 @@ COUNT    ?= 6
 N        ?= 3
 # staticcheck, pinned; `go run` fetches it through the module proxy the first time.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
-# bench-bootstrap mines REPO when given on the command line, else a generated one.
+# bench-bootstrap mines REPO (one path or several) when given on the command
+# line, else a generated one.
 BENCH_REPO = $(if $(filter command line,$(origin REPO)),$(abspath $(REPO)))
 
 .PHONY: build install test test-race lint bench bench-index bench-bootstrap bench-retrieval bench-solve bench-box bench-routing bench-eval bench-datasets bench-distill bench-curate-logged e2e shards demo clean
@@ -54,11 +55,11 @@ bench:
 bench-index:
 	$(GO) test -run '^$$' -bench 'BenchmarkIndex' -benchmem -count $(COUNT) -benchtime 3x ./ingest/ | tee bench-index.txt
 
-# cra bootstrap on a generated ~150-file, ~6,000-commit repository (REPO=path
-# for any real clone): commits/s, verified commits, peak RSS and the ratio to
-# `git log --all --numstat --no-renames` on the same repository.
+# cra bootstrap on a generated ~150-file, ~6,000-commit repository (REPO="paths"
+# for real clones, mined in one run): commits/s, verified commits, peak RSS and
+# the ratio to `git log --all --numstat --no-renames` on the same repositories.
 bench-bootstrap:
-	CRA_BENCH_REPO=$(BENCH_REPO) $(GO) test -run '^$$' -bench 'BenchmarkBootstrap' -benchmem -count $(COUNT) -benchtime 2x ./bootstrap/ | tee bench-bootstrap.txt
+	CRA_BENCH_REPO="$(BENCH_REPO)" $(GO) test -run '^$$' -bench 'BenchmarkBootstrap' -benchmem -count $(COUNT) -benchtime 2x ./bootstrap/ | tee bench-bootstrap.txt
 
 # Deterministic retrieval for one task (load the graph from the knowledge
 # base, expand): generated 150- and 10,000-file repositories, or REPO=path.

@@ -53,7 +53,7 @@ type factEntry struct {
 }
 
 // factCacheBytes bounds the fact caches of a run, all repositories together.
-const factCacheBytes = 192 << 20
+const factCacheBytes = 64 << 20
 
 // treeSourceBytes bounds the source behind each repository's kept trees
 // (a tree takes several times its source in memory).
