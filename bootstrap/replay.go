@@ -48,42 +48,38 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	if err != nil {
 		return res, err
 	}
-	var prev, front []string
+	var front []string
 	var known map[string]knownCommit
+	upToDate := false
 	err = r.withStore(ctx, func(s *rawStore) error {
 		if n, err := s.backfillDecomposed(ctx, path); err != nil {
 			return err
 		} else if n > 0 {
 			r.opts.Log.Info("bootstrap added the meta_plan and part_plan targets of tasks mined before", "repo", path, "targets", n)
 		}
-		if prev, err = s.watermark(ctx, path); err != nil {
+		prev, err := s.watermark(ctx, path)
+		if err != nil {
 			return err
 		}
 		if front, err = s.frontier(ctx, path); err != nil {
 			return err
 		}
 		front = c.existing(front)
-		if slices.Equal(prev, tips) && len(front) == 0 {
-			return nil
+		if upToDate = slices.Equal(prev, tips) && len(front) == 0; upToDate {
+			// No new commit; merges an earlier run recorded but could not
+			// examine (it was stopped first) are still made tasks. All in
+			// this one open of the store: a no-change run is mostly opens.
+			res.Status = kb.StatusUpToDate
+			if res.MergeTasks, err = s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts); err != nil {
+				return err
+			}
+			return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")
 		}
 		known, err = s.knownCommits(ctx, path)
 		return err
 	})
-	if err != nil {
+	if err != nil || upToDate {
 		return res, err
-	}
-	if slices.Equal(prev, tips) && len(front) == 0 {
-		// No new commit; merges an earlier run recorded but could not
-		// examine (it was stopped first) are still made tasks.
-		res.Status = kb.StatusUpToDate
-		return res, r.withStore(ctx, func(s *rawStore) error {
-			n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts)
-			if err != nil {
-				return err
-			}
-			res.MergeTasks = n
-			return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")
-		})
 	}
 
 	// The new commits, parents first, from every tip and from the commits

@@ -115,21 +115,26 @@ func (s *rawStore) watermark(ctx context.Context, repo string) ([]string, error)
 // recorded themselves. The walk starts from them too, so no commit is ever
 // cut off from later runs by its mined descendants.
 func (s *rawStore) frontier(ctx context.Context, repo string) ([]string, error) {
-	rows, err := s.Conn.QueryContext(ctx, `SELECT DISTINCT p FROM (
+	return s.strings(ctx, `SELECT DISTINCT p FROM (
 			SELECT unnest(parents) AS p FROM bootstrap_commits WHERE repo_path = $1)
 		WHERE p NOT IN (SELECT commit FROM bootstrap_commits WHERE repo_path = $1)
 		ORDER BY p`, repo)
+}
+
+// strings runs a query of one VARCHAR column.
+func (s *rawStore) strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.Conn.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, h)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
