@@ -48,8 +48,8 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	if err != nil {
 		return res, err
 	}
-	var front []string
-	var known map[string]knownCommit
+	var front, wanted []string
+	var known, walked map[string]knownCommit
 	upToDate := false
 	err = r.withStore(ctx, func(s *rawStore) error {
 		if n, err := s.backfillDecomposed(ctx, path); err != nil {
@@ -65,7 +65,25 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 			return err
 		}
 		front = c.existing(front)
-		if upToDate = slices.Equal(prev, tips) && len(front) == 0; upToDate {
+		same := slices.Equal(prev, tips) && len(front) == 0
+		if same {
+			n, err := s.unminedSince(ctx, path, r.opts.Since)
+			if err != nil {
+				return err
+			}
+			upToDate = n == 0
+		}
+		if !upToDate {
+			if known, err = s.knownCommits(ctx, path); err != nil {
+				return err
+			}
+			if walked, err = s.walkedCommits(ctx, path); err != nil {
+				return err
+			}
+			wanted = c.existing(r.toMine(walked))
+			upToDate = same && len(wanted) == 0 // what is left to mine is gone
+		}
+		if upToDate {
 			// No new commit; merges an earlier run recorded but could not
 			// examine (it was stopped first) are still made tasks. All in
 			// this one open of the store: a no-change run is mostly opens.
@@ -75,25 +93,36 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 			}
 			return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")
 		}
-		known, err = s.knownCommits(ctx, path)
-		return err
+		return nil
 	})
 	if err != nil || upToDate {
 		return res, err
 	}
 
-	// The new commits, parents first, from every tip and from the commits
-	// earlier runs left below mined ones. All of them feed co-change
-	// counts; those outside --since are not mined (nor recorded), so a
-	// later run still mines them.
+	// The new commits, parents first, from every tip, from the commits
+	// earlier runs left below recorded or walked ones, and from the walked
+	// ones this run mines (wanted). All of them feed co-change counts;
+	// those outside --since are not mined (nor recorded), so a later run
+	// still mines them, but they are kept as walked: later runs neither
+	// walk nor diff them again until they mine them.
 	var fresh, toMine []commitInfo
 	delivered := map[string]bool{}
-	isKnown := func(h string) bool { _, ok := known[h]; return ok || delivered[h] }
+	isWanted := map[string]bool{}
+	for _, h := range wanted {
+		isWanted[h] = true
+	}
+	isKnown := func(h string) bool {
+		_, rec := known[h]
+		_, walk := walked[h]
+		return rec || walk && !isWanted[h] || delivered[h]
+	}
 	starts := append(slices.Clone(tips), front...)
+	starts = append(starts, heads(wanted, walked)...)
 	complete := true
-	for _, start := range starts {
+	mineFrom := func(start string) error {
 		err := history.Walk(ctx, path, start, history.Options{Workers: r.opts.Jobs, Known: isKnown}, func(cm commitInfo) error {
 			delivered[cm.Hash] = true
+			res.Walked++
 			fresh = append(fresh, cm)
 			if !r.opts.Since.IsZero() && cm.CommitTime.Before(r.opts.Since) {
 				return nil
@@ -106,10 +135,31 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		})
 		if errors.Is(err, errEnough) {
 			complete = false
-			break
+			return nil
 		}
 		if err != nil {
-			return res, fmt.Errorf("walk history from %s: %w", start[:12], err)
+			return fmt.Errorf("walk history from %s: %w", start[:12], err)
+		}
+		return nil
+	}
+	for _, start := range starts {
+		if err := mineFrom(start); err != nil || !complete {
+			if err != nil {
+				return res, err
+			}
+			break
+		}
+	}
+	// A wanted commit below a gone one (history rewritten) has no head
+	// above it: it starts a walk of its own.
+	for _, h := range wanted {
+		if !complete {
+			break
+		}
+		if !delivered[h] {
+			if err := mineFrom(h); err != nil {
+				return res, err
+			}
 		}
 	}
 	if !complete {
@@ -119,6 +169,7 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		// tip's commits after the whole first tip. The rest of the walk is
 		// planned, and the commits older than the youngest one mined are
 		// read for their files; so where a batch ends changes no count.
+		// Walked commits have theirs already.
 		var youngest time.Time
 		for _, cm := range toMine {
 			if cm.CommitTime.After(youngest) {
@@ -129,10 +180,14 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		// its ancestors): later walks stop there.
 		planned := map[string]bool{}
 		older := func(h string, at time.Time) bool { planned[h] = true; return at.Before(youngest) }
-		isPlanned := func(h string) bool { return isKnown(h) || planned[h] }
+		isPlanned := func(h string) bool {
+			_, walk := walked[h]
+			return isKnown(h) || walk || planned[h]
+		}
 		for _, start := range starts {
 			err := history.Walk(ctx, path, start, history.Options{Workers: r.opts.Jobs, Known: isPlanned, Want: older}, func(cm commitInfo) error {
 				delivered[cm.Hash] = true
+				res.Walked++
 				fresh = append(fresh, cm)
 				return nil
 			})
@@ -142,19 +197,37 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		}
 	}
 
-	// Co-change history: every commit known, old and new.
+	// Co-change history: every commit known, old and new, once.
 	var cos []coCommit
-	for _, k := range known {
-		if !k.merge {
-			cos = append(cos, k.co)
+	for _, m := range []map[string]knownCommit{known, walked} {
+		for _, k := range m {
+			if !k.merge {
+				cos = append(cos, k.co)
+			}
 		}
 	}
+	mining := map[string]bool{}
+	for _, cm := range toMine {
+		mining[cm.Hash] = true
+	}
+	var unmined []commitInfo
 	for _, cm := range fresh {
+		if _, ok := walked[cm.Hash]; ok {
+			continue
+		}
 		if !cm.IsMerge() {
 			cos = append(cos, coCommit{at: cm.CommitTime, files: changedPaths(cm)})
 		}
+		if !mining[cm.Hash] {
+			unmined = append(unmined, cm)
+		}
 	}
 	co := newCoHistory(cos, r.opts.CoChangeMaxFiles)
+	if len(unmined) > 0 {
+		if err := r.withStore(ctx, func(s *rawStore) error { return s.writeWalked(ctx, path, unmined) }); err != nil {
+			return res, err
+		}
+	}
 
 	results := make([]*result, len(toMine))
 	var work []int
@@ -188,6 +261,42 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		res.MergeTasks = n
 		return s.setRepo(ctx, path, r.runID, mark, res.Status, "")
 	})
+}
+
+// toMine lists the walked commits a run with r's --since mines, youngest
+// first (so a descendant is walked from before its ancestors).
+func (r *runner) toMine(walked map[string]knownCommit) []string {
+	var out []string
+	for h, k := range walked {
+		if r.opts.Since.IsZero() || !k.co.at.Before(r.opts.Since) {
+			out = append(out, h)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if c := walked[b].co.at.Compare(walked[a].co.at); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
+
+// heads are the commits of wanted no other commit of wanted has as a
+// parent: a walk from each of them delivers the rest.
+func heads(wanted []string, walked map[string]knownCommit) []string {
+	below := map[string]bool{}
+	for _, h := range wanted {
+		for _, p := range walked[h].parents {
+			below[p] = true
+		}
+	}
+	var out []string
+	for _, h := range wanted {
+		if !below[h] {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // precheck applies the commit filter.

@@ -53,6 +53,8 @@ type RepoResult struct {
 	Indexed  bool   `json:"indexed"` // indexed first: it was not in the knowledge base
 	Seen     int    `json:"seen"`    // new commits mined (recorded with an outcome)
 	Verified int    `json:"verified"`
+	// Walked: commits the history walk delivered (diffed) this run.
+	Walked int `json:"walked"`
 	// MergeTasks: merged branches made multi-part tasks by this run.
 	MergeTasks int `json:"merge_tasks"`
 	// BlobsParsed and BytesParsed: each blob is parsed once per run.

@@ -167,3 +167,55 @@ func TestBootstrapBatchesGiveTheTargetsOfOneRun(t *testing.T) {
 		})
 	}
 }
+
+// A nightly --since run walks (and diffs) only the commits no earlier walk
+// delivered: the history before --since is walked once, kept as walked,
+// and walked again only by the run that mines it. The rows end as one
+// plain run's, co-change counts included.
+func TestNightlySinceRunsDoNotWalkTheOlderHistoryAgain(t *testing.T) {
+	t.Parallel()
+	repo := filepath.Join(t.TempDir(), "repo")
+	gittest.Synthetic{Files: 20, Commits: 80, Funcs: 4, Realistic: true, MergedBranches: true}.Build(t, repo)
+	r := gittest.Open(t, repo)
+	// A tag on an old commit: a tip the walk starts from below --since.
+	r.Git("tag", "v0.1", strings.Split(gitOut(t, repo, "rev-list", "--all", "--reverse", "--date-order"), "\n")[5])
+	all := len(strings.Split(gitOut(t, repo, "rev-list", "--all"), "\n"))
+	times := strings.Split(gitOut(t, repo, "log", "--all", "--format=%ct", "--reverse", "--date-order"), "\n")
+	secs, _ := strconv.ParseInt(times[len(times)/2], 10, 64)
+	since := time.Unix(secs, 0)
+	before, _ := strconv.Atoi(gitOut(t, repo, "rev-list", "--all", "--count", "--before="+strconv.FormatInt(secs-1, 10)))
+
+	home := newHome(t)
+	nightly := func(since time.Time) *RepoResult {
+		opts := testOptions()
+		opts.Since = since
+		return mine(t, home, opts, repo).Repos[0]
+	}
+	if res := nightly(since); res.Walked != all || res.Seen != all-before {
+		t.Fatalf("first --since run: walked %d, mined %d; want all %d walked, the %d after --since mined", res.Walked, res.Seen, all, all-before)
+	}
+	if got := rawRows(t, home, "SELECT count(*) FROM bootstrap_walked")[0]; got != strconv.Itoa(before) {
+		t.Errorf("%s commits kept as walked, want the %d before --since", got, before)
+	}
+	if res := nightly(since); res.Walked != 0 || res.Status != kb.StatusUpToDate {
+		t.Errorf("the same --since again: walked %d, status %s; want 0 and up_to_date", res.Walked, res.Status)
+	}
+	r.Write("pkg/nightly.py", "def nightly(x):\n    return x + 1\n")
+	r.Commit("Add a nightly helper to the package")
+	r.Write("pkg/nightly.py", "def nightly(x):\n    return x + 2\n")
+	r.Commit("Make the nightly helper add two")
+	if res := nightly(since.Add(time.Hour)); res.Walked != 2 || res.Seen != 2 {
+		t.Errorf("next night: walked %d, mined %d; want the 2 new commits", res.Walked, res.Seen)
+	}
+	// A plain run mines what --since left: it walks those commits, once.
+	plain := mine(t, home, testOptions(), repo).Repos[0]
+	if plain.Walked != before || plain.Seen != before {
+		t.Errorf("plain run: walked %d, mined %d; want the %d commits before --since", plain.Walked, plain.Seen, before)
+	}
+	if got := rawRows(t, home, "SELECT count(*) FROM bootstrap_walked")[0]; got != "0" {
+		t.Errorf("%s walked rows left once every commit is recorded", got)
+	}
+	full := newHome(t)
+	mine(t, full, testOptions(), repo)
+	sameRows(t, dump(t, home), dump(t, full))
+}
