@@ -52,10 +52,8 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	var known, walked map[string]knownCommit
 	upToDate := false
 	err = r.withStore(ctx, func(s *rawStore) error {
-		if n, err := s.backfillDecomposed(ctx, path); err != nil {
+		if err := r.backfill(ctx, s, path); err != nil {
 			return err
-		} else if n > 0 {
-			r.opts.Log.Info("bootstrap added the meta_plan and part_plan targets of tasks mined before", "repo", path, "targets", n)
 		}
 		prev, err := s.watermark(ctx, path)
 		if err != nil {
@@ -84,14 +82,7 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 			upToDate = same && len(wanted) == 0 // what is left to mine is gone
 		}
 		if upToDate {
-			// No new commit; merges an earlier run recorded but could not
-			// examine (it was stopped first) are still made tasks. All in
-			// this one open of the store: a no-change run is mostly opens.
-			res.Status = kb.StatusUpToDate
-			if res.MergeTasks, err = s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts); err != nil {
-				return err
-			}
-			return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")
+			return r.upToDate(ctx, s, path, tips, res)
 		}
 		return nil
 	})
@@ -261,6 +252,52 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		res.MergeTasks = n
 		return s.setRepo(ctx, path, r.runID, mark, res.Status, "")
 	})
+}
+
+// settle ends the run of a repository with no new commit in s, the run's
+// first open of the store (Run reads every repository's tips before it):
+// none of its tips is new, no commit is left below those recorded or
+// walked, no walked commit is within --since. A no-change run is then one
+// open of the store, not one per repository. It returns nil when there is
+// work, or a commit left below may be gone: replay sees to it.
+func (r *runner) settle(ctx context.Context, s *rawStore, path string, tips []string) (*RepoResult, error) {
+	start := time.Now()
+	if ok, err := s.nothingNew(ctx, path, tips, r.opts.Since); err != nil || !ok {
+		return nil, err
+	}
+	r.inFlight.start(path)
+	defer r.inFlight.done(path)
+	res := &RepoResult{Repo: path, Outcomes: map[string]int{}}
+	if err := r.backfill(ctx, s, path); err != nil {
+		return nil, err
+	}
+	if err := r.upToDate(ctx, s, path, tips, res); err != nil {
+		return nil, err
+	}
+	res.Steps, res.Seconds = Funnel(res.Outcomes), time.Since(start).Seconds()
+	r.opts.Log.Info("bootstrap repository done", "repo", path, "status", res.Status, "seen", 0, "verified", 0)
+	return res, nil
+}
+
+// upToDate records a repository with no new commit. Merges an earlier run
+// recorded but could not examine (it was stopped first) are still made
+// tasks.
+func (r *runner) upToDate(ctx context.Context, s *rawStore, path string, tips []string, res *RepoResult) (err error) {
+	res.Status = kb.StatusUpToDate
+	if res.MergeTasks, err = s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts); err != nil {
+		return err
+	}
+	return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")
+}
+
+// backfill adds the meta_plan and part_plan targets of the tasks mined
+// before bootstrap stored them.
+func (r *runner) backfill(ctx context.Context, s *rawStore, path string) error {
+	n, err := s.backfillDecomposed(ctx, path)
+	if n > 0 {
+		r.opts.Log.Info("bootstrap added the meta_plan and part_plan targets of tasks mined before", "repo", path, "targets", n)
+	}
+	return err
 }
 
 // toMine lists the walked commits a run with r's --since mines, youngest

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cra-dev/cra/internal/version"
@@ -23,7 +24,7 @@ type rawStore struct {
 }
 
 // testHook, set by tests only, is called at named points inside write
-// transactions ("batch", "merge"): a test stops or kills the process
+// transactions ("batch", "merge", "walked"): a test stops or kills the process
 // there, or fails the write with the error it returns.
 var testHook func(point string) error
 
@@ -123,6 +124,23 @@ func (s *rawStore) frontier(ctx context.Context, repo string) ([]string, error) 
 		ORDER BY p`, repo)
 }
 
+// nothingNew reports whether repo has no commit to mine with tips and
+// --since: its watermark is tips, no commit is left below those recorded
+// or walked, none walked is within since. Each question is asked only
+// when the ones before found nothing.
+func (s *rawStore) nothingNew(ctx context.Context, repo string, tips []string, since time.Time) (bool, error) {
+	prev, err := s.watermark(ctx, repo)
+	if err != nil || !slices.Equal(prev, tips) {
+		return false, err
+	}
+	front, err := s.frontier(ctx, repo)
+	if err != nil || len(front) > 0 {
+		return false, err
+	}
+	n, err := s.unminedSince(ctx, repo, since)
+	return n == 0, err
+}
+
 // unminedSince counts the commits an earlier walk delivered that are still
 // not recorded and that a run with since would mine.
 func (s *rawStore) unminedSince(ctx context.Context, repo string, since time.Time) (int, error) {
@@ -209,8 +227,10 @@ func (s *rawStore) writeWalked(ctx context.Context, repo string, commits []commi
 		rows[i] = []driver.Value{repo, c.Hash, nonNil(c.Parents), c.CommitTime, nonNil(changedPaths(c))}
 	}
 	return s.Tx(ctx, func() error {
-		_, err := s.AppendNew(ctx, "bootstrap_walked", walkedColumns, []string{"repo_path", "commit"}, rows)
-		return err
+		if _, err := s.AppendNew(ctx, "bootstrap_walked", walkedColumns, []string{"repo_path", "commit"}, rows); err != nil {
+			return err
+		}
+		return hook("walked")
 	})
 }
 
