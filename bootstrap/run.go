@@ -169,7 +169,7 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	opts.Progress.Items(len(todo))
 	var live *kb.InputLock
 	var status string
-	if err := r.withStore(ctx, func(s *rawStore) (err error) {
+	err = r.withStore(ctx, func(s *rawStore) (err error) {
 		if err := s.markStaleRuns(ctx, dir); err != nil {
 			return err
 		}
@@ -185,12 +185,16 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 		if err != nil {
 			return err
 		}
-		// The repositories with no new commit end here, in this open.
+		// The repositories with no new commit end here, in this open. Each
+		// is a few short queries: Ctrl-C is seen between them, and those
+		// not settled by then are left to mine, which reports them
+		// interrupted.
+		bg := context.WithoutCancel(ctx)
 		for i, p := range abs {
 			if sum.Repos[i] != nil || tips[p] == nil || ctx.Err() != nil {
 				continue
 			}
-			res, err := r.settle(ctx, s, p, tips[p])
+			res, err := r.settle(bg, s, p, tips[p])
 			if err != nil {
 				return err
 			}
@@ -204,18 +208,20 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 		}
 		// Nothing to mine: the run ends in this open too.
 		status = tally(sum)
-		return s.finishRun(ctx, r.runID, sum.Failed, status)
-	}); err != nil {
+		return s.finishRun(bg, r.runID, sum.Failed, status)
+	})
+	defer live.Release() //nolint:errcheck // dropped at exit anyway
+	if err != nil {
 		return nil, err
 	}
-	defer live.Release() //nolint:errcheck // dropped at exit anyway
 	sum.RunID = r.runID
 	if status != "" {
 		return sum, nil
 	}
 	// Repositories in parallel too: many small clones are mostly walks and
 	// waits. Their fact caches share one budget.
-	repoJobs := max(1, min(opts.Jobs, len(slices.DeleteFunc(slices.Clone(sum.Repos), func(r *RepoResult) bool { return r != nil }))))
+	left := len(slices.DeleteFunc(slices.Clone(sum.Repos), func(r *RepoResult) bool { return r != nil }))
+	repoJobs := max(1, min(opts.Jobs, left))
 	r.cacheBytes = factCacheBytes / int64(repoJobs)
 	var g errgroup.Group
 	g.SetLimit(repoJobs)
