@@ -20,7 +20,7 @@ import (
 
 // runChildren starts n bootstrap processes on one home and repository at
 // once (this test binary; TestMain does the run) and returns their summaries.
-func runChildren(t *testing.T, n int, home, repo, wait string) []*Summary {
+func runChildren(t *testing.T, n int, home, repo, wait string, env ...string) []*Summary {
 	t.Helper()
 	out := make([]*Summary, n)
 	var wg sync.WaitGroup
@@ -30,6 +30,7 @@ func runChildren(t *testing.T, n int, home, repo, wait string) []*Summary {
 			defer wg.Done()
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), "CRA_TEST_BOOTSTRAP_HOME="+home, "CRA_TEST_BOOTSTRAP_REPO="+repo, "CRA_TEST_BOOTSTRAP_WAIT="+wait)
+			cmd.Env = append(cmd.Env, env...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Run(); err != nil {

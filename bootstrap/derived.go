@@ -14,12 +14,24 @@ import (
 // tasks mined before bootstrap stored them: both derive from the stored
 // plan (schema.Decompose), so no commit is replayed again. A task that
 // has them is left alone; the load anti-joins on their ids like every
-// other target.
+// other target. Every run asks, so it must be cheap when there is nothing
+// to add (the common case): the tasks lacking a meta_plan are found on the
+// id columns alone, and plans (JSON, most of the store's bytes) are read
+// only for them.
 func (s *rawStore) backfillDecomposed(ctx context.Context, repo string) (int, error) {
+	lacking, err := s.strings(ctx, `SELECT k.id FROM synthetic_tasks k WHERE k.repo_path = $1
+		AND k.id NOT IN (SELECT task_id FROM synthetic_targets WHERE repo_path = $1 AND stage = $2)`,
+		repo, schema.StageMetaPlan)
+	if err != nil {
+		return 0, fmt.Errorf("backfill %s: %w", repo, err)
+	}
+	if len(lacking) == 0 {
+		return 0, nil
+	}
 	rows, err := s.Conn.QueryContext(ctx, `SELECT k.id, k.commit, k.task, p.target::VARCHAR FROM synthetic_tasks k
 		JOIN synthetic_targets p ON p.task_id = k.id AND p.stage = ?
-		WHERE k.repo_path = ? AND NOT EXISTS (SELECT 1 FROM synthetic_targets m WHERE m.task_id = k.id AND m.stage = ?)`,
-		schema.StagePlan, repo, schema.StageMetaPlan)
+		WHERE k.repo_path = ? AND k.id IN (SELECT unnest(?::VARCHAR[]))`,
+		schema.StagePlan, repo, lacking)
 	if err != nil {
 		return 0, fmt.Errorf("backfill %s: %w", repo, err)
 	}

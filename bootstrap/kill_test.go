@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 const (
 	envStopAt = "CRA_TEST_BOOTSTRAP_STOP"
 	envFailAt = "CRA_TEST_BOOTSTRAP_FAIL"
+	envSince  = "CRA_TEST_BOOTSTRAP_SINCE" // --since, RFC 3339
 	stoppedAt = "stopped at "
 )
 
@@ -48,6 +49,7 @@ func bootstrapChild(home, repo string) int {
 	defer stop()
 	opts := testOptions()
 	opts.Wait, _ = time.ParseDuration(os.Getenv("CRA_TEST_BOOTSTRAP_WAIT"))
+	opts.Since, _ = time.Parse(time.RFC3339, os.Getenv(envSince))
 	reached := map[string]int{} // hooks run one at a time: inside the store's lock
 	testHook = func(point string) error {
 		reached[point]++

@@ -49,58 +49,72 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	if err != nil {
 		return res, err
 	}
-	var prev, front []string
-	var known map[string]knownCommit
+	var front, wanted []string
+	var known, walked map[string]knownCommit
+	upToDate := false
 	err = r.withStore(ctx, func(s *rawStore) error {
-		if n, err := s.backfillDecomposed(ctx, path); err != nil {
+		if err := r.backfill(ctx, s, path); err != nil {
 			return err
-		} else if n > 0 {
-			r.opts.Log.Info("bootstrap added the meta_plan and part_plan targets of tasks mined before", "repo", path, "targets", n)
 		}
-		if prev, err = s.watermark(ctx, path); err != nil {
+		prev, err := s.watermark(ctx, path)
+		if err != nil {
 			return err
 		}
 		if front, err = s.frontier(ctx, path); err != nil {
 			return err
 		}
 		front = c.existing(front)
-		if slices.Equal(prev, tips) && len(front) == 0 {
-			return nil
-		}
-		known, err = s.knownCommits(ctx, path)
-		return err
-	})
-	if err != nil {
-		return res, err
-	}
-	if slices.Equal(prev, tips) && len(front) == 0 {
-		// No new commit; merges an earlier run recorded but could not
-		// examine (it was stopped first) are still made tasks.
-		res.Status = kb.StatusUpToDate
-		set := lang.NewSet()
-		defer set.Close()
-		return res, r.withStore(ctx, func(s *rawStore) error {
-			n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, newFactCache(r.cacheBytes).parser(set))
+		same := slices.Equal(prev, tips) && len(front) == 0
+		if same {
+			n, err := s.unminedSince(ctx, path, r.opts.Since)
 			if err != nil {
 				return err
 			}
-			res.MergeTasks = n
-			return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")
-		})
+			upToDate = n == 0
+		}
+		if !upToDate {
+			if known, err = s.knownCommits(ctx, path); err != nil {
+				return err
+			}
+			if walked, err = s.walkedCommits(ctx, path); err != nil {
+				return err
+			}
+			wanted = c.existing(r.toMine(walked))
+			upToDate = same && len(wanted) == 0 // what is left to mine is gone
+		}
+		if upToDate {
+			return r.upToDate(ctx, s, path, tips, res)
+		}
+		return nil
+	})
+	if err != nil || upToDate {
+		return res, err
 	}
 
-	// The new commits, parents first, from every tip and from the commits
-	// earlier runs left below mined ones. All of them feed co-change
-	// counts; those outside --since are not mined (nor recorded), so a
-	// later run still mines them.
+	// The new commits, parents first, from every tip, from the commits
+	// earlier runs left below recorded or walked ones, and from the walked
+	// ones this run mines (wanted). All of them feed co-change counts;
+	// those outside --since are not mined (nor recorded), so a later run
+	// still mines them, but they are kept as walked: later runs neither
+	// walk nor diff them again until they mine them.
 	var fresh, toMine []commitInfo
 	delivered := map[string]bool{}
-	isKnown := func(h string) bool { _, ok := known[h]; return ok || delivered[h] }
+	isWanted := map[string]bool{}
+	for _, h := range wanted {
+		isWanted[h] = true
+	}
+	isKnown := func(h string) bool {
+		_, rec := known[h]
+		_, walk := walked[h]
+		return rec || walk && !isWanted[h] || delivered[h]
+	}
 	starts := append(slices.Clone(tips), front...)
+	starts = append(starts, heads(wanted, walked)...)
 	complete := true
-	for _, start := range starts {
+	mineFrom := func(start string) error {
 		err := history.Walk(ctx, path, start, history.Options{Workers: r.opts.Jobs, Known: isKnown}, func(cm commitInfo) error {
 			delivered[cm.Hash] = true
+			res.Walked++
 			fresh = append(fresh, cm)
 			if !r.opts.Since.IsZero() && cm.CommitTime.Before(r.opts.Since) {
 				return nil
@@ -113,10 +127,31 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		})
 		if errors.Is(err, errEnough) {
 			complete = false
-			break
+			return nil
 		}
 		if err != nil {
-			return res, fmt.Errorf("walk history from %s: %w", start[:12], err)
+			return fmt.Errorf("walk history from %s: %w", start[:12], err)
+		}
+		return nil
+	}
+	for _, start := range starts {
+		if err := mineFrom(start); err != nil || !complete {
+			if err != nil {
+				return res, err
+			}
+			break
+		}
+	}
+	// A wanted commit below a gone one (history rewritten) has no head
+	// above it: it starts a walk of its own.
+	for _, h := range wanted {
+		if !complete {
+			break
+		}
+		if !delivered[h] {
+			if err := mineFrom(h); err != nil {
+				return res, err
+			}
 		}
 	}
 	if !complete {
@@ -126,6 +161,7 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		// tip's commits after the whole first tip. The rest of the walk is
 		// planned, and the commits older than the youngest one mined are
 		// read for their files; so where a batch ends changes no count.
+		// Walked commits have theirs already.
 		var youngest time.Time
 		for _, cm := range toMine {
 			if cm.CommitTime.After(youngest) {
@@ -136,10 +172,14 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		// its ancestors): later walks stop there.
 		planned := map[string]bool{}
 		older := func(h string, at time.Time) bool { planned[h] = true; return at.Before(youngest) }
-		isPlanned := func(h string) bool { return isKnown(h) || planned[h] }
+		isPlanned := func(h string) bool {
+			_, walk := walked[h]
+			return isKnown(h) || walk || planned[h]
+		}
 		for _, start := range starts {
 			err := history.Walk(ctx, path, start, history.Options{Workers: r.opts.Jobs, Known: isPlanned, Want: older}, func(cm commitInfo) error {
 				delivered[cm.Hash] = true
+				res.Walked++
 				fresh = append(fresh, cm)
 				return nil
 			})
@@ -149,19 +189,37 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		}
 	}
 
-	// Co-change history: every commit known, old and new.
+	// Co-change history: every commit known, old and new, once.
 	var cos []coCommit
-	for _, k := range known {
-		if !k.merge {
-			cos = append(cos, k.co)
+	for _, m := range []map[string]knownCommit{known, walked} {
+		for _, k := range m {
+			if !k.merge {
+				cos = append(cos, k.co)
+			}
 		}
 	}
+	mining := map[string]bool{}
+	for _, cm := range toMine {
+		mining[cm.Hash] = true
+	}
+	var unmined []commitInfo
 	for _, cm := range fresh {
+		if _, ok := walked[cm.Hash]; ok {
+			continue
+		}
 		if !cm.IsMerge() {
 			cos = append(cos, coCommit{at: cm.CommitTime, files: changedPaths(cm)})
 		}
+		if !mining[cm.Hash] {
+			unmined = append(unmined, cm)
+		}
 	}
 	co := newCoHistory(cos, r.opts.CoChangeMaxFiles)
+	if len(unmined) > 0 {
+		if err := r.withStore(ctx, func(s *rawStore) error { return s.writeWalked(ctx, path, unmined) }); err != nil {
+			return res, err
+		}
+	}
 
 	results := make([]*result, len(toMine))
 	var work []int
@@ -198,6 +256,90 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		res.MergeTasks = n
 		return s.setRepo(ctx, path, r.runID, mark, res.Status, "")
 	})
+}
+
+// settle ends the run of a repository with no new commit in s, the run's
+// first open of the store (Run reads every repository's tips before it):
+// none of its tips is new, no commit is left below those recorded or
+// walked, no walked commit is within --since. A no-change run is then one
+// open of the store, not one per repository. It returns nil when there is
+// work, or a commit left below may be gone: replay sees to it.
+func (r *runner) settle(ctx context.Context, s *rawStore, path string, tips []string) (*RepoResult, error) {
+	start := time.Now()
+	if ok, err := s.nothingNew(ctx, path, tips, r.opts.Since); err != nil || !ok {
+		return nil, err
+	}
+	r.inFlight.start(path)
+	defer r.inFlight.done(path)
+	res := &RepoResult{Repo: path, Outcomes: map[string]int{}}
+	if err := r.backfill(ctx, s, path); err != nil {
+		return nil, err
+	}
+	if err := r.upToDate(ctx, s, path, tips, res); err != nil {
+		return nil, err
+	}
+	res.Steps, res.Seconds = Funnel(res.Outcomes), time.Since(start).Seconds()
+	r.opts.Log.Info("bootstrap repository done", "repo", path, "status", res.Status, "seen", 0, "verified", 0)
+	return res, nil
+}
+
+// upToDate records a repository with no new commit. Merges an earlier run
+// recorded but could not examine (it was stopped first) are still made
+// tasks.
+func (r *runner) upToDate(ctx context.Context, s *rawStore, path string, tips []string, res *RepoResult) (err error) {
+	res.Status = kb.StatusUpToDate
+	set := lang.NewSet()
+	defer set.Close()
+	if res.MergeTasks, err = s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, newFactCache(r.cacheBytes).parser(set)); err != nil {
+		return err
+	}
+	return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")
+}
+
+// backfill adds the meta_plan and part_plan targets of the tasks mined
+// before bootstrap stored them.
+func (r *runner) backfill(ctx context.Context, s *rawStore, path string) error {
+	n, err := s.backfillDecomposed(ctx, path)
+	if n > 0 {
+		r.opts.Log.Info("bootstrap added the meta_plan and part_plan targets of tasks mined before", "repo", path, "targets", n)
+	}
+	return err
+}
+
+// toMine lists the walked commits a run with r's --since mines, youngest
+// first (so a descendant is walked from before its ancestors).
+func (r *runner) toMine(walked map[string]knownCommit) []string {
+	var out []string
+	for h, k := range walked {
+		if r.opts.Since.IsZero() || !k.co.at.Before(r.opts.Since) {
+			out = append(out, h)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if c := walked[b].co.at.Compare(walked[a].co.at); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
+
+// heads are the commits of wanted no other commit of wanted has as a
+// parent: a walk from each of them delivers the rest.
+func heads(wanted []string, walked map[string]knownCommit) []string {
+	below := map[string]bool{}
+	for _, h := range wanted {
+		for _, p := range walked[h].parents {
+			below[p] = true
+		}
+	}
+	var out []string
+	for _, h := range wanted {
+		if !below[h] {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // precheck applies the commit filter.

@@ -53,6 +53,8 @@ type RepoResult struct {
 	Indexed  bool   `json:"indexed"` // indexed first: it was not in the knowledge base
 	Seen     int    `json:"seen"`    // new commits mined (recorded with an outcome)
 	Verified int    `json:"verified"`
+	// Walked: commits the history walk delivered (diffed) this run.
+	Walked int `json:"walked"`
 	// MergeTasks: merged branches made multi-part tasks by this run.
 	MergeTasks int `json:"merge_tasks"`
 	// BlobsParsed and BytesParsed: each blob is parsed once per run.
@@ -73,7 +75,13 @@ type runner struct {
 	inFlight *inFlight
 	// cacheBytes bounds each repository's fact cache.
 	cacheBytes int64
+	// opened, when set (tests), is told of each open of the raw store.
+	opened func(dir string)
 }
+
+// storeOpened, set by tests only (never while another test runs), is
+// each run's runner.opened.
+var storeOpened func(dir string)
 
 // withDefaults fills what o leaves unset with index's defaults: the
 // batch indexes with the same limits it mines with.
@@ -95,6 +103,9 @@ func (o Options) withDefaults() Options {
 func (r *runner) withStore(ctx context.Context, fn func(*rawStore) error) error {
 	r.storeMu.Lock()
 	defer r.storeMu.Unlock()
+	if r.opened != nil {
+		r.opened(r.dir)
+	}
 	opts := kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait, Waiting: r.waiting}
 	return kb.WithWriter(ctx, r.dir, kb.Raw, opts, func(w kb.Writer) error { return fn(&rawStore{w}) })
 }
@@ -140,13 +151,25 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 			todo = append(todo, p)
 		}
 	}
+	// Every repository's tips, read while the knowledge base is asked
+	// which to index: with them, the repositories with no new commit are
+	// settled in the run's first open of the store.
+	tipsRead := make(chan map[string][]string, 1)
+	go func() { tipsRead <- tipsOf(todo, opts.Jobs) }()
 	indexed, err := indexMissing(ctx, dir, todo, opts)
+	tips := <-tipsRead
 	if err != nil {
 		return nil, err
 	}
 	r := &runner{opts: opts, filter: filter, dir: dir, progress: opts.Progress, inFlight: &inFlight{p: opts.Progress}}
+	r.opened = storeOpened
+	// The total starts at 0, not unknown: each repository adds its commits
+	// to build before it builds them, so the count never passes it.
+	opts.Progress.Phase("bootstrap", 0)
+	opts.Progress.Items(len(todo))
 	var live *kb.InputLock
-	if err := r.withStore(ctx, func(s *rawStore) (err error) {
+	var status string
+	err = r.withStore(ctx, func(s *rawStore) (err error) {
 		if err := s.markStaleRuns(ctx, dir); err != nil {
 			return err
 		}
@@ -159,25 +182,52 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 			// sees this row running without its lock.
 			live, err = kb.LockRun(dir, runLockKind, r.runID)
 		}
-		return err
-	}); err != nil {
+		if err != nil {
+			return err
+		}
+		// The repositories with no new commit end here, in this open. Each
+		// is a few short queries: Ctrl-C is seen between them, and those
+		// not settled by then are left to mine, which reports them
+		// interrupted.
+		bg := context.WithoutCancel(ctx)
+		for i, p := range abs {
+			if sum.Repos[i] != nil || tips[p] == nil || ctx.Err() != nil {
+				continue
+			}
+			res, err := r.settle(bg, s, p, tips[p])
+			if err != nil {
+				return err
+			}
+			if res != nil {
+				res.Indexed = indexed[p]
+				sum.Repos[i] = res
+			}
+		}
+		if slices.Contains(sum.Repos, nil) {
+			return nil
+		}
+		// Nothing to mine: the run ends in this open too.
+		status = tally(sum)
+		return s.finishRun(bg, r.runID, sum.Failed, status)
+	})
+	defer live.Release() //nolint:errcheck // dropped at exit anyway
+	if err != nil {
 		return nil, err
 	}
-	defer live.Release() //nolint:errcheck // dropped at exit anyway
 	sum.RunID = r.runID
-	// The total starts at 0, not unknown: each repository adds its commits
-	// to build before it builds them, so the count never passes it.
-	opts.Progress.Phase("bootstrap", 0)
-	opts.Progress.Items(len(todo))
+	if status != "" {
+		return sum, nil
+	}
 	// Repositories in parallel too: many small clones are mostly walks and
 	// waits. Their fact caches share one budget.
-	repoJobs := max(1, min(opts.Jobs, len(todo)))
+	left := len(slices.DeleteFunc(slices.Clone(sum.Repos), func(r *RepoResult) bool { return r != nil }))
+	repoJobs := max(1, min(opts.Jobs, left))
 	r.cacheBytes = factCacheBytes / int64(repoJobs)
 	var g errgroup.Group
 	g.SetLimit(repoJobs)
 	for i, p := range abs {
 		if sum.Repos[i] != nil {
-			continue // busy
+			continue // busy, or settled
 		}
 		g.Go(func() error {
 			res, err := r.mine(ctx, p)
@@ -189,6 +239,20 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	if err := g.Wait(); err != nil {
 		return sum, err
 	}
+	status = tally(sum)
+	bg := context.WithoutCancel(ctx)
+	if err := r.withStore(bg, func(s *rawStore) error { return s.finishRun(bg, r.runID, sum.Failed, status) }); err != nil {
+		return sum, err
+	}
+	if sum.Interrupted {
+		return sum, ctx.Err()
+	}
+	return sum, nil
+}
+
+// tally adds up the repositories' results into sum and returns the run's
+// status.
+func tally(sum *Summary) string {
 	for _, res := range sum.Repos {
 		switch res.Status {
 		case kb.StatusInterrupted:
@@ -205,21 +269,35 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 		sum.Verified += res.Verified
 	}
 	sum.Steps = Funnel(sum.Total)
-	status := kb.StatusOK
 	switch {
 	case sum.Interrupted:
-		status = kb.StatusInterrupted
+		return kb.StatusInterrupted
 	case sum.Failed > 0 || sum.Busy > 0:
-		status = kb.StatusPartial
+		return kb.StatusPartial
 	}
-	bg := context.WithoutCancel(ctx)
-	if err := r.withStore(bg, func(s *rawStore) error { return s.finishRun(bg, r.runID, sum.Failed, status) }); err != nil {
-		return sum, err
+	return kb.StatusOK
+}
+
+// tipsOf reads the tips of each repository at paths, jobs at a time; a
+// repository bootstrap cannot mine has none (replay says why).
+func tipsOf(paths []string, jobs int) map[string][]string {
+	out := make([][]string, len(paths))
+	var g errgroup.Group
+	g.SetLimit(max(1, jobs))
+	for i, p := range paths {
+		g.Go(func() error {
+			if _, tips, err := openMinable(p); err == nil {
+				out[i] = tips
+			}
+			return nil
+		})
 	}
-	if sum.Interrupted {
-		return sum, ctx.Err()
+	g.Wait() //nolint:errcheck // no job returns one
+	m := make(map[string][]string, len(paths))
+	for i, p := range paths {
+		m[p] = out[i]
 	}
-	return sum, nil
+	return m
 }
 
 // runLockKind names bootstrap's run locks (kb.LockRun).

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -163,6 +164,129 @@ func TestBootstrapBatchesGiveTheTargetsOfOneRun(t *testing.T) {
 			if tc.runs == nil && rawRows(t, home, `SELECT count(*) FROM bootstrap_commits a JOIN bootstrap_commits b
 				ON a.run_id < b.run_id AND a.committed_at > b.committed_at AND len(b.files) >= 2`)[0] == "0" {
 				t.Error("no batch ended between a commit and an older one the walk delivers later")
+			}
+		})
+	}
+}
+
+// A nightly --since run walks (and diffs) only the commits no earlier walk
+// delivered: the history before --since is walked once, kept as walked,
+// and walked again only by the run that mines it. The rows end as one
+// plain run's, co-change counts included.
+func TestNightlySinceRunsDoNotWalkTheOlderHistoryAgain(t *testing.T) {
+	t.Parallel()
+	repo := filepath.Join(t.TempDir(), "repo")
+	gittest.Synthetic{Files: 20, Commits: 80, Funcs: 4, Realistic: true, MergedBranches: true}.Build(t, repo)
+	r := gittest.Open(t, repo)
+	// A tag on an old commit: a tip the walk starts from below --since.
+	r.Git("tag", "v0.1", strings.Split(gitOut(t, repo, "rev-list", "--all", "--reverse", "--date-order"), "\n")[5])
+	all := len(strings.Split(gitOut(t, repo, "rev-list", "--all"), "\n"))
+	times := strings.Split(gitOut(t, repo, "log", "--all", "--format=%ct", "--reverse", "--date-order"), "\n")
+	secs, _ := strconv.ParseInt(times[len(times)/2], 10, 64)
+	since := time.Unix(secs, 0)
+	before, _ := strconv.Atoi(gitOut(t, repo, "rev-list", "--all", "--count", "--before="+strconv.FormatInt(secs-1, 10)))
+
+	home := newHome(t)
+	nightly := func(since time.Time) *RepoResult {
+		opts := testOptions()
+		opts.Since = since
+		return mine(t, home, opts, repo).Repos[0]
+	}
+	if res := nightly(since); res.Walked != all || res.Seen != all-before {
+		t.Fatalf("first --since run: walked %d, mined %d; want all %d walked, the %d after --since mined", res.Walked, res.Seen, all, all-before)
+	}
+	if got := rawRows(t, home, "SELECT count(*) FROM bootstrap_walked")[0]; got != strconv.Itoa(before) {
+		t.Errorf("%s commits kept as walked, want the %d before --since", got, before)
+	}
+	if res := nightly(since); res.Walked != 0 || res.Status != kb.StatusUpToDate {
+		t.Errorf("the same --since again: walked %d, status %s; want 0 and up_to_date", res.Walked, res.Status)
+	}
+	r.Write("pkg/nightly.py", "def nightly(x):\n    return x + 1\n")
+	r.Commit("Add a nightly helper to the package")
+	r.Write("pkg/nightly.py", "def nightly(x):\n    return x + 2\n")
+	r.Commit("Make the nightly helper add two")
+	if res := nightly(since.Add(time.Hour)); res.Walked != 2 || res.Seen != 2 {
+		t.Errorf("next night: walked %d, mined %d; want the 2 new commits", res.Walked, res.Seen)
+	}
+	// A plain run mines what --since left: it walks those commits, once.
+	plain := mine(t, home, testOptions(), repo).Repos[0]
+	if plain.Walked != before || plain.Seen != before {
+		t.Errorf("plain run: walked %d, mined %d; want the %d commits before --since", plain.Walked, plain.Seen, before)
+	}
+	if got := rawRows(t, home, "SELECT count(*) FROM bootstrap_walked")[0]; got != "0" {
+		t.Errorf("%s walked rows left once every commit is recorded", got)
+	}
+	full := newHome(t)
+	mine(t, full, testOptions(), repo)
+	sameRows(t, dump(t, home), dump(t, full))
+}
+
+// --since runs in processes of their own — killed -9 inside the write of
+// the walked commits or of a batch, or two started together on one home —
+// keep each commit before --since as walked once, or not at all: the
+// nightly run after them walks only what no walk kept, and a plain run
+// then ends with the rows of one plain run.
+func TestSinceRunsKilledOrTogetherKeepWhatTheyWalked(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("mines a repository in a dozen processes")
+	}
+	repo := mergedHistory(t, 120)
+	indexed := indexedHome(t, repo)
+	full := homeIndexedAs(t, indexed)
+	mine(t, full, testOptions(), repo)
+	want := dump(t, full)
+	times := strings.Split(gitOut(t, repo, "log", "--all", "--format=%ct", "--date-order", "--reverse"), "\n")
+	secs, _ := strconv.ParseInt(times[len(times)/2], 10, 64)
+	since := time.Unix(secs, 0).UTC()
+	all := len(times)
+	before, _ := strconv.Atoi(gitOut(t, repo, "rev-list", "--all", "--count", "--before="+strconv.FormatInt(secs-1, 10)))
+	env := envSince + "=" + since.Format(time.RFC3339)
+
+	for _, tc := range []struct {
+		name   string
+		run    func(t *testing.T, home string)
+		walked int // commits kept as walked after it
+	}{
+		{"kill -9 in the walked commits' write", func(t *testing.T, home string) {
+			if code := stopChild(t, home, repo, syscall.SIGKILL, envStopAt+"=walked:1", env); code != -1 {
+				t.Fatalf("exit %d, want killed", code)
+			}
+		}, 0},
+		{"kill -9 in the batch's write", func(t *testing.T, home string) {
+			if code := stopChild(t, home, repo, syscall.SIGKILL, envStopAt+"=batch:1", env); code != -1 {
+				t.Fatalf("exit %d, want killed", code)
+			}
+		}, before},
+		{"two processes at once", func(t *testing.T, home string) {
+			statuses := map[string]int{}
+			for _, s := range runChildren(t, 2, home, repo, "2m", env) {
+				statuses[s.Repos[0].Status]++
+			}
+			if statuses[kb.StatusOK] != 1 || statuses[kb.StatusUpToDate] != 1 {
+				t.Errorf("statuses %v: want one run to mine, the other to find nothing new", statuses)
+			}
+		}, before},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			home := homeIndexedAs(t, indexed)
+			tc.run(t, home)
+			if got := rawRows(t, home, "SELECT count(*), count(DISTINCT commit) FROM bootstrap_walked")[0]; got != fmt.Sprintf("%d\t%d", tc.walked, tc.walked) {
+				t.Errorf("walked rows (all, distinct) %s; want %d kept once each", got, tc.walked)
+			}
+			opts := testOptions()
+			opts.Since = since
+			res := mine(t, home, opts, repo).Repos[0]
+			mined := len(rawRows(t, home, "SELECT commit FROM bootstrap_commits"))
+			if wantWalked := all - tc.walked - (mined - res.Seen); res.Walked != wantWalked || mined != all-before {
+				t.Errorf("the nightly run after: walked %d, want %d; %d commits recorded, want the %d after --since",
+					res.Walked, wantWalked, mined, all-before)
+			}
+			mine(t, home, testOptions(), repo)
+			sameRows(t, dump(t, home), want)
+			if got := rawRows(t, home, "SELECT count(*) FROM bootstrap_walked")[0]; got != "0" {
+				t.Errorf("%s walked rows left once every commit is recorded", got)
 			}
 		})
 	}

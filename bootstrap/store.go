@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cra-dev/cra/internal/version"
@@ -23,7 +24,7 @@ type rawStore struct {
 }
 
 // testHook, set by tests only, is called at named points inside write
-// transactions ("batch", "merge"): a test stops or kills the process
+// transactions ("batch", "merge", "walked"): a test stops or kills the process
 // there, or fails the write with the error it returns.
 var testHook func(point string) error
 
@@ -110,26 +111,59 @@ func (s *rawStore) watermark(ctx context.Context, repo string) ([]string, error)
 	return out, nil
 }
 
-// frontier returns the commits earlier runs left unmined below mined ones
-// (outside their --since): parents of recorded commits that are not
-// recorded themselves. The walk starts from them too, so no commit is ever
-// cut off from later runs by its mined descendants.
+// frontier returns the commits earlier runs left below the commits they
+// recorded or walked: their parents that are neither. The walk starts from
+// them too, so no commit is ever cut off from later runs by its recorded
+// or walked descendants.
 func (s *rawStore) frontier(ctx context.Context, repo string) ([]string, error) {
-	rows, err := s.Conn.QueryContext(ctx, `SELECT DISTINCT p FROM (
-			SELECT unnest(parents) AS p FROM bootstrap_commits WHERE repo_path = $1)
-		WHERE p NOT IN (SELECT commit FROM bootstrap_commits WHERE repo_path = $1)
+	return s.strings(ctx, `WITH seen AS (
+			SELECT commit, parents FROM bootstrap_commits WHERE repo_path = $1
+			UNION ALL SELECT commit, parents FROM bootstrap_walked WHERE repo_path = $1)
+		SELECT DISTINCT p FROM (SELECT unnest(parents) AS p FROM seen)
+		WHERE p NOT IN (SELECT commit FROM seen)
 		ORDER BY p`, repo)
+}
+
+// nothingNew reports whether repo has no commit to mine with tips and
+// --since: its watermark is tips, no commit is left below those recorded
+// or walked, none walked is within since. Each question is asked only
+// when the ones before found nothing.
+func (s *rawStore) nothingNew(ctx context.Context, repo string, tips []string, since time.Time) (bool, error) {
+	prev, err := s.watermark(ctx, repo)
+	if err != nil || !slices.Equal(prev, tips) {
+		return false, err
+	}
+	front, err := s.frontier(ctx, repo)
+	if err != nil || len(front) > 0 {
+		return false, err
+	}
+	n, err := s.unminedSince(ctx, repo, since)
+	return n == 0, err
+}
+
+// unminedSince counts the commits an earlier walk delivered that are still
+// not recorded and that a run with since would mine.
+func (s *rawStore) unminedSince(ctx context.Context, repo string, since time.Time) (int, error) {
+	var n int
+	err := s.Conn.QueryRowContext(ctx, `SELECT count(*) FROM bootstrap_walked WHERE repo_path = $1 AND committed_at >= $2
+		AND commit NOT IN (SELECT commit FROM bootstrap_commits WHERE repo_path = $1)`, repo, since).Scan(&n)
+	return n, err
+}
+
+// strings runs a query of one VARCHAR column.
+func (s *rawStore) strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.Conn.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, h)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -137,33 +171,67 @@ func (s *rawStore) frontier(ctx context.Context, repo string) ([]string, error) 
 // knownCommit is a commit an earlier run saw, as later runs need it: known
 // (the walk stops there) and its changed files for co-change counts.
 type knownCommit struct {
-	merge bool
-	co    coCommit
+	merge   bool
+	parents []string
+	co      coCommit
 }
 
 func (s *rawStore) knownCommits(ctx context.Context, repo string) (map[string]knownCommit, error) {
-	rows, err := s.Conn.QueryContext(ctx, `SELECT commit, len(parents) > 1, committed_at, files
-		FROM bootstrap_commits WHERE repo_path = ?`, repo)
+	return s.commitsOf(ctx, `SELECT commit, parents, committed_at, files FROM bootstrap_commits WHERE repo_path = ?`, repo)
+}
+
+// walkedCommits are the commits an earlier walk delivered that no run has
+// recorded (bootstrap_walked).
+func (s *rawStore) walkedCommits(ctx context.Context, repo string) (map[string]knownCommit, error) {
+	return s.commitsOf(ctx, `SELECT commit, parents, committed_at, files FROM bootstrap_walked WHERE repo_path = $1
+		AND commit NOT IN (SELECT commit FROM bootstrap_commits WHERE repo_path = $1)`, repo)
+}
+
+func (s *rawStore) commitsOf(ctx context.Context, query string, args ...any) (map[string]knownCommit, error) {
+	rows, err := s.Conn.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	known := map[string]knownCommit{}
+	out := map[string]knownCommit{}
 	for rows.Next() {
 		var hash string
 		var k knownCommit
-		var files []any
-		if err := rows.Scan(&hash, &k.merge, &k.co.at, &files); err != nil {
+		var parents, files []any
+		if err := rows.Scan(&hash, &parents, &k.co.at, &files); err != nil {
 			return nil, err
 		}
+		for _, p := range parents {
+			if h, ok := p.(string); ok {
+				k.parents = append(k.parents, h)
+			}
+		}
+		k.merge = len(k.parents) > 1
 		for _, f := range files {
 			if p, ok := f.(string); ok {
 				k.co.files = append(k.co.files, p)
 			}
 		}
-		known[hash] = k
+		out[hash] = k
 	}
-	return known, rows.Err()
+	return out, rows.Err()
+}
+
+var walkedColumns = []string{"repo_path", "commit", "parents", "committed_at", "files"}
+
+// writeWalked keeps the commits a walk delivered that this run does not
+// mine, so later runs neither walk nor diff them again (bootstrap_walked).
+func (s *rawStore) writeWalked(ctx context.Context, repo string, commits []commitInfo) error {
+	rows := make([][]driver.Value, len(commits))
+	for i, c := range commits {
+		rows[i] = []driver.Value{repo, c.Hash, nonNil(c.Parents), c.CommitTime, nonNil(changedPaths(c))}
+	}
+	return s.Tx(ctx, func() error {
+		if _, err := s.AppendNew(ctx, "bootstrap_walked", walkedColumns, []string{"repo_path", "commit"}, rows); err != nil {
+			return err
+		}
+		return hook("walked")
+	})
 }
 
 // setRepo records a repository's watermark and last outcome; a nil tips
@@ -196,6 +264,17 @@ type result struct {
 	detail  string
 	task    *kb.SyntheticTask
 	targets map[string]any // stage → ground truth
+}
+
+// forgetWalked deletes the bootstrap_walked rows of the commits batch
+// records: they are no longer only walked.
+func (s *rawStore) forgetWalked(ctx context.Context, repo string, batch []*result) error {
+	hashes := make([]string, len(batch))
+	for i, r := range batch {
+		hashes[i] = r.commit.Hash
+	}
+	_, err := s.Conn.ExecContext(ctx, `DELETE FROM bootstrap_walked WHERE repo_path = ? AND commit IN (SELECT unnest(?::VARCHAR[]))`, repo, hashes)
+	return err
 }
 
 var (
@@ -243,6 +322,9 @@ func (s *rawStore) writeBatch(ctx context.Context, runID int64, repo string, bat
 	// on one repository cannot write a row twice.
 	return s.Tx(ctx, func() error {
 		if _, err := s.AppendNew(ctx, "bootstrap_commits", commitsColumns, []string{"repo_path", "commit"}, commits); err != nil {
+			return err
+		}
+		if err := s.forgetWalked(ctx, repo, batch); err != nil {
 			return err
 		}
 		if err := hook("batch"); err != nil {

@@ -105,7 +105,7 @@ func TestMigrationRemovesUnregisteredRowsOfOldKilledBuilds(t *testing.T) {
 			`DROP TABLE training_examples_staging`,
 			`DROP TABLE bootstrap_merges`,
 			`DROP TABLE ask_questions`,
-			`DROP TABLE shard_home`, `DROP TABLE shard_runs`,
+			`DROP TABLE shard_home`, `DROP TABLE shard_runs`, `DROP TABLE bootstrap_walked`,
 			`DROP TABLE eval_commit_judgements`,
 			`CREATE TABLE eval_commit_tests (repo_path VARCHAR, commit VARCHAR, test_command VARCHAR, success BOOLEAN, output_tail VARCHAR, ran_at TIMESTAMPTZ)`,
 			`ALTER TABLE eval_tasks DROP COLUMN judged_by`,

@@ -35,8 +35,8 @@
 //	            co_changes, file_metadata, skipped_files, code_index)
 //	            and raw.enrichment_outputs
 //	bootstrap   bootstrap_runs, bootstrap_repos, bootstrap_commits,
-//	            bootstrap_merges, bootstrap_funnel, synthetic_tasks,
-//	            synthetic_targets
+//	            bootstrap_merges, bootstrap_funnel, bootstrap_walked,
+//	            synthetic_tasks, synthetic_targets
 //	agent/eval  eval_runs, eval_tasks, eval_results, eval_commit_tests,
 //	            eval_commit_judgements, ask_questions
 //	shards      shard_home, shard_runs; and it copies bootstrap's tables

@@ -38,7 +38,7 @@ var tableOwners = map[string]string{
 	"distill_runs": "kb", "distill_cache": "kb", "distill_spend": "kb", "distill_batches": "kb",
 	"distill_outcomes": "kb", "distill_pairs": "kb",
 	"bootstrap_runs": "bootstrap", "bootstrap_repos": "bootstrap", "bootstrap_commits": "bootstrap",
-	"bootstrap_merges": "bootstrap", "bootstrap_funnel": "bootstrap",
+	"bootstrap_merges": "bootstrap", "bootstrap_funnel": "bootstrap", "bootstrap_walked": "bootstrap",
 	"synthetic_tasks": "bootstrap", "synthetic_targets": "bootstrap",
 	"eval_runs": "agent/eval", "eval_tasks": "agent/eval", "eval_results": "agent/eval",
 	"eval_commit_tests": "agent/eval", "eval_commit_judgements": "agent/eval", "ask_questions": "agent/eval",
