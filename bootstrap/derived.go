@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -19,7 +20,7 @@ import (
 // id columns alone, and plans (JSON, most of the store's bytes) are read
 // only for them.
 func (s *rawStore) backfillDecomposed(ctx context.Context, repo string) (int, error) {
-	lacking, err := s.strings(ctx, `SELECT k.id FROM synthetic_tasks k WHERE k.repo_path = $1
+	lacking, err := kb.Column[string](ctx, s.Conn, `SELECT k.id FROM synthetic_tasks k WHERE k.repo_path = $1
 		AND k.id NOT IN (SELECT task_id FROM synthetic_targets WHERE repo_path = $1 AND stage = $2)`,
 		repo, schema.StageMetaPlan)
 	if err != nil {

@@ -2,9 +2,9 @@ package bootstrap
 
 import (
 	"fmt"
-	"github.com/cra-dev/cra/internal/linediff"
 	"strings"
 
+	"github.com/cra-dev/cra/internal/linediff"
 	"github.com/cra-dev/cra/kb/schema"
 )
 

@@ -3,7 +3,6 @@ package bootstrap
 import (
 	"bytes"
 	"fmt"
-	"github.com/cra-dev/cra/internal/linediff"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/linediff"
 	"github.com/cra-dev/cra/kb/schema"
 )
 

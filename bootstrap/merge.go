@@ -2,7 +2,6 @@ package bootstrap
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/ingest/resolve"
+	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
@@ -178,34 +178,26 @@ func (s *rawStore) minedParts(ctx context.Context, repo string, commits []string
 	if len(commits) == 0 {
 		return out, nil
 	}
-	rows, err := s.Conn.QueryContext(ctx, `SELECT commit FROM bootstrap_commits
+	recorded, err := kb.Column[string](ctx, s.Conn, `SELECT commit FROM bootstrap_commits
 		WHERE repo_path = ? AND commit IN (SELECT unnest(?::VARCHAR[]))`, repo, commits)
 	if err != nil {
 		return nil, fmt.Errorf("merged branches' commits: %w", err)
 	}
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			rows.Close()
-			return nil, err
-		}
+	for _, c := range recorded {
 		out[c] = nil
 	}
-	if err := closeRows(rows); err != nil {
-		return nil, err
-	}
-	rows, err = s.Conn.QueryContext(ctx, `SELECT k.commit, k.task, k.insertions, k.deletions, json_group_object(t.stage, t.target)::VARCHAR
+	rows, err := s.Conn.QueryContext(ctx, `SELECT k.commit, k.task, k.insertions, k.deletions, json_group_object(t.stage, t.target)::VARCHAR
 		FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
 		WHERE k.repo_path = ? AND k.commit IN (SELECT unnest(?::VARCHAR[])) AND t.stage IN (?, ?, ?) GROUP BY ALL`,
 		repo, commits, schema.StagePrecision, schema.StagePlan, schema.StageImplement)
 	if err != nil {
 		return nil, fmt.Errorf("merged branches' tasks: %w", err)
 	}
+	defer rows.Close()
 	for rows.Next() {
 		p := &part{}
 		var targets string
 		if err := rows.Scan(&p.commit, &p.task, &p.insertions, &p.deletions, &targets); err != nil {
-			rows.Close()
 			return nil, err
 		}
 		var tg struct {
@@ -214,21 +206,12 @@ func (s *rawStore) minedParts(ctx context.Context, repo string, commits []string
 			Implement schema.ImplementTarget `json:"implement"`
 		}
 		if err := json.Unmarshal([]byte(targets), &tg); err != nil {
-			rows.Close()
 			return nil, fmt.Errorf("targets of %s: %w", p.commit, err)
 		}
 		p.precision, p.plan, p.implement = tg.Precision, tg.Plan, tg.Implement
 		out[p.commit] = p
 	}
-	return out, closeRows(rows)
-}
-
-// closeRows closes rows and returns the error that ended them.
-func closeRows(rows *sql.Rows) error {
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	return rows.Err()
+	return out, rows.Err()
 }
 
 // branchParts decides a branch ("commit parent..." lines, parents first)

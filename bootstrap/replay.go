@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cra-dev/cra/internal/linediff"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/cra-dev/cra/ingest/history"
 	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/internal/linediff"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )

@@ -116,7 +116,7 @@ func (s *rawStore) watermark(ctx context.Context, repo string) ([]string, error)
 // them too, so no commit is ever cut off from later runs by its recorded
 // or walked descendants.
 func (s *rawStore) frontier(ctx context.Context, repo string) ([]string, error) {
-	return s.strings(ctx, `WITH seen AS (
+	return kb.Column[string](ctx, s.Conn, `WITH seen AS (
 			SELECT commit, parents FROM bootstrap_commits WHERE repo_path = $1
 			UNION ALL SELECT commit, parents FROM bootstrap_walked WHERE repo_path = $1)
 		SELECT DISTINCT p FROM (SELECT unnest(parents) AS p FROM seen)
@@ -148,24 +148,6 @@ func (s *rawStore) unminedSince(ctx context.Context, repo string, since time.Tim
 	err := s.Conn.QueryRowContext(ctx, `SELECT count(*) FROM bootstrap_walked WHERE repo_path = $1 AND committed_at >= $2
 		AND commit NOT IN (SELECT commit FROM bootstrap_commits WHERE repo_path = $1)`, repo, since).Scan(&n)
 	return n, err
-}
-
-// strings runs a query of one VARCHAR column.
-func (s *rawStore) strings(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := s.Conn.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
 
 // knownCommit is a commit an earlier run saw, as later runs need it: known

@@ -31,20 +31,7 @@ func (w *writer) nextIDs(ctx context.Context, sequence string, n int) ([]int64, 
 	if n == 0 {
 		return nil, nil
 	}
-	rows, err := w.conn.QueryContext(ctx, fmt.Sprintf("SELECT nextval('%s') FROM range(%d)", sequence, n))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	ids := make([]int64, 0, n)
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return kb.Column[int64](ctx, w.conn, fmt.Sprintf("SELECT nextval('%s') FROM range(%d)", sequence, n))
 }
 
 // scan runs query with the repository id as its one argument and calls row

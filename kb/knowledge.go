@@ -82,6 +82,12 @@ func queryList[T any](ctx context.Context, q Querier, dest func(*T) []any, query
 	return out, rows.Err()
 }
 
+// Column runs query, whose rows have one column, and returns its values
+// in row order. The result is never nil.
+func Column[T any](ctx context.Context, q Querier, query string, args ...any) ([]T, error) {
+	return queryList(ctx, q, func(v *T) []any { return []any{v} }, query, args...)
+}
+
 // queryOne scans the single row of query into dest. what names the thing
 // looked up, for the errors: a missing row wraps ErrNotFound.
 func queryOne(ctx context.Context, q Querier, dest []any, what string, query string, args ...any) error {

@@ -163,7 +163,7 @@ func importShard(ctx context.Context, w kb.Writer, dir string, m *Manifest, own 
 // their ids.
 func mapRuns(ctx context.Context, conn *sql.Conn, file string, m *Manifest, own string) (int, error) {
 	src := readParquet(file)
-	ids, err := int64s(ctx, conn, fmt.Sprintf(`SELECT r.id FROM %s r
+	ids, err := kb.Column[int64](ctx, conn, fmt.Sprintf(`SELECT r.id FROM %s r
 		WHERE NOT EXISTS (SELECT 1 FROM shard_runs s WHERE s.home_id = $1 AND s.source_run_id = r.id)
 		ORDER BY r.id`, src), m.HomeID)
 	if err != nil {

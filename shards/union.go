@@ -111,23 +111,5 @@ func unionViews(ctx context.Context, conn *sql.Conn, dir string, ms []*Manifest)
 }
 
 func runIDs(ctx context.Context, conn *sql.Conn, file string) ([]int64, error) {
-	return int64s(ctx, conn, "SELECT id FROM "+readParquet(file)+" ORDER BY id")
-}
-
-// int64s is the one BIGINT column query returns.
-func int64s(ctx context.Context, conn *sql.Conn, query string, args ...any) ([]int64, error) {
-	rows, err := conn.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return kb.Column[int64](ctx, conn, "SELECT id FROM "+readParquet(file)+" ORDER BY id")
 }

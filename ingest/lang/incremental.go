@@ -52,9 +52,6 @@ type Tree struct {
 	src      []byte // the source it was parsed from, without a BOM
 }
 
-// Language is the language of the file the tree was parsed from.
-func (t *Tree) Language() string { return t.language }
-
 // Size is the length of the source the tree was parsed from.
 func (t *Tree) Size() int { return len(t.src) }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,14 +93,14 @@ func TestExtractFromRandomEdits(t *testing.T) {
 			orig := lines
 			comment := map[string]string{".py": "# ", ".go": "// ", ".ts": "// "}[filepath.Ext(name)]
 			for i := range 150 {
-				cur := slices2(lines)
+				cur := slices.Clone(lines)
 				switch k := r.IntN(len(cur) + 1); r.IntN(5) {
 				case 0: // delete a line: often a syntax error
 					if k < len(cur) {
 						cur = append(cur[:k], cur[k+1:]...)
 					}
 				case 1: // back to the first version
-					cur = slices2(orig)
+					cur = slices.Clone(orig)
 				case 2: // change a word
 					if k < len(cur) {
 						cur[k] = strings.Replace(cur[k], "e", "ee", 1)
@@ -132,5 +133,3 @@ func TestExtractFromRandomEdits(t *testing.T) {
 		})
 	}
 }
-
-func slices2(s []string) []string { return append([]string(nil), s...) }
