@@ -309,6 +309,13 @@ func (e *evaluator) runTask(ctx context.Context, k *knowledge, t Task) (taskRow,
 			return fail(err)
 		}
 		ran = ok && s.TaskRunID != 0
+		if ran {
+			// Killed after the run's last write, before its session file
+			// was removed: the run is archived, the file is stale.
+			if err := kb.RemoveSession(e.opts.Home, id); err != nil {
+				return fail(err)
+			}
+		}
 	}
 	if !ran {
 		phase("the knowledge base at the parent")
