@@ -27,7 +27,7 @@ install:
 # with about a third less CPU than the default linker.
 TESTLINK = $(if $(shell command -v ld.gold 2>/dev/null),-ldflags=-extldflags=-fuse-ld=gold)
 
-# The recipe test (cmd/cra) runs bin/cra, built here without -race: the
+# cmd/cra/e2e's tests run bin/cra, built here without -race: the
 # figures it checks are a user's, and the test does not build it itself.
 # test is the suite as you run it while working; test-race is the same
 # suite under the race detector (three to four times slower), which CI

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
@@ -72,7 +73,7 @@ func TestAdaptersPromoteRacing(t *testing.T) {
 	home := newHome(t)
 	root := t.TempDir()
 	for i, name := range []string{"a", "b", "c"} {
-		mustRun(t, home, "adapters", "add", name, "--path", writePEFT(t, filepath.Join(root, name), testBase, 8, byte(i+1)),
+		mustRun(t, home, "adapters", "add", name, "--path", clitest.WritePEFT(t, filepath.Join(root, name), testBase, 8, byte(i+1)),
 			"--stages", schema.StageScope)
 	}
 	passGate(t, home, "a", "")
@@ -141,7 +142,7 @@ func TestChampionsReadDuringABootstrap(t *testing.T) {
 	srv.SetAdapters(map[string]fakellm.AdapterBehaviour{"sc-v1": {}})
 	home := newHome(t)
 	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
-	mustRun(t, home, "adapters", "add", "sc", "--path", writePEFT(t, filepath.Join(t.TempDir(), "sc"), "r:1b", 8, 1), "--stages", schema.StageScope)
+	mustRun(t, home, "adapters", "add", "sc", "--path", clitest.WritePEFT(t, filepath.Join(t.TempDir(), "sc"), "r:1b", 8, 1), "--stages", schema.StageScope)
 	recordGate(t, home, kb.GateRow{Adapter: "sc", Version: 1, Stages: []string{schema.StageScope}, BaselineEval: "x", CandidateEval: "y",
 		Champions: map[string]string{schema.StageScope: ""}, Passed: true, Conditions: []kb.GateCondition{}})
 	mustRun(t, home, "adapters", "promote", "sc")
@@ -207,7 +208,7 @@ func TestAdaptersAddLineage(t *testing.T) {
 	planID := fmt.Sprint(plan.PlanID)
 	root := t.TempDir()
 
-	mustRun(t, home, "adapters", "add", "sc", "--path", writePEFT(t, filepath.Join(root, "sc"), testBase, 8, 1),
+	mustRun(t, home, "adapters", "add", "sc", "--path", clitest.WritePEFT(t, filepath.Join(root, "sc"), testBase, 8, 1),
 		"--stages", schema.StageScope, "--dataset", "scope-data@1", "--plan", planID)
 	var shown kb.AdapterRow
 	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "adapters", "show", "sc")), &shown); err != nil {
@@ -224,7 +225,7 @@ func TestAdaptersAddLineage(t *testing.T) {
 		}
 	}
 
-	pr := writePEFT(t, filepath.Join(root, "pr"), testBase, 8, 2)
+	pr := clitest.WritePEFT(t, filepath.Join(root, "pr"), testBase, 8, 2)
 	add := []string{"adapters", "add", "pr", "--path", pr, "--stages", schema.StagePrecision, "--dataset", "scope-data", "--plan", planID}
 	if r := cra(t, home, "", add...); r.code != exitUsage || !strings.Contains(r.stderr, "training plan "+planID+" targets scope, not precision") {
 		t.Errorf("a stage the plan did not target: exit %d, %q", r.code, r.stderr)

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/config"
-	"github.com/cra-dev/cra/internal/e2e"
 	"github.com/cra-dev/cra/internal/golden"
 	"github.com/cra-dev/cra/internal/version"
 	"github.com/cra-dev/cra/kb"
@@ -20,16 +20,6 @@ import (
 )
 
 const testBase = "Qwen/Qwen3-1.7B" // the default config's qwen3:1.7b, as Hugging Face names it
-
-// writePEFT writes a PEFT adapter directory (e2e.WritePEFT).
-func writePEFT(t testing.TB, dir, base string, rank int, fill byte) string {
-	t.Helper()
-	dir, err := e2e.WritePEFT(dir, base, rank, fill)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // adapterGolden makes output independent of the run: the adapters'
 // directory, times, the cra version and who ran it.
@@ -71,13 +61,13 @@ func recordGate(t *testing.T, home string, g kb.GateRow) int64 {
 func TestAdaptersAddRefusals(t *testing.T) {
 	home := newHome(t)
 	root := t.TempDir()
-	llama := writePEFT(t, filepath.Join(root, "llama"), "meta-llama/Llama-3.2-1B", 8, 1)
+	llama := clitest.WritePEFT(t, filepath.Join(root, "llama"), "meta-llama/Llama-3.2-1B", 8, 1)
 	r := cra(t, home, "", "adapters", "add", "sc", "--path", llama, "--stages", schema.StageScope)
 	if r.code != exitUsage || !strings.Contains(r.stderr, "meta-llama/Llama-3.2-1B") || !strings.Contains(r.stderr, "qwen3:1.7b") {
 		t.Errorf("another base model: exit %d, %q", r.code, r.stderr)
 	}
 
-	cut := writePEFT(t, filepath.Join(root, "cut"), testBase, 8, 1)
+	cut := clitest.WritePEFT(t, filepath.Join(root, "cut"), testBase, 8, 1)
 	weights := filepath.Join(cut, "adapter_model.safetensors")
 	b, _ := os.ReadFile(weights)
 	if err := os.WriteFile(weights, b[:len(b)-4], 0o644); err != nil {
@@ -88,7 +78,7 @@ func TestAdaptersAddRefusals(t *testing.T) {
 		t.Errorf("truncated weights: exit %d, %q", r.code, r.stderr)
 	}
 
-	good := writePEFT(t, filepath.Join(root, "good"), testBase, 8, 1)
+	good := clitest.WritePEFT(t, filepath.Join(root, "good"), testBase, 8, 1)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -115,7 +105,7 @@ func TestAdaptersAddListShow(t *testing.T) {
 	root := t.TempDir()
 	mustRun(t, home, "sql", "--write", `INSERT INTO raw.training_plans (id, task_id, target_stage, base_model, source,
 		data_criteria, raw_plan, timestamp) VALUES (7, 'train-plan-1', 'scope', 'reasoning', 'synthetic', '{}', '{}', now())`)
-	dir := writePEFT(t, filepath.Join(root, "scope-lora"), testBase, 16, 1)
+	dir := clitest.WritePEFT(t, filepath.Join(root, "scope-lora"), testBase, 16, 1)
 	both := schema.StageScope + "," + schema.StagePrecision
 
 	r := cra(t, home, "", "adapters", "add", "sc", "--path", dir, "--stages", both, "--plan", "7")
@@ -141,12 +131,12 @@ func TestAdaptersAddListShow(t *testing.T) {
 	if added.New || added.Adapter.Version != 1 {
 		t.Fatalf("the same files again: %+v", added)
 	}
-	writePEFT(t, dir, testBase, 16, 2) // retrained
+	clitest.WritePEFT(t, dir, testBase, 16, 2) // retrained
 	add("sc", "--path", dir, "--stages", both, "--plan", "7", "--force")
 	if !added.New || added.Adapter.Version != 2 {
 		t.Fatalf("changed weights: %+v", added)
 	}
-	writePEFT(t, filepath.Join(root, "implement-lora"), testBase, 24, 3)
+	clitest.WritePEFT(t, filepath.Join(root, "implement-lora"), testBase, 24, 3)
 	mustRun(t, home, "adapters", "add", "impl", "--path", filepath.Join(root, "implement-lora"), "--stages", schema.StageImplement)
 	id := recordGate(t, home, kb.GateRow{Adapter: "sc", Version: 2, Stages: []string{schema.StageScope, schema.StagePrecision},
 		BaselineEval: "gate-sc-2-base", CandidateEval: "gate-sc-2", Champions: map[string]string{schema.StageScope: "sc@1", schema.StagePrecision: "sc@1"},
@@ -177,8 +167,8 @@ func TestAdaptersAddListShow(t *testing.T) {
 func TestAdaptersServeConfig(t *testing.T) {
 	home := newHome(t)
 	root := t.TempDir()
-	writePEFT(t, filepath.Join(root, "scope-lora"), testBase, 16, 1)
-	writePEFT(t, filepath.Join(root, "implement-lora"), testBase, 24, 2)
+	clitest.WritePEFT(t, filepath.Join(root, "scope-lora"), testBase, 16, 1)
+	clitest.WritePEFT(t, filepath.Join(root, "implement-lora"), testBase, 24, 2)
 	mustRun(t, home, "adapters", "add", "sc", "--path", filepath.Join(root, "scope-lora"), "--stages", schema.StageScope)
 	mustRun(t, home, "adapters", "add", "impl", "--path", filepath.Join(root, "implement-lora"), "--stages", schema.StageImplement)
 	for _, server := range config.Servers() {
@@ -200,8 +190,8 @@ func TestAdaptersServeConfig(t *testing.T) {
 func TestAdaptersPromoteAndRollback(t *testing.T) {
 	home := newHome(t)
 	root := t.TempDir()
-	writePEFT(t, filepath.Join(root, "a"), testBase, 8, 1)
-	writePEFT(t, filepath.Join(root, "b"), testBase, 8, 2)
+	clitest.WritePEFT(t, filepath.Join(root, "a"), testBase, 8, 1)
+	clitest.WritePEFT(t, filepath.Join(root, "b"), testBase, 8, 2)
 	mustRun(t, home, "adapters", "add", "a", "--path", filepath.Join(root, "a"), "--stages", schema.StageScope)
 	mustRun(t, home, "adapters", "add", "b", "--path", filepath.Join(root, "b"), "--stages", schema.StageScope)
 	scope := schema.StageScope
@@ -279,8 +269,8 @@ func champions(t *testing.T, home string) map[string]config.Adapter {
 func TestTwoAdaptersAddProcesses(t *testing.T) {
 	home := newHome(t)
 	root := t.TempDir()
-	a := writePEFT(t, filepath.Join(root, "a"), testBase, 8, 1)
-	b := writePEFT(t, filepath.Join(root, "b"), testBase, 8, 2)
+	a := clitest.WritePEFT(t, filepath.Join(root, "a"), testBase, 8, 1)
+	b := clitest.WritePEFT(t, filepath.Join(root, "b"), testBase, 8, 2)
 	res := craProcesses(t,
 		[]string{"--home", home, "adapters", "add", "sc", "--path", a, "--stages", schema.StageScope},
 		[]string{"--home", home, "adapters", "add", "sc", "--path", b, "--stages", schema.StageScope})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/e2e"
 )
 
@@ -32,7 +33,7 @@ func TestSolveRefusesA40MBAnswerInBoundedMemory(t *testing.T) {
 	}
 	// The cra users run (make test's bin/cra), not this test binary: one
 	// built with -race keeps shadow memory that is not cra's.
-	bin := craBinary(t)
+	bin := clitest.Binary(t)
 	hugeTokens := "max_tokens = 10000000\ncontext_window = 20000000\n"
 	for _, tc := range []struct {
 		name, kind, config string

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -12,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/internal/golden"
-	"github.com/cra-dev/cra/internal/storetest"
 )
 
 type result struct {
@@ -22,40 +20,26 @@ type result struct {
 	stdout, stderr string
 }
 
+// craCLI runs the whole CLI in this process (Run).
+var craCLI = clitest.New(Run)
+
 // cra runs the whole CLI in-process with --home set to home.
 func cra(t testing.TB, home string, stdin string, args ...string) result {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := Run(context.Background(), append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)
-	return result{code, out.String(), errb.String()}
+	r := craCLI.Cra(t, home, stdin, args...)
+	return result{r.Code, r.Stdout, r.Stderr}
 }
 
 func mustRun(t testing.TB, home string, args ...string) string {
 	t.Helper()
-	r := cra(t, home, "", args...)
-	if r.code != 0 {
-		t.Fatalf("cra %s: exit %d\nstderr: %s", strings.Join(args, " "), r.code, r.stderr)
-	}
-	return r.stdout
+	return craCLI.MustRun(t, home, args...)
 }
 
-// newHome is a new home as `cra init` leaves it: a copy of one made once
-// per test binary (init's own tests run it), since fifty tests start from
-// one and each init costs a third of a second of CPU.
+// newHome is a new home as `cra init` leaves it (clitest.CLI.NewHome).
 func newHome(t testing.TB) string {
 	t.Helper()
-	home := filepath.Join(t.TempDir(), "home")
-	initHome.Copy(t, home)
-	return home
+	return craCLI.NewHome(t)
 }
-
-var initHome = storetest.NewTemplate(func(dir string) error {
-	var out, errb bytes.Buffer
-	if code := Run(context.Background(), []string{"--home", dir, "init"}, strings.NewReader(""), &out, &errb); code != 0 {
-		return fmt.Errorf("cra init: exit %d: %s", code, errb.String())
-	}
-	return nil
-})
 
 // trainAll sets [curate] validation_fraction = 0 in home: a test home
 // mines a commit or two from a repository in a temporary directory, whose

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/storetest"
 )
@@ -32,8 +33,8 @@ func loggedStore(t *testing.T) (home string, srv *fakellm.Server) {
 	// No validation fraction: the one solve run trains whatever its id and
 	// the temporary paths hash to (curate-data refuses a named stage with
 	// no train example); the eval's repository is held out whole.
-	home = evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]\nvalidation_fraction = 0.0", repo.Dir))
-	oracleFor(t, srv, home, map[string]float64{"scope": 1})
+	home = craCLI.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]\nvalidation_fraction = 0.0", repo.Dir))
+	clitest.OracleFor(t, srv, home, map[string]float64{"scope": 1})
 	if res := cra(t, home, "", "eval", "--name", "nightly"); res.code != exitOK && res.code != exitFailures {
 		t.Fatalf("eval: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
 )
@@ -21,7 +22,7 @@ func TestModelServerDownStopsBeforeAnyTask(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)
-	home := evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	home := craCLI.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
 	down, err := fakellm.Start("")
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestModelServerDownStopsBeforeAnyTask(t *testing.T) {
 	checkNothingLeft(t, home, repo, "eval_runs", "eval_tasks")
 
 	setModelURL(t, home, down.OllamaURL(), srv.OllamaURL())
-	oracleFor(t, srv, home, nil)
+	clitest.OracleFor(t, srv, home, nil)
 	if res := cra(t, home, "", "eval", "--sample", "2"); res.code != exitOK || !strings.Contains(res.stdout, "2 tasks, 2 scored, 0 could not run") {
 		t.Errorf("the server back: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}

@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
-	"runtime"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/e2e"
 )
 
@@ -33,43 +30,25 @@ func TestMain(m *testing.M) {
 	if err := os.Setenv(distillKeyEnv, distillKey); err != nil {
 		panic(err)
 	}
-	moreParallel()
+	clitest.MoreParallel()
 	code := m.Run()
-	removeBuiltCra()
+	clitest.RemoveBinary()
 	os.Exit(code)
-}
-
-// moreParallel lets 3 × GOMAXPROCS parallel tests run at once instead of
-// GOMAXPROCS, unless -parallel says otherwise: this package's tests spend
-// most of their time waiting on child processes (git, the fixtures' test
-// commands, cra processes started to be killed), so as many as there are
-// cores left the cores half idle.
-func moreParallel() {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", strconv.Itoa(3*runtime.GOMAXPROCS(0))) //nolint:errcheck // a flag testing defines
-	}
 }
 
 // craProcesses runs each argument list as its own cra process, all at
 // once, and returns their results in order.
 func craProcesses(t *testing.T, runs ...[]string) []result {
 	t.Helper()
-	out := make([]result, len(runs))
-	var wg sync.WaitGroup
-	for i, args := range runs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			js, _ := json.Marshal(args)
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "CRA_TEST_CLI_ARGS="+string(js))
-			out[i] = runChild(t, cmd)
-		}()
+	var out []result
+	for _, r := range clitest.Processes(t, func(args []string) *exec.Cmd {
+		js, _ := json.Marshal(args)
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "CRA_TEST_CLI_ARGS="+string(js))
+		return cmd
+	}, runs...) {
+		out = append(out, result{r.Code, r.Stdout, r.Stderr})
 	}
-	wg.Wait()
 	return out
 }
 

@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/kb"
 )
@@ -31,16 +31,8 @@ func craChild(args ...string) *exec.Cmd {
 // runChild runs cmd to its end and returns what it printed and its exit code.
 func runChild(t *testing.T, cmd *exec.Cmd) result {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ProcessState.Sys().(syscall.WaitStatus).ExitStatus()
-	} else if err != nil {
-		t.Errorf("%v: %v", cmd.Args, err)
-	}
-	return result{code, stdout.String(), stderr.String()}
+	r := clitest.RunChild(t, cmd)
+	return result{r.Code, r.Stdout, r.Stderr}
 }
 
 // While a real cra bootstrap writes (indexing into curated.duckdb, then

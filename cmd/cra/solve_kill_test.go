@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/agent/orchestrator"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/storetest"
 )
@@ -128,7 +129,7 @@ func TestSolveKilledResumesToTheSameRows(t *testing.T) {
 			}
 			if runID == "" { // killed after its last write: it was done
 				if got := solveRows(t, home); got != want {
-					t.Errorf("a run killed after it ended differs from a clean run's:\n%s", lineDiff(want, got))
+					t.Errorf("a run killed after it ended differs from a clean run's:\n%s", clitest.LineDiff(want, got))
 				}
 				return
 			}
@@ -137,7 +138,7 @@ func TestSolveKilledResumesToTheSameRows(t *testing.T) {
 				t.Fatalf("resume: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
 			}
 			if got := solveRows(t, home); got != want {
-				t.Errorf("rows after the resume differ from a clean run's:\n%s", lineDiff(want, got))
+				t.Errorf("rows after the resume differ from a clean run's:\n%s", clitest.LineDiff(want, got))
 			}
 			if entries, _ := os.ReadDir(filepath.Join(home, "sessions")); len(entries) != 0 {
 				t.Errorf("sessions left after the resume: %v", entries)
@@ -147,30 +148,6 @@ func TestSolveKilledResumesToTheSameRows(t *testing.T) {
 	if killed == 0 {
 		t.Error("no child was killed mid-run: the test proved nothing")
 	}
-}
-
-// lineDiff lists the lines only one side has.
-func lineDiff(want, got string) string {
-	count := func(s string) map[string]int {
-		m := map[string]int{}
-		for _, l := range strings.Split(s, "\n") {
-			m[l]++
-		}
-		return m
-	}
-	w, g := count(want), count(got)
-	var b strings.Builder
-	for l, n := range w {
-		if g[l] < n {
-			fmt.Fprintf(&b, "- %.300s\n", l)
-		}
-	}
-	for l, n := range g {
-		if w[l] < n {
-			fmt.Fprintf(&b, "+ %.300s\n", l)
-		}
-	}
-	return b.String()
 }
 
 // A cra solve killed -9 while its tests run leaves no test process: in

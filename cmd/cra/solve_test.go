@@ -129,7 +129,7 @@ func solveHome(t *testing.T, srv *fakellm.Server, r *gittest.Repo, extra string)
 // costs more than most queries): CSV, a blank line between result sets.
 func sqlRows(t testing.TB, home string, queries ...string) string {
 	t.Helper()
-	return mustRun(t, home, "sql", "--format", "csv", strings.Join(queries, ";\n"))
+	return craCLI.SQLRows(t, home, queries...)
 }
 
 // One part, one step, right at the first try: complete, exit 0, a commit

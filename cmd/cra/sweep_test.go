@@ -12,6 +12,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/agent/orchestrator"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/kb"
 )
@@ -25,8 +26,8 @@ func TestEvalRemovesWhatAKilledEvalLeft(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)
-	home := evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
-	oracleFor(t, srv, home, nil)
+	home := craCLI.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	clitest.OracleFor(t, srv, home, nil)
 	mustRun(t, home, "eval", "--name", "nightly")
 	commits := strings.Fields(sqlRows(t, home, "select commit from raw.eval_commit_judgements order by all"))[1:]
 	if len(commits) == 0 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/kb"
@@ -32,7 +33,7 @@ func TestTrainPlanAfterEvalTrainsOnSomething(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)
-	home := evalHome(t, srv, repo.Dir, "")
+	home := craCLI.EvalHome(t, srv, repo.Dir, "")
 
 	// A validation fraction between the commits' hashes: some commits in
 	// validation (what eval runs), the others in train.
@@ -54,7 +55,7 @@ func TestTrainPlanAfterEvalTrainsOnSomething(t *testing.T) {
 	// Evidence enough for a target (eval run 1, its tasks on other
 	// repositories), then a real eval (run 2).
 	mustRun(t, home, "sql", "--write", evalRowsSQL)
-	oracleFor(t, srv, home, nil)
+	clitest.OracleFor(t, srv, home, nil)
 	if res := cra(t, home, "", "eval", "--name", "real"); res.code != exitOK || !strings.Contains(res.stdout, fmt.Sprintf("%d scored", k)) {
 		t.Fatalf("eval: exit %d, want %d tasks scored: %s\n%s", res.code, k, res.stderr, res.stdout)
 	}

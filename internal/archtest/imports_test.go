@@ -67,6 +67,9 @@ var mayImport = map[string][]string{
 	// eval's oracle answers from a store's ground truth, and cra ask's;
 	// make shards compares a union with one run by shards.Checks.
 	"internal/e2e": {"agent/eval", "agent/ask", "kb", "shards"},
+	// The command line's test helpers make eval homes and the fake
+	// model's oracle from a home's held-out tasks.
+	"internal/clitest": {"agent/eval", "kb"},
 }
 
 // TestImportsFollowTheDesign reads the imports of every non-test Go file

@@ -1,4 +1,4 @@
-package main
+package e2e_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval"
 	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -25,7 +26,7 @@ func calcEvalHome(t testing.TB, o evaltest.CalcOptions, testing string) (srv *fa
 func heldOutHome(t testing.TB, repo, command string, timeout int, testing string) (srv *fakellm.Server, home string) {
 	srv = fakellm.New(t)
 	srv.AllowUnused()
-	home = evalHomeWith(t, srv, repo, fmt.Sprintf("test_command = %q\ntimeout_seconds = %d\n%s", command, timeout, testing),
+	home = cli.EvalHomeWith(t, srv, repo, fmt.Sprintf("test_command = %q\ntimeout_seconds = %d\n%s", command, timeout, testing),
 		fmt.Sprintf("holdout_repos = [%q]", repo))
 	return srv, home
 }
@@ -34,7 +35,7 @@ func heldOutHome(t testing.TB, repo, command string, timeout int, testing string
 func evalJSON(t testing.TB, home string, args ...string) eval.Report {
 	t.Helper()
 	var rep eval.Report
-	if err := json.Unmarshal([]byte(mustRun(t, home, append([]string{"eval", "--json"}, args...)...)), &rep); err != nil {
+	if err := json.Unmarshal([]byte(cli.MustRun(t, home, append([]string{"eval", "--json"}, args...)...)), &rep); err != nil {
 		t.Fatal(err)
 	}
 	return rep
@@ -58,7 +59,7 @@ func TestEvalJudgesByFailToPassTests(t *testing.T) {
 	t.Parallel()
 	o := evaltest.CalcOptions{Doc: true}
 	srv, home := calcEvalHome(t, o, "")
-	tasks := heldOutTasks(t, home)
+	tasks := clitest.HeldOutTasks(t, home)
 	if len(tasks) != o.Tasks() {
 		t.Fatalf("%d tasks mined, want %d", len(tasks), o.Tasks())
 	}
@@ -72,7 +73,7 @@ func TestEvalJudgesByFailToPassTests(t *testing.T) {
 	if fmt.Sprint(good.JudgedBy) != fmt.Sprint(want) {
 		t.Errorf("judged by %v, want %v", good.JudgedBy, want)
 	}
-	judged := sqlRows(t, home, "select judged_by, reason, fail_to_pass, fails_at_commit from raw.eval_commit_judgements order by all")
+	judged := cli.SQLRows(t, home, "select judged_by, reason, fail_to_pass, fails_at_commit from raw.eval_commit_judgements order by all")
 	wantJudged := "judged_by,reason,fail_to_pass,fails_at_commit\n" +
 		"reproduction,no_fail_to_pass,[],[]\n" +
 		`tests,fail_to_pass,"[""tests.test_calc.TestCalc.test_maximum""]",[]
@@ -96,11 +97,11 @@ tests,fail_to_pass,"[""tests.test_calc.TestCalc.test_subtract""]",[]
 	if s, _ := scoreOf(empty, eval.StageEndToEnd, eval.MetricSuccess); s.Mean != 0 || s.N != o.Tasks() {
 		t.Errorf("runs that changed nothing: end-to-end %+v, want 0 on %d tasks", s, o.Tasks())
 	}
-	if got := sqlRows(t, home, "select count(*) from raw.task_runs where task_id like 'eval2-%' and not contains(task_id, ':') and coalesce(final_diff, '') <> ''"); got != "count_star()\n0\n" {
+	if got := cli.SQLRows(t, home, "select count(*) from raw.task_runs where task_id like 'eval2-%' and not contains(task_id, ':') and coalesce(final_diff, '') <> ''"); got != "count_star()\n0\n" {
 		t.Errorf("runs of the empty model with a diff: %s", got)
 	}
 	// The judgements were made once, by the first eval.
-	if got := sqlRows(t, home, "select count(*) from raw.eval_commit_judgements"); got != fmt.Sprintf("count_star()\n%d\n", o.Tasks()) {
+	if got := cli.SQLRows(t, home, "select count(*) from raw.eval_commit_judgements"); got != fmt.Sprintf("count_star()\n%d\n", o.Tasks()) {
 		t.Errorf("judgements after two evals: %s", got)
 	}
 }
@@ -113,7 +114,7 @@ func TestEvalBoundsATestThatHangsAtTheParent(t *testing.T) {
 	t.Parallel()
 	o := evaltest.CalcOptions{Hang: true}
 	srv, home := calcEvalHome(t, o, "eval_timeout_floor_seconds = 3\neval_timeout_factor = 2")
-	oracleFor(t, srv, home, nil)
+	clitest.OracleFor(t, srv, home, nil)
 	rep := evalJSON(t, home, "--name", "hang")
 	want := map[string]int{eval.JudgedByTests: o.Tasks() - 1, eval.JudgedUndecidable: 1}
 	if fmt.Sprint(rep.JudgedBy) != fmt.Sprint(want) || rep.Errors != 0 {
@@ -122,7 +123,7 @@ func TestEvalBoundsATestThatHangsAtTheParent(t *testing.T) {
 	if s, _ := scoreOf(rep, eval.StageEndToEnd, eval.MetricSuccess); s.N != o.Tasks()-1 || s.Mean != 1 {
 		t.Errorf("end to end %+v: want the decidable tasks alone, solved", s)
 	}
-	row := strings.Split(strings.TrimSpace(sqlRows(t, home, `select j.reason, j.timeout_ms, t.elapsed_ms from raw.eval_tasks t
+	row := strings.Split(strings.TrimSpace(cli.SQLRows(t, home, `select j.reason, j.timeout_ms, t.elapsed_ms from raw.eval_tasks t
 		join raw.synthetic_tasks s on s.id = t.task_id join raw.eval_commit_judgements j on j.commit = s.commit
 		where t.judged_by = 'undecidable'`)), "\n")
 	if len(row) != 2 {
@@ -139,7 +140,7 @@ func TestEvalBoundsATestThatHangsAtTheParent(t *testing.T) {
 	if took := time.Duration(elapsed) * time.Millisecond; took > 2*time.Duration(timeout)*time.Millisecond+30*time.Second {
 		t.Errorf("the hanging task took %s", took)
 	}
-	if got := sqlRows(t, home, `select count(*) from raw.validation_results v join raw.run_attempts a on a.id = v.attempt_id
+	if got := cli.SQLRows(t, home, `select count(*) from raw.validation_results v join raw.run_attempts a on a.id = v.attempt_id
 		join raw.task_runs r on r.id = a.task_run_id join raw.eval_tasks t on starts_with(r.task_id, 'eval1-' || left(t.task_id, 16))
 		where t.judged_by = 'undecidable' and not starts_with(v.test_output, 'the tests did not end within')`); got != "count_star()\n0\n" {
 		t.Errorf("test runs in the undecidable task's steps: %s", got)

@@ -1,4 +1,4 @@
-package main
+package e2e_test
 
 import (
 	"encoding/json"
@@ -26,15 +26,15 @@ func TestTrainPlanKnowsAdapters(t *testing.T) {
 	repo := evaltest.CalcHistory(t)
 	home := gateHome(t, srv, repo.Dir, t.TempDir())
 	gateOracle(t, srv, home)
-	mustRun(t, home, "adapters", "eval", "sc")
-	mustRun(t, home, "adapters", "promote", "sc")
+	cli.MustRun(t, home, "adapters", "eval", "sc")
+	cli.MustRun(t, home, "adapters", "promote", "sc")
 
 	trainPlan := func(args ...string) analysis.Result {
 		t.Helper()
-		r := cra(t, home, "", append([]string{"--json", "train-plan", "--no-llm"}, args...)...)
+		r := cli.Cra(t, home, "", append([]string{"--json", "train-plan", "--no-llm"}, args...)...)
 		var res analysis.Result
-		if err := json.Unmarshal([]byte(r.stdout), &res); r.code != exitOK || err != nil {
-			t.Fatalf("train-plan %v: exit %d, %v\n%s\n%s", args, r.code, err, r.stdout, r.stderr)
+		if err := json.Unmarshal([]byte(r.Stdout), &res); r.Code != exitOK || err != nil {
+			t.Fatalf("train-plan %v: exit %d, %v\n%s\n%s", args, r.Code, err, r.Stdout, r.Stderr)
 		}
 		return res
 	}
@@ -42,7 +42,7 @@ func TestTrainPlanKnowsAdapters(t *testing.T) {
 		t.Errorf("the gate's evals were read without being named: %+v", res)
 	}
 
-	names := strings.Fields(strings.TrimPrefix(sqlRows(t, home, "select name from raw.eval_runs order by id"), "name\n"))
+	names := strings.Fields(strings.TrimPrefix(cli.SQLRows(t, home, "select name from raw.eval_runs order by id"), "name\n"))
 	if len(names) != 2 || !strings.HasPrefix(names[0], kb.GateEvalPrefix+"sc-v1-base-") {
 		t.Fatalf("eval runs %v: want the gate's two", names)
 	}

@@ -1,4 +1,4 @@
-package main
+package e2e_test
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/adapters"
 	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb/schema"
@@ -34,7 +35,7 @@ var gateRates = map[string]float64{schema.StageScope: 1}
 // its own; a wrong implement answer changes nothing (evaltest's adds a
 // line, which CalcHistory's tests still pass), so it fails end to end.
 func gateOracle(t testing.TB, srv *fakellm.Server, home string) {
-	answer := evaltest.Answer(heldOutTasks(t, home))
+	answer := evaltest.Answer(clitest.HeldOutTasks(t, home))
 	srv.SetOracle(fakellm.Oracle{Answer: func(req fakellm.Request) (string, string, string, bool) {
 		stage, right, wrong, ok := answer(req)
 		if stage == schema.StageImplement {
@@ -55,7 +56,7 @@ var gateAdapters = map[string]fakellm.AdapterBehaviour{
 // with the adapters loaded, and sc@1 (scope) and impl@1 (implement)
 // registered from PEFT directories under root.
 func gateHome(t testing.TB, srv *fakellm.Server, repo, root string) string {
-	home := evalHomeWith(t, srv, repo, "test_command = \""+evaltest.CalcTestCommand+"\"\ntimeout_seconds = 60", fmt.Sprintf("holdout_repos = [%q]", repo))
+	home := cli.EvalHomeWith(t, srv, repo, "test_command = \""+evaltest.CalcTestCommand+"\"\ntimeout_seconds = 60", fmt.Sprintf("holdout_repos = [%q]", repo))
 	registerGateAdapters(t, home, root, "")
 	return home
 }
@@ -65,9 +66,9 @@ func registerGateAdapters(t testing.TB, home, root, dataset string) {
 	if dataset != "" {
 		extra = []string{"--dataset", dataset}
 	}
-	mustRun(t, home, append([]string{"adapters", "add", "sc", "--path", writePEFT(t, filepath.Join(root, "sc"), "r:1b", 8, 1),
+	cli.MustRun(t, home, append([]string{"adapters", "add", "sc", "--path", clitest.WritePEFT(t, filepath.Join(root, "sc"), "r:1b", 8, 1),
 		"--stages", schema.StageScope}, extra...)...)
-	mustRun(t, home, "adapters", "add", "impl", "--path", writePEFT(t, filepath.Join(root, "impl"), "c:1b", 8, 2),
+	cli.MustRun(t, home, "adapters", "add", "impl", "--path", clitest.WritePEFT(t, filepath.Join(root, "impl"), "c:1b", 8, 2),
 		"--stages", schema.StageImplement)
 }
 
@@ -86,7 +87,7 @@ func gateServer(t testing.TB) *fakellm.Server {
 // the baseline's coder retries show the model, included).
 func gateRows(t *testing.T, home string) string {
 	rows := testTime.ReplaceAllString(evalRows(t, home), "in N.NNNs")
-	return rows + sqlRows(t, home, `select adapter, version, stages, baseline_eval, candidate_eval, champions,
+	return rows + cli.SQLRows(t, home, `select adapter, version, stages, baseline_eval, candidate_eval, champions,
 		passed, conditions from raw.adapter_gates order by all`)
 }
 
@@ -104,17 +105,17 @@ func TestAdaptersGate(t *testing.T) {
 	home := gateHome(t, srv, repo.Dir, t.TempDir())
 	gateOracle(t, srv, home)
 
-	r := cra(t, home, "", "adapters", "eval", "sc")
-	if r.code != exitOK {
-		t.Fatalf("the good adapter's gate: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	r := cli.Cra(t, home, "", "adapters", "eval", "sc")
+	if r.Code != exitOK {
+		t.Fatalf("the good adapter's gate: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 	for _, want := range []string{"sc@1 for scope PASSED on 4 held-out tasks", "target_stage_improves:scope",
 		"4/4 0/4 +1.000 [+0.307, +1.000]", "no lineage", "cra adapters promote sc@1"} {
-		if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), want) { // columns padded by tabwriter
-			t.Errorf("the summary lacks %q:\n%s", want, r.stdout)
+		if !strings.Contains(strings.Join(strings.Fields(r.Stdout), " "), want) { // columns padded by tabwriter
+			t.Errorf("the summary lacks %q:\n%s", want, r.Stdout)
 		}
 	}
-	dir := strings.TrimSpace(strings.Split(sqlRows(t, home, "select report_dir from raw.adapter_gates"), "\n")[1])
+	dir := strings.TrimSpace(strings.Split(cli.SQLRows(t, home, "select report_dir from raw.adapter_gates"), "\n")[1])
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil || !strings.Contains(string(md), "Tasks that flipped") || !strings.Contains(string(md), "wrong → right") {
 		t.Errorf("report.md: %v\n%s", err, md)
@@ -123,28 +124,28 @@ func TestAdaptersGate(t *testing.T) {
 		t.Errorf("report.html has no figure: %v", err)
 	}
 	want := gateRows(t, home)
-	if again := cra(t, home, "", "--json", "adapters", "eval", "sc"); again.code != exitOK || gateRows(t, home) != want {
-		t.Errorf("a re-run of the finished gate changed the rows (exit %d): %s", again.code, again.stderr)
+	if again := cli.Cra(t, home, "", "--json", "adapters", "eval", "sc"); again.Code != exitOK || gateRows(t, home) != want {
+		t.Errorf("a re-run of the finished gate changed the rows (exit %d): %s", again.Code, again.Stderr)
 	} else {
 		var res adapters.GateResult
-		if err := json.Unmarshal([]byte(again.stdout), &res); err != nil || !res.Reused || !res.Gate.Passed || len(res.Flips) == 0 {
+		if err := json.Unmarshal([]byte(again.Stdout), &res); err != nil || !res.Reused || !res.Gate.Passed || len(res.Flips) == 0 {
 			t.Errorf("--json: %v %+v", err, res)
 		}
 	}
-	mustRun(t, home, "adapters", "promote", "sc")
+	cli.MustRun(t, home, "adapters", "promote", "sc")
 
 	// impl's gate runs with scope routed to sc@1: its baseline eval's
 	// scope calls are the adapter's.
-	r = cra(t, home, "", "adapters", "eval", "impl")
-	if r.code != exitFailures || !strings.Contains(r.stdout, "FAILED") || !strings.Contains(r.stderr, "end_to_end_within_max_regression") {
-		t.Fatalf("the bad adapter's gate: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	r = cli.Cra(t, home, "", "adapters", "eval", "impl")
+	if r.Code != exitFailures || !strings.Contains(r.Stdout, "FAILED") || !strings.Contains(r.Stderr, "end_to_end_within_max_regression") {
+		t.Fatalf("the bad adapter's gate: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
-	p := cra(t, home, "", "adapters", "promote", "impl")
-	if p.code != exitFailures || !strings.Contains(p.stderr, "end_to_end_within_max_regression (bound=-0.02 diff=-1") {
-		t.Errorf("promote of the failed adapter: exit %d %s", p.code, p.stderr)
+	p := cli.Cra(t, home, "", "adapters", "promote", "impl")
+	if p.Code != exitFailures || !strings.Contains(p.Stderr, "end_to_end_within_max_regression (bound=-0.02 diff=-1") {
+		t.Errorf("promote of the failed adapter: exit %d %s", p.Code, p.Stderr)
 	}
-	sha := strings.Split(strings.Split(sqlRows(t, home, "select sha256 from raw.adapters where name = 'sc'"), "\n")[1], "\n")[0]
-	calls := sqlRows(t, home, `select coalesce(adapter, '-') as a, coalesce(adapter_version, 0) as v, coalesce(adapter_sha256, '-') as sha, count(*) > 0 as some
+	sha := strings.Split(strings.Split(cli.SQLRows(t, home, "select sha256 from raw.adapters where name = 'sc'"), "\n")[1], "\n")[0]
+	calls := cli.SQLRows(t, home, `select coalesce(adapter, '-') as a, coalesce(adapter_version, 0) as v, coalesce(adapter_sha256, '-') as sha, count(*) > 0 as some
 		from raw.retrieval_llm_calls c where call_type = 'scope' and task_id like (select 'eval' || id || '-%' from raw.eval_runs where name like 'gate-impl-v1-base-%')
 		group by all`)
 	if calls != fmt.Sprintf("a,v,sha,some\nsc,1,%s,true\n", sha) {
@@ -158,20 +159,20 @@ func TestAdaptersGateRefusesTasksItTrainedOn(t *testing.T) {
 	t.Parallel()
 	srv := gateServer(t)
 	repo := evaltest.CalcHistory(t)
-	home := evalHome(t, srv, repo.Dir, "validation_fraction = 0.0")
-	mustRun(t, home, "curate-data", "--name", "ds") // every task in train
+	home := cli.EvalHome(t, srv, repo.Dir, "validation_fraction = 0.0")
+	cli.MustRun(t, home, "curate-data", "--name", "ds") // every task in train
 	cfgPath := filepath.Join(home, "config.toml")
 	cfg, _ := os.ReadFile(cfgPath)
 	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), "validation_fraction = 0.0", fmt.Sprintf("holdout_repos = [%q]", repo.Dir), 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	registerGateAdapters(t, home, t.TempDir(), "ds")
-	task := heldOutTasks(t, home)[0]
-	r := cra(t, home, "", "adapters", "eval", "sc")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "sc@1 was trained on ds@1") || !strings.Contains(r.stderr, task.ID) {
-		t.Errorf("exit %d %s", r.code, r.stderr)
+	task := clitest.HeldOutTasks(t, home)[0]
+	r := cli.Cra(t, home, "", "adapters", "eval", "sc")
+	if r.Code != exitUsage || !strings.Contains(r.Stderr, "sc@1 was trained on ds@1") || !strings.Contains(r.Stderr, task.ID) {
+		t.Errorf("exit %d %s", r.Code, r.Stderr)
 	}
-	if got := sqlRows(t, home, "select count(*) from raw.eval_runs"); !strings.HasSuffix(got, "\n0\n") {
+	if got := cli.SQLRows(t, home, "select count(*) from raw.eval_runs"); !strings.HasSuffix(got, "\n0\n") {
 		t.Errorf("a refused gate ran evals: %s", got)
 	}
 }
@@ -191,7 +192,7 @@ func TestAdaptersGateResumesAfterKill(t *testing.T) {
 	}
 	gateOracle(t, srv, homes[0])
 	start := time.Now()
-	mustRun(t, homes[0], "adapters", "eval", "sc")
+	cli.MustRun(t, homes[0], "adapters", "eval", "sc")
 	took := time.Since(start)
 	want := gateRows(t, homes[0])
 	killed := 0
@@ -202,12 +203,12 @@ func TestAdaptersGateResumesAfterKill(t *testing.T) {
 			if storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, time.Duration(frac*float64(took))) {
 				killed++
 			}
-			t.Logf("killed with %s", strings.ReplaceAll(sqlRows(t, home, "select name, count(t.task_id) from raw.eval_runs r left join raw.eval_tasks t on t.eval_run_id = r.id group by all"), "\n", " "))
-			if r := cra(t, home, "", "adapters", "eval", "sc"); r.code != exitOK {
-				t.Fatalf("the re-run: exit %d: %s\n%s", r.code, r.stderr, r.stdout)
+			t.Logf("killed with %s", strings.ReplaceAll(cli.SQLRows(t, home, "select name, count(t.task_id) from raw.eval_runs r left join raw.eval_tasks t on t.eval_run_id = r.id group by all"), "\n", " "))
+			if r := cli.Cra(t, home, "", "adapters", "eval", "sc"); r.Code != exitOK {
+				t.Fatalf("the re-run: exit %d: %s\n%s", r.Code, r.Stderr, r.Stdout)
 			}
 			if got := gateRows(t, home); got != want {
-				t.Errorf("rows after the re-run differ from a clean gate's:\n%s", lineDiff(want, got))
+				t.Errorf("rows after the re-run differ from a clean gate's:\n%s", clitest.LineDiff(want, got))
 			}
 		})
 	}
@@ -227,7 +228,7 @@ var gateBenchRuns int
 // (the gate first, then the plain evals first), so warm caches favour
 // neither: run it an even number of times.
 //
-//	go test ./cmd/cra -run '^$' -bench AdaptersEval -benchtime 1x -count 4
+//	go test ./cmd/cra/e2e -run '^$' -bench AdaptersEval -benchtime 1x -count 4
 func BenchmarkAdaptersEval(b *testing.B) {
 	srv := gateServer(b)
 	repo := evaltest.CalcHistory(b)
@@ -237,18 +238,18 @@ func BenchmarkAdaptersEval(b *testing.B) {
 		var gated, evals time.Duration
 		runGate := func() {
 			start := time.Now()
-			mustRun(b, gate, "adapters", "eval", "sc")
+			cli.MustRun(b, gate, "adapters", "eval", "sc")
 			gated = time.Since(start)
 		}
 		runPlain := func() {
 			// The same two routings: the second eval after sc is routed
 			// (the promotion not timed).
 			start := time.Now()
-			mustRun(b, plain, "eval", "--name", "base")
+			cli.MustRun(b, plain, "eval", "--name", "base")
 			evals = time.Since(start)
-			mustRun(b, plain, "adapters", "promote", "sc", "--force", "--reason", "benchmark")
+			cli.MustRun(b, plain, "adapters", "promote", "sc", "--force", "--reason", "benchmark")
 			start = time.Now()
-			mustRun(b, plain, "eval", "--name", "cand", "--compare", "base")
+			cli.MustRun(b, plain, "eval", "--name", "cand", "--compare", "base")
 			evals += time.Since(start)
 		}
 		if gateBenchRuns%2 == 0 {

@@ -1,4 +1,4 @@
-package main
+package e2e_test
 
 import (
 	"context"
@@ -12,61 +12,20 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval"
 	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
-	"github.com/cra-dev/cra/internal/stats"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// evalHome is a home that mined repo, with the fake model's URL and the
-// repository's test command; curate is added to its [curate] section.
-func evalHome(t *testing.T, srv *fakellm.Server, repo string, curate string) string {
-	return evalHomeWith(t, srv, repo, "test_command = \""+evaltest.CalcTestCommand+"\"\ntimeout_seconds = 60", curate)
-}
-
-// evalHomeWith is evalHome with testing as its [testing] keys.
-func evalHomeWith(t testing.TB, srv *fakellm.Server, repo, testing, curate string) string {
-	home := newHome(t)
-	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
-	cfgPath := filepath.Join(home, "config.toml")
-	cfg, _ := os.ReadFile(cfgPath)
-	s := strings.Replace(string(cfg), "[testing]\n", "[testing]\n"+testing+"\n", 1)
-	s = strings.Replace(s, "[curate]\n", "[curate]\n"+curate+"\n", 1)
-	if err := os.WriteFile(cfgPath, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mustRun(t, home, "bootstrap", repo)
-	return home
-}
-
-// oracleFor makes srv answer from the ground truth of home's tasks.
-func oracleFor(t testing.TB, srv *fakellm.Server, home string, rates map[string]float64) {
-	srv.SetOracle(fakellm.Oracle{Answer: evaltest.Answer(heldOutTasks(t, home)), ErrorRate: rates})
-}
-
-// heldOutTasks are home's tasks, every repository held out.
-func heldOutTasks(t testing.TB, home string) []eval.Task {
-	s, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	holdout := storetest.RowsOf(t, s.DB, "SELECT DISTINCT repo_path FROM synthetic_tasks")
-	tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: eval.SplitAll, Rule: kb.NewSplitRule(config.Curate{}, holdout), Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tasks
-}
-
 // evalRows are what an eval leaves in the raw store, without ids, times
 // and durations: what a resumed eval must end with.
 func evalRows(t *testing.T, home string) string {
 	t.Helper()
-	rows := sqlRows(t, home,
+	rows := cli.SQLRows(t, home,
 		"select name, oracle, split, status from raw.eval_runs order by all",
 		"select task_id, status, error, task_run_id is not null from raw.eval_tasks order by all",
 		"select task_id, stage, metric, value from raw.eval_results order by all",
@@ -95,31 +54,31 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 	repo := evaltest.CalcHistory(t)
 	homes := make([]string, 3)
 	for i := range homes {
-		homes[i] = evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+		homes[i] = cli.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
 	}
-	oracleFor(t, srv, homes[0], nil)
+	clitest.OracleFor(t, srv, homes[0], nil)
 
 	start := time.Now()
-	res := cra(t, homes[0], "", "eval", "--name", "nightly")
-	if res.code != exitOK {
-		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	res := cli.Cra(t, homes[0], "", "eval", "--name", "nightly")
+	if res.Code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 	}
 	took := time.Since(start)
 	for _, want := range []string{"eval nightly (oracle: none): complete, 4 tasks, 4 scored, 0 could not run",
 		"end_to_end     success      4  1.000  [0.510, 1.000]", "scope          recall       4  1.000"} {
-		if !strings.Contains(res.stdout, want) {
-			t.Errorf("the scoreboard lacks %q:\n%s", want, res.stdout)
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("the scoreboard lacks %q:\n%s", want, res.Stdout)
 		}
 	}
 	want := evalRows(t, homes[0])
-	if st := mustRun(t, homes[0], "status"); !strings.Contains(st, "nightly: 4 tasks scored, 0 could not run") {
+	if st := cli.MustRun(t, homes[0], "status"); !strings.Contains(st, "nightly: 4 tasks scored, 0 could not run") {
 		t.Errorf("cra status does not show the eval:\n%s", st)
 	}
-	if again := cra(t, homes[0], "", "--json", "eval", "--name", "nightly"); again.code != exitOK || evalRows(t, homes[0]) != want {
-		t.Errorf("a re-run of a finished eval changed its rows (exit %d): %s", again.code, again.stderr)
+	if again := cli.Cra(t, homes[0], "", "--json", "eval", "--name", "nightly"); again.Code != exitOK || evalRows(t, homes[0]) != want {
+		t.Errorf("a re-run of a finished eval changed its rows (exit %d): %s", again.Code, again.Stderr)
 	} else {
 		var rep eval.Report
-		if err := json.Unmarshal([]byte(again.stdout), &rep); err != nil || rep.Scored != 4 {
+		if err := json.Unmarshal([]byte(again.Stdout), &rep); err != nil || rep.Scored != 4 {
 			t.Errorf("--json: %v %+v", err, rep)
 		}
 	}
@@ -132,12 +91,12 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 			if storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, 300*time.Millisecond+time.Duration(frac*float64(took))) {
 				killed++ // else it finished first: the re-run must still change nothing
 			}
-			t.Logf("killed with %s tasks done", strings.TrimSpace(strings.Split(sqlRows(t, home, "select count(*) from raw.eval_tasks"), "\n")[1]))
-			if res := cra(t, home, "", "eval", "--name", "nightly"); res.code != exitOK {
-				t.Fatalf("the re-run: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+			t.Logf("killed with %s tasks done", strings.TrimSpace(strings.Split(cli.SQLRows(t, home, "select count(*) from raw.eval_tasks"), "\n")[1]))
+			if res := cli.Cra(t, home, "", "eval", "--name", "nightly"); res.Code != exitOK {
+				t.Fatalf("the re-run: exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 			}
 			if got := evalRows(t, home); got != want {
-				t.Errorf("rows after the re-run differ from a clean eval's:\n%s", lineDiff(want, got))
+				t.Errorf("rows after the re-run differ from a clean eval's:\n%s", clitest.LineDiff(want, got))
 			}
 			if entries, _ := os.ReadDir(filepath.Join(home, "sessions")); len(entries) != 0 {
 				t.Errorf("sessions left: %v", entries)
@@ -151,26 +110,26 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 		t.Errorf("branches left in the repository: %s", b)
 	}
 	// train-plan reads what eval wrote: four scored tasks, too few for a plan.
-	if tp := cra(t, homes[0], "", "train-plan", "--no-llm", "--out", filepath.Join(t.TempDir(), "tp")); tp.code != exitOK ||
-		!strings.Contains(tp.stdout, "4 scored eval tasks with an end-to-end outcome") {
-		t.Errorf("train-plan after the eval: exit %d\n%s%s", tp.code, tp.stdout, tp.stderr)
+	if tp := cli.Cra(t, homes[0], "", "train-plan", "--no-llm", "--out", filepath.Join(t.TempDir(), "tp")); tp.Code != exitOK ||
+		!strings.Contains(tp.Stdout, "4 scored eval tasks with an end-to-end outcome") {
+		t.Errorf("train-plan after the eval: exit %d\n%s%s", tp.Code, tp.Stdout, tp.Stderr)
 	}
 	// Decontamination: with the repository held out, curate-data puts the
 	// evaluated tasks in validation; with the configuration changed so
 	// that they would train, it refuses and writes nothing.
-	if res := cra(t, homes[0], "", "curate-data", "--name", "ok", "--validation-only"); res.code != exitOK {
-		t.Errorf("curate-data with the eval's split: exit %d %s", res.code, res.stderr)
+	if res := cli.Cra(t, homes[0], "", "curate-data", "--name", "ok", "--validation-only"); res.Code != exitOK {
+		t.Errorf("curate-data with the eval's split: exit %d %s", res.Code, res.Stderr)
 	}
 	cfgPath := filepath.Join(homes[0], "config.toml")
 	cfg, _ := os.ReadFile(cfgPath)
 	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), fmt.Sprintf("holdout_repos = [%q]", repo.Dir), "validation_fraction = 0.0", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res = cra(t, homes[0], "", "curate-data", "--name", "leak")
-	if res.code != exitUsage || !strings.Contains(res.stderr, "commits cra eval scored the agent on") || !strings.Contains(res.stderr, "eval nightly") {
-		t.Errorf("curate-data that would train on evaluated tasks: exit %d %s", res.code, res.stderr)
+	res = cli.Cra(t, homes[0], "", "curate-data", "--name", "leak")
+	if res.Code != exitUsage || !strings.Contains(res.Stderr, "commits cra eval scored the agent on") || !strings.Contains(res.Stderr, "eval nightly") {
+		t.Errorf("curate-data that would train on evaluated tasks: exit %d %s", res.Code, res.Stderr)
 	}
-	if got := sqlRows(t, homes[0], "select count(*) from raw.dataset_versions where name = 'leak'"); !strings.HasSuffix(got, "\n0\n") {
+	if got := cli.SQLRows(t, homes[0], "select count(*) from raw.dataset_versions where name = 'leak'"); !strings.HasSuffix(got, "\n0\n") {
 		t.Errorf("the refused dataset was written: %s", got)
 	}
 }
@@ -184,8 +143,8 @@ func TestEvalRunsOnlyHeldOutTasks(t *testing.T) {
 	srv.AllowUnused()
 	repo := filepath.Join(t.TempDir(), "repo")
 	gittest.Synthetic{Files: 20, Commits: 60, Funcs: 3, Realistic: true}.Build(t, repo)
-	home := evalHome(t, srv, repo, "validation_fraction = 0.5")
-	mustRun(t, home, "curate-data", "--name", "ds")
+	home := cli.EvalHome(t, srv, repo, "validation_fraction = 0.5")
+	cli.MustRun(t, home, "curate-data", "--name", "ds")
 	s, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -230,16 +189,16 @@ func TestEvalRunsOnlyHeldOutTasks(t *testing.T) {
 		}
 	}
 	s.Close()
-	if res := cra(t, home, "", "eval", "--repos", "/no/such/repo"); res.code != exitUsage || !strings.Contains(res.stderr, "not a mined repository") {
-		t.Errorf("--repos typo: exit %d %s", res.code, res.stderr)
+	if res := cli.Cra(t, home, "", "eval", "--repos", "/no/such/repo"); res.Code != exitUsage || !strings.Contains(res.Stderr, "not a mined repository") {
+		t.Errorf("--repos typo: exit %d %s", res.Code, res.Stderr)
 	}
-	if res := cra(t, home, "", "eval", "--oracle", "adjustment"); res.code != exitUsage {
-		t.Errorf("--oracle adjustment: exit %d %s", res.code, res.stderr)
+	if res := cli.Cra(t, home, "", "eval", "--oracle", "adjustment"); res.Code != exitUsage {
+		t.Errorf("--oracle adjustment: exit %d %s", res.Code, res.Stderr)
 	}
 	// train-plan leaves the gate's evals out by their names' prefix: a
 	// user's eval may not take one.
-	if res := cra(t, home, "", "eval", "--name", kb.GateEvalPrefix+"mine"); res.code != exitUsage || !strings.Contains(res.stderr, "cra adapters eval") {
-		t.Errorf("--name %smine: exit %d %s", kb.GateEvalPrefix, res.code, res.stderr)
+	if res := cli.Cra(t, home, "", "eval", "--name", kb.GateEvalPrefix+"mine"); res.Code != exitUsage || !strings.Contains(res.Stderr, "cra adapters eval") {
+		t.Errorf("--name %smine: exit %d %s", kb.GateEvalPrefix, res.Code, res.Stderr)
 	}
 }
 
@@ -249,43 +208,18 @@ func TestEvalLocksItsNameAndOracleSet(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)
-	home := evalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	home := cli.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
 	held, err := kb.LockInput(context.Background(), home, eval.Lock, eval.LockInput("nightly", nil), "cra eval --name nightly (the other run)", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Release()
-	res := cra(t, home, "", "eval", "--name", "nightly")
-	if res.code != exitFailures || !strings.Contains(res.stderr, fmt.Sprintf("pid %d, cra eval --name nightly (the other run)", os.Getpid())) {
-		t.Errorf("held: exit %d, stderr %q; want exit 1 naming the holder", res.code, res.stderr)
+	res := cli.Cra(t, home, "", "eval", "--name", "nightly")
+	if res.Code != exitFailures || !strings.Contains(res.Stderr, fmt.Sprintf("pid %d, cra eval --name nightly (the other run)", os.Getpid())) {
+		t.Errorf("held: exit %d, stderr %q; want exit 1 naming the holder", res.Code, res.Stderr)
 	}
-	if got := sqlRows(t, home, "select count(*) from raw.eval_runs"); !strings.HasSuffix(got, "\n0\n") {
+	if got := cli.SQLRows(t, home, "select count(*) from raw.eval_runs"); !strings.HasSuffix(got, "\n0\n") {
 		t.Errorf("the refused eval wrote rows: %s", got)
-	}
-}
-
-// TestPrintEvalSaysWhatTheIntervalsResample: the scoreboard says when a
-// mean's interval resampled tasks (fewer repositories than the cluster
-// bootstrap needs), and only then.
-func TestPrintEvalSaysWhatTheIntervalsResample(t *testing.T) {
-	for _, tc := range []struct {
-		method string
-		note   bool
-	}{
-		{stats.MethodTaskBootstrap, true},
-		{stats.MethodRepoBootstrap, false},
-	} {
-		var out strings.Builder
-		rep := &eval.Report{Name: "nightly", Scores: []eval.StageScore{
-			{Stage: "task_analysis", Metric: "correct", N: 18, Repos: 1, Mean: 0.5, Interval: stats.Wilson(9, 18), Method: stats.MethodWilson},
-			{Stage: "task_analysis", Metric: "recall", N: 18, Repos: 1, Mean: 0.344, Interval: stats.Interval{Lo: 0.21, Hi: 0.48}, Method: tc.method},
-		}}
-		if err := (&app{stdout: &out}).printEval(rep); err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Contains(out.String(), "their intervals resample tasks"); got != tc.note || !strings.Contains(out.String(), "[0.210, 0.480]") {
-			t.Errorf("%s: note %v, want %v:\n%s", tc.method, got, tc.note, out.String())
-		}
 	}
 }
 
@@ -301,7 +235,7 @@ func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
 	}
 	const tasks = 20
 	srv, home := calcEvalHome(t, evaltest.CalcOptions{Scale: tasks - evaltest.CalcTasks}, "")
-	oracleFor(t, srv, home, map[string]float64{schema.StageScope: 1})
+	clitest.OracleFor(t, srv, home, map[string]float64{schema.StageScope: 1})
 	weak := evalJSON(t, home, "--name", "weak", "--jobs", "2")
 	if s, _ := scoreOf(weak, eval.StageEndToEnd, eval.MetricSuccess); s.N != tasks || s.Mean != 0 {
 		t.Errorf("end to end with scope losing calc.py: %+v, want 0 on %d tasks", s, tasks)
@@ -321,7 +255,7 @@ func TestEvalAndTrainPlanNameAPlantedWeakStage(t *testing.T) {
 	var plan struct {
 		TargetStage string `json:"target_stage"`
 	}
-	out := mustRun(t, home, "train-plan", "--no-llm", "--json", "--out", filepath.Join(t.TempDir(), "plan"))
+	out := cli.MustRun(t, home, "train-plan", "--no-llm", "--json", "--out", filepath.Join(t.TempDir(), "plan"))
 	if err := json.Unmarshal([]byte(out), &plan); err != nil || plan.TargetStage != schema.StageScope {
 		t.Errorf("train-plan: %v %q, want target scope", err, out)
 	}
@@ -340,19 +274,19 @@ func TestTwoEvalProcessesJudgeTheSameCommits(t *testing.T) {
 	}
 	slow := fmt.Sprintf("%s || { sleep 6; exit 1; }", evaltest.CalcTestCommand)
 	srv, home := heldOutHome(t, evaltest.CalcHistory(t).Dir, slow, 60, "")
-	oracleFor(t, srv, home, nil)
+	clitest.OracleFor(t, srv, home, nil)
 	run := func(name string) []string {
 		return []string{"--home", home, "eval", "--name", name, "--sample", "1"}
 	}
 	for i, r := range craProcesses(t, run("a"), run("b")) {
-		if r.code != exitOK {
-			t.Errorf("eval %d: exit %d\n%s", i, r.code, lastLines(r.stderr, 10))
+		if r.Code != exitOK {
+			t.Errorf("eval %d: exit %d\n%s", i, r.Code, clitest.LastLines(r.Stderr, 10))
 		}
 	}
-	if got := sqlRows(t, home, "select count(*) as judged, count(distinct commit) as commits from raw.eval_commit_judgements"); got != "judged,commits\n1,1\n" {
+	if got := cli.SQLRows(t, home, "select count(*) as judged, count(distinct commit) as commits from raw.eval_commit_judgements"); got != "judged,commits\n1,1\n" {
 		t.Errorf("judgements: %q", got)
 	}
-	if got := sqlRows(t, home, "select count(*) filter (where status = 'scored') as scored, count(*) as tasks from raw.eval_tasks"); got != "scored,tasks\n2,2\n" {
+	if got := cli.SQLRows(t, home, "select count(*) filter (where status = 'scored') as scored, count(*) as tasks from raw.eval_tasks"); got != "scored,tasks\n2,2\n" {
 		t.Errorf("eval tasks: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package e2e_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/cra-dev/cra/agent/ask/asktest"
 	"github.com/cra-dev/cra/agent/eval"
 	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
@@ -30,8 +31,8 @@ func askEvalHome(t *testing.T, classifyErrors float64) (*fakellm.Server, string,
 	h := gittest.NewAskHistory(t)
 	srv := fakellm.New(t)
 	srv.AllowUnused()
-	home := evalHomeWith(t, srv, h.Dir, "", fmt.Sprintf("holdout_repos = [%q]", h.Dir))
-	mustRun(t, home, "index", h.Dir)
+	home := cli.EvalHomeWith(t, srv, h.Dir, "", fmt.Sprintf("holdout_repos = [%q]", h.Dir))
+	cli.MustRun(t, home, "index", h.Dir)
 	raw := kb.NewLease(home, kb.Raw, kb.Options{Command: "test"}, kb.DefaultIdle)
 	defer raw.Close()
 	qs, err := eval.AskQuestions(context.Background(), eval.AskOptions{Home: home,
@@ -57,7 +58,7 @@ func askEvalHome(t *testing.T, classifyErrors float64) (*fakellm.Server, string,
 func askEvalJSON(t *testing.T, home string, args ...string) eval.AskReport {
 	t.Helper()
 	var rep eval.AskReport
-	if err := json.Unmarshal([]byte(mustRun(t, home, append([]string{"ask", "--eval", "--json"}, args...)...)), &rep); err != nil {
+	if err := json.Unmarshal([]byte(cli.MustRun(t, home, append([]string{"ask", "--eval", "--json"}, args...)...)), &rep); err != nil {
 		t.Fatal(err)
 	}
 	return rep
@@ -100,7 +101,7 @@ func TestAskEval(t *testing.T) {
 	if classified(again) != classified(planted) {
 		t.Errorf("resumed report %s, want %s", classified(again), classified(planted))
 	}
-	got := sqlRows(t, home, `select q.kind, q.question, q.expected_files, q.rev = '`+h.Base+`' as at_parent, q.fix_commit = '`+h.Fix+`' as fix
+	got := cli.SQLRows(t, home, `select q.kind, q.question, q.expected_files, q.rev = '`+h.Base+`' as at_parent, q.fix_commit = '`+h.Fix+`' as fix
 		from raw.ask_questions q join raw.eval_runs r on r.id = q.eval_run_id
 		where r.oracle = [] and q.kind in ('bugreport', 'diagnostic') order by all`)
 	want := "kind,question,expected_files,at_parent,fix\n" +
@@ -109,24 +110,24 @@ func TestAskEval(t *testing.T) {
 	if got != want {
 		t.Errorf("questions:\n%s\nwant:\n%s", got, want)
 	}
-	counts := sqlRows(t, home, `select r.oracle, count(*) from raw.eval_tasks t join raw.eval_runs r on r.id = t.eval_run_id group by all order by all`)
+	counts := cli.SQLRows(t, home, `select r.oracle, count(*) from raw.eval_tasks t join raw.eval_runs r on r.id = t.eval_run_id group by all order by all`)
 	if counts != "oracle,count_star()\n[],9\n\"[\"\"ask_classify\"\"]\",9\n" {
 		t.Errorf("eval_tasks per eval:\n%s", counts)
 	}
 
 	// cra status tells the ask evals apart from cra eval's.
-	if st := mustRun(t, home, "status"); !strings.Contains(st, "planted (oracle ask_classify): 9 questions scored, 0 could not run") {
+	if st := cli.MustRun(t, home, "status"); !strings.Contains(st, "planted (oracle ask_classify): 9 questions scored, 0 could not run") {
 		t.Errorf("cra status does not show the ask eval:\n%s", st)
 	}
-	r := cra(t, home, "", "train-plan", "--eval", "planted")
-	if r.code != 2 || !strings.Contains(r.stderr, "cra ask --eval run") {
-		t.Errorf("train-plan --eval naming an ask eval: exit %d, %s", r.code, r.stderr)
+	r := cli.Cra(t, home, "", "train-plan", "--eval", "planted")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "cra ask --eval run") {
+		t.Errorf("train-plan --eval naming an ask eval: exit %d, %s", r.Code, r.Stderr)
 	}
 	// Ask evals alone are no evidence of the pipeline (analysis's
 	// TestTrainPlanReportsAskEvals has them beside some).
-	r = cra(t, home, "", "--json", "train-plan")
-	if r.code != 0 || strings.Contains(r.stdout, "planted") || strings.Contains(r.stdout, "ask_") {
-		t.Errorf("train-plan with ask evals in the store: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	r = cli.Cra(t, home, "", "--json", "train-plan")
+	if r.Code != 0 || strings.Contains(r.Stdout, "planted") || strings.Contains(r.Stdout, "ask_") {
+		t.Errorf("train-plan with ask evals in the store: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
 
@@ -136,7 +137,7 @@ func TestAskEval(t *testing.T) {
 func askEvalRows(t *testing.T, home string) string {
 	// Question ids hash the repository's path, another in each home: the
 	// rows are compared by question.
-	return sqlRows(t, home, `select q.kind, q.question, q.expected_files, q.rev, t.status
+	return cli.SQLRows(t, home, `select q.kind, q.question, q.expected_files, q.rev, t.status
 		from raw.ask_questions q join raw.eval_tasks t on t.eval_run_id = q.eval_run_id and t.task_id = q.question_id order by all`,
 		`select task_id, count(*) as rows from raw.eval_tasks group by all having count(*) > 1`,
 		`select q.question, r.stage, r.metric, r.value from raw.eval_results r
@@ -158,16 +159,16 @@ func TestAskEvalKilledResumesToTheSameRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	mustRun(t, clean, "ask", "--eval", "--name", "k")
+	cli.MustRun(t, clean, "ask", "--eval", "--name", "k")
 	took := time.Since(start)
 	want := askEvalRows(t, clean)
 	args, _ := json.Marshal([]string{"--home", killed, "ask", "--eval", "--name", "k"})
 	if !storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, took/2) {
 		t.Error("the ask eval was not killed mid-run: the test proved nothing")
 	}
-	t.Logf("killed with %s questions done", strings.TrimSpace(strings.Split(sqlRows(t, killed, "select count(*) from raw.eval_tasks"), "\n")[1]))
-	mustRun(t, killed, "ask", "--eval", "--name", "k")
+	t.Logf("killed with %s questions done", strings.TrimSpace(strings.Split(cli.SQLRows(t, killed, "select count(*) from raw.eval_tasks"), "\n")[1]))
+	cli.MustRun(t, killed, "ask", "--eval", "--name", "k")
 	if got := askEvalRows(t, killed); got != want {
-		t.Errorf("rows after the re-run differ from an uninterrupted eval's:\n%s", lineDiff(want, got))
+		t.Errorf("rows after the re-run differ from an uninterrupted eval's:\n%s", clitest.LineDiff(want, got))
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package e2e_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/agent/orchestrator"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/storetest"
@@ -20,13 +21,13 @@ import (
 // one task's tests hang at its parent (evaltest.GoOptions.Hang). It
 // reports both times and their ratio (issue 24's target: at most 2).
 //
-//	go test ./cmd/cra -run '^$' -bench EvalWithAHangingTest -benchtime 1x
+//	go test ./cmd/cra/e2e -run '^$' -bench EvalWithAHangingTest -benchtime 1x
 func BenchmarkEvalWithAHangingTest(b *testing.B) {
 	timed := func(o evaltest.GoOptions) time.Duration {
 		srv, home := goEvalHome(b, o, "")
-		oracleFor(b, srv, home, nil)
+		clitest.OracleFor(b, srv, home, nil)
 		start := time.Now()
-		mustRun(b, home, "eval", "--name", "bench")
+		cli.MustRun(b, home, "eval", "--name", "bench")
 		return time.Since(start)
 	}
 	for range b.N {

@@ -1,17 +1,15 @@
-package main
+package e2e_test
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/e2e"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
@@ -38,7 +36,7 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 	// fifths of the default 1,500's time; real sizes are `make e2e`'s.
 	shape := gittest.Project{Commits: 600}.Build(t, repo)
 	t.Logf("fixture: %s", shape)
-	bin := craBinary(t)
+	bin := clitest.Binary(t)
 
 	srv := fakellm.New(t)
 	srv.AllowUnused()
@@ -82,7 +80,7 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 		case res.Code == e2e.NotRun:
 			t.Errorf("%s: not run (the step it needs failed)", res.Step)
 		default:
-			t.Errorf("%s: exit %d\n%s", res.Step, res.Code, lastLines(res.Stderr, 15))
+			t.Errorf("%s: exit %d\n%s", res.Step, res.Code, clitest.LastLines(res.Stderr, 15))
 		}
 		if res.PeakRSS > recipePeakRSS {
 			t.Errorf("%s: peak RSS %d MB, budget %d MB", res.Step, res.PeakRSS>>20, recipePeakRSS>>20)
@@ -92,7 +90,7 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 	// Rows: what each step wrote, checked against the stores.
 	count := func(query string) int {
 		t.Helper()
-		out := strings.TrimSpace(mustRun(t, home, "sql", "--format", "csv", query))
+		out := strings.TrimSpace(cli.MustRun(t, home, "sql", "--format", "csv", query))
 		n, err := strconv.Atoi(out[strings.LastIndex(out, "\n")+1:])
 		if err != nil {
 			t.Fatalf("%s: %q", query, out)
@@ -138,7 +136,7 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 	if teacherSpent <= 0 || teacherSpent > budget {
 		t.Errorf("the teacher charged $%.4f against a budget of $%.2f", teacherSpent, budget)
 	}
-	out := mustRun(t, home, "sql", "--format", "csv", "SELECT sum(coalesce(settled_usd, reserved_usd)) <= "+strconv.FormatFloat(budget, 'f', -1, 64)+" FROM raw.distill_spend")
+	out := cli.MustRun(t, home, "sql", "--format", "csv", "SELECT sum(coalesce(settled_usd, reserved_usd)) <= "+strconv.FormatFloat(budget, 'f', -1, 64)+" FROM raw.distill_spend")
 	if !strings.HasSuffix(strings.TrimSpace(out), "true") {
 		t.Errorf("distill's own account of its spending is over the budget: %s", out)
 	}
@@ -158,49 +156,4 @@ func TestRecipeOnARealisticRepository(t *testing.T) {
 	if got := byStep["models check"].Stdout; !strings.Contains(got, e2e.AdapterName+"@1") {
 		t.Errorf("models check does not ping the champion:\n%s", got)
 	}
-}
-
-// craBinary is $CRA_E2E_BIN, else cra built once per test binary into a
-// temporary directory TestMain removes (linking DuckDB takes long enough
-// that each test building its own doubled the package's time).
-func craBinary(t *testing.T) string {
-	t.Helper()
-	if b := os.Getenv("CRA_E2E_BIN"); b != "" {
-		return b
-	}
-	builtCra.once.Do(func() {
-		if builtCra.dir, builtCra.err = os.MkdirTemp("", "cra-test-bin-"); builtCra.err != nil {
-			return
-		}
-		builtCra.bin = filepath.Join(builtCra.dir, "cra")
-		if out, err := exec.Command("go", "build", "-o", builtCra.bin, ".").CombinedOutput(); err != nil {
-			builtCra.err = fmt.Errorf("go build cra: %v\n%s", err, out)
-		}
-	})
-	if builtCra.err != nil {
-		t.Fatal(builtCra.err)
-	}
-	return builtCra.bin
-}
-
-// builtCra is the cra craBinary built, shared by the tests of one binary.
-var builtCra struct {
-	once     sync.Once
-	dir, bin string
-	err      error
-}
-
-// removeBuiltCra removes what craBinary built; TestMain calls it last.
-func removeBuiltCra() {
-	if builtCra.dir != "" {
-		os.RemoveAll(builtCra.dir)
-	}
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

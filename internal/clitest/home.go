@@ -1,0 +1,62 @@
+package clitest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cra-dev/cra/agent/eval"
+	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/config"
+	"github.com/cra-dev/cra/internal/fakellm"
+	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/kb"
+)
+
+// EvalHome is a home that mined repo, served by the fake model srv, with
+// CalcHistory's test command; curate is added to its [curate] section.
+func (c *CLI) EvalHome(t testing.TB, srv *fakellm.Server, repo, curate string) string {
+	t.Helper()
+	return c.EvalHomeWith(t, srv, repo, "test_command = \""+evaltest.CalcTestCommand+"\"\ntimeout_seconds = 60", curate)
+}
+
+// EvalHomeWith is EvalHome with testing as its [testing] keys.
+func (c *CLI) EvalHomeWith(t testing.TB, srv *fakellm.Server, repo, testing, curate string) string {
+	t.Helper()
+	home := c.NewHome(t)
+	c.MustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg, _ := os.ReadFile(cfgPath)
+	s := strings.Replace(string(cfg), "[testing]\n", "[testing]\n"+testing+"\n", 1)
+	s = strings.Replace(s, "[curate]\n", "[curate]\n"+curate+"\n", 1)
+	if err := os.WriteFile(cfgPath, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.MustRun(t, home, "bootstrap", repo)
+	return home
+}
+
+// OracleFor makes srv answer from the ground truth of home's tasks, each
+// stage wrong at rates.
+func OracleFor(t testing.TB, srv *fakellm.Server, home string, rates map[string]float64) {
+	t.Helper()
+	srv.SetOracle(fakellm.Oracle{Answer: evaltest.Answer(HeldOutTasks(t, home)), ErrorRate: rates})
+}
+
+// HeldOutTasks are home's tasks, every repository held out.
+func HeldOutTasks(t testing.TB, home string) []eval.Task {
+	t.Helper()
+	s, err := kb.Open(context.Background(), home, kb.Raw, kb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	holdout := storetest.RowsOf(t, s.DB, "SELECT DISTINCT repo_path FROM synthetic_tasks")
+	tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: eval.SplitAll, Rule: kb.NewSplitRule(config.Curate{}, holdout), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tasks
+}
