@@ -11,7 +11,6 @@ import (
 	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
-	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -53,7 +52,10 @@ func HeldOutTasks(t testing.TB, home string) []eval.Task {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	holdout := storetest.RowsOf(t, s.DB, "SELECT DISTINCT repo_path FROM synthetic_tasks")
+	holdout, err := kb.SyntheticRepos(context.Background(), s.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tasks, err := eval.Select(context.Background(), s.DB, eval.Selection{Split: eval.SplitAll, Rule: kb.NewSplitRule(config.Curate{}, holdout), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
