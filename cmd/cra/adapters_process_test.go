@@ -140,8 +140,7 @@ func TestChampionsReadDuringABootstrap(t *testing.T) {
 	srv.AllowUnused()
 	srv.SetModels("c:1b", "r:1b")
 	srv.SetAdapters(map[string]fakellm.AdapterBehaviour{"sc-v1": {}})
-	home := newHome(t)
-	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	home := modelHome(t, srv.OllamaURL())
 	mustRun(t, home, "adapters", "add", "sc", "--path", clitest.WritePEFT(t, filepath.Join(t.TempDir(), "sc"), "r:1b", 8, 1), "--stages", schema.StageScope)
 	recordGate(t, home, kb.GateRow{Adapter: "sc", Version: 1, Stages: []string{schema.StageScope}, BaselineEval: "x", CandidateEval: "y",
 		Champions: map[string]string{schema.StageScope: ""}, Passed: true, Conditions: []kb.GateCondition{}})

@@ -144,8 +144,7 @@ func askHome(t *testing.T, prose *atomic.Bool) string {
 		}
 		return fakellm.Reply{Text: right}
 	})
-	home := newHome(t)
-	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	home := modelHome(t, srv.OllamaURL())
 	return home
 }
 

@@ -42,8 +42,7 @@ func TestJSONBombAnswerIsUnusable(t *testing.T) {
 		t.Run("plan/"+name, func(t *testing.T) {
 			srv, _ := planServer(t, false)
 			next := srv.Default()
-			home := newHome(t)
-			mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+			home := modelHome(t, srv.OllamaURL())
 			r := smallRepo(t)
 			mustRun(t, home, "index", r.Dir)
 			bombAt(t, srv, "You plan a code change", bomb, next)

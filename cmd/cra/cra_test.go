@@ -35,6 +35,13 @@ func mustRun(t testing.TB, home string, args ...string) string {
 	return craCLI.MustRun(t, home, args...)
 }
 
+// modelHome is a new home served by the fake model at baseURL
+// (clitest.CLI.ModelHome).
+func modelHome(t testing.TB, baseURL string) string {
+	t.Helper()
+	return craCLI.ModelHome(t, baseURL)
+}
+
 // newHome is a new home as `cra init` leaves it (clitest.CLI.NewHome).
 func newHome(t testing.TB) string {
 	t.Helper()

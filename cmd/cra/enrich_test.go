@@ -35,8 +35,7 @@ func TestEnrichCommand(t *testing.T) {
 		}
 		return fakellm.Reply{Text: validMeta}
 	})
-	home := newHome(t)
-	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	home := modelHome(t, srv.OllamaURL())
 	r := smallRepo(t)
 	r.Write("pkg/worker.py", "def work():\n    return 1\n")
 	r.Commit("Add the worker")
@@ -97,8 +96,7 @@ func TestSQLReadsWhileEnrichWaitsOnTheModel(t *testing.T) {
 	srv.SetDefault(func(fakellm.Request) fakellm.Reply {
 		return fakellm.Reply{Text: validMeta, Delay: 700 * time.Millisecond}
 	})
-	home := newHome(t)
-	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	home := modelHome(t, srv.OllamaURL())
 	r := smallRepo(t)
 	mustRun(t, home, "index", r.Dir)
 	done := make(chan result)

@@ -68,8 +68,7 @@ func TestPlanCommand(t *testing.T) {
 	t.Parallel()
 	var prompts []string
 	srv, calls := planServer(t, false, &prompts)
-	home := newHome(t)
-	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	home := modelHome(t, srv.OllamaURL())
 	r := smallRepo(t)
 	if res := cra(t, home, "", "plan", "--repo", r.Dir, "Make helper add two"); res.code != exitUsage || !strings.Contains(res.stderr, "cra index "+r.Dir) {
 		t.Fatalf("not indexed: exit %d, %q", res.code, res.stderr)
@@ -156,8 +155,7 @@ func TestPlanCommand(t *testing.T) {
 		!strings.Contains(res.stderr, "--rev no-such-branch is no commit") {
 		t.Errorf("--rev unknown: exit %d, %q", res.code, res.stderr)
 	}
-	revHome := newHome(t)
-	mustRun(t, revHome, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	revHome := modelHome(t, srv.OllamaURL())
 	mustRun(t, revHome, "index", "--rev", "HEAD~1", r.Dir)
 	prompts = nil
 	mustRun(t, revHome, "plan", "--repo", r.Dir, "--rev", "HEAD~1", "Make helper add two")
@@ -166,8 +164,7 @@ func TestPlanCommand(t *testing.T) {
 	}
 
 	badSrv, badCalls := planServer(t, true)
-	badHome := newHome(t)
-	mustRun(t, badHome, "init", "--provider", "ollama", "--base-url", badSrv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	badHome := modelHome(t, badSrv.OllamaURL())
 	mustRun(t, badHome, "index", r.Dir)
 	res := cra(t, badHome, "", "plan", "--repo", r.Dir, "Make helper add two")
 	if res.code != exitFailures || !strings.Contains(res.stderr, "could not be used, twice") || badCalls()["plan"] != 2 {
@@ -205,8 +202,7 @@ func TestPlanCommand(t *testing.T) {
 func TestPlanRefusesAnIndexBehindHead(t *testing.T) {
 	t.Parallel()
 	srv, calls := planServer(t, false)
-	home := newHome(t)
-	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	home := modelHome(t, srv.OllamaURL())
 	r := smallRepo(t)
 	mustRun(t, home, "index", r.Dir)
 	indexed := r.Head()

@@ -95,14 +95,14 @@ func TestSolveKilledResumesToTheSameRows(t *testing.T) {
 	r := calcRepo(t)
 	// Index every home before any run adds branches to the repository.
 	slow := "sleep 0.4; " + testCalc
-	homes := make([]string, 4)
-	for i := range homes {
-		homes[i] = solveHome(t, srv, r, "")
-		cfgPath := filepath.Join(homes[i], "config.toml")
-		cfg, _ := os.ReadFile(cfgPath)
-		if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), testCalc, slow, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	homes := []string{solveHome(t, srv, r, "")}
+	cfgPath := filepath.Join(homes[0], "config.toml")
+	cfg, _ := os.ReadFile(cfgPath)
+	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), testCalc, slow, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		homes = append(homes, clitest.CopyHome(t, homes[0]))
 	}
 	start := time.Now()
 	if res := cra(t, homes[0], "", "solve", "--repo", r.Dir, "Fix add and document double"); res.code != exitOK {
@@ -123,7 +123,8 @@ func TestSolveKilledResumesToTheSameRows(t *testing.T) {
 			var runID string
 			entries, _ := os.ReadDir(filepath.Join(home, "sessions"))
 			for _, e := range entries {
-				if name := strings.TrimSuffix(e.Name(), ".json"); !strings.Contains(name, ":") {
+				// A session file, not the .json.tmp of a write the kill cut.
+				if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && !strings.Contains(name, ":") {
 					runID = name
 				}
 			}

@@ -113,8 +113,7 @@ func calcRepo(t *testing.T) *gittest.Repo {
 // solveHome is an initialised, indexed home whose models are srv and whose
 // test command runs the repository's unittest suite.
 func solveHome(t *testing.T, srv *fakellm.Server, r *gittest.Repo, extra string) string {
-	home := newHome(t)
-	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	home := modelHome(t, srv.OllamaURL())
 	cfgPath := filepath.Join(home, "config.toml")
 	cfg, _ := os.ReadFile(cfgPath)
 	cfg = []byte(strings.Replace(string(cfg), "[testing]\n", "[testing]\ntest_command = \""+testCalc+"\"\ntimeout_seconds = 60\n"+extra, 1))
@@ -386,8 +385,7 @@ func TestSolveReadsStayInTheWorktree(t *testing.T) {
 func TestSolveNeedsATestCommand(t *testing.T) {
 	s := &solveScript{}
 	srv := s.server(t)
-	home := newHome(t)
-	mustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	home := modelHome(t, srv.OllamaURL())
 	r := calcRepo(t)
 	mustRun(t, home, "index", r.Dir)
 	res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add")

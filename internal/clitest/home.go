@@ -2,6 +2,7 @@ package clitest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,8 +25,7 @@ func (c *CLI) EvalHome(t testing.TB, srv *fakellm.Server, repo, curate string) s
 // EvalHomeWith is EvalHome with testing as its [testing] keys.
 func (c *CLI) EvalHomeWith(t testing.TB, srv *fakellm.Server, repo, testing, curate string) string {
 	t.Helper()
-	home := c.NewHome(t)
-	c.MustRun(t, home, "init", "--provider", "ollama", "--base-url", srv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	home := c.ModelHome(t, srv.OllamaURL())
 	cfgPath := filepath.Join(home, "config.toml")
 	cfg, _ := os.ReadFile(cfgPath)
 	s := strings.Replace(string(cfg), "[testing]\n", "[testing]\n"+testing+"\n", 1)
@@ -34,6 +34,33 @@ func (c *CLI) EvalHomeWith(t testing.TB, srv *fakellm.Server, repo, testing, cur
 		t.Fatal(err)
 	}
 	c.MustRun(t, home, "bootstrap", repo)
+	return home
+}
+
+// ModelHome is a new home whose models are served at baseURL by ollama's
+// API: coding c:1b, reasoning r:1b, as `cra init --provider ollama
+// --base-url URL --coding-model c:1b --reasoning-model r:1b` writes them
+// (init's own tests run that), without the cost of init's store checks.
+func (c *CLI) ModelHome(t testing.TB, baseURL string) string {
+	t.Helper()
+	home := c.NewHome(t)
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(cfg)
+	for _, kv := range [][2]string{{`provider = "ollama"`, `provider = "ollama"`},
+		{`base_url = "http://localhost:11434"`, fmt.Sprintf("base_url = %q", baseURL)},
+		{`coding = "qwen3:1.7b"`, `coding = "c:1b"`}, {`reasoning = "qwen3:1.7b"`, `reasoning = "r:1b"`}} {
+		if !strings.Contains(s, "\n"+kv[0]+"\n") {
+			t.Fatalf("config.toml as init writes it has no line %s", kv[0])
+		}
+		s = strings.Replace(s, "\n"+kv[0]+"\n", "\n"+kv[1]+"\n", 1)
+	}
+	if err := os.WriteFile(cfgPath, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return home
 }
 
@@ -61,4 +88,16 @@ func HeldOutTasks(t testing.TB, home string) []eval.Task {
 		t.Fatal(err)
 	}
 	return tasks
+}
+
+// CopyHome is a copy of home (closed: no cra process running in it) in
+// a new temporary directory: a test that needs several homes alike builds
+// one and copies it, instead of indexing and mining the same history again.
+func CopyHome(t testing.TB, home string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "home")
+	if err := os.CopyFS(dst, os.DirFS(home)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }

@@ -186,9 +186,9 @@ func TestAdaptersGateResumesAfterKill(t *testing.T) {
 	}
 	srv := gateServer(t)
 	repo := evaltest.CalcHistory(t)
-	homes := make([]string, 3)
-	for i := range homes {
-		homes[i] = gateHome(t, srv, repo.Dir, t.TempDir())
+	homes := []string{gateHome(t, srv, repo.Dir, t.TempDir())}
+	for range 2 {
+		homes = append(homes, clitest.CopyHome(t, homes[0]))
 	}
 	gateOracle(t, srv, homes[0])
 	start := time.Now()

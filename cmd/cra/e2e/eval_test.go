@@ -52,9 +52,9 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)
-	homes := make([]string, 3)
-	for i := range homes {
-		homes[i] = cli.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	homes := []string{cli.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))}
+	for range 2 {
+		homes = append(homes, clitest.CopyHome(t, homes[0]))
 	}
 	clitest.OracleFor(t, srv, homes[0], nil)
 
