@@ -196,6 +196,17 @@ func Init(ctx context.Context, dir, command string) error {
 	return nil
 }
 
+// Create opens the store kind of dir for writing, creating dir and the
+// store (every migration applied) if they are missing: a scratch store of
+// one kind, such as cra eval's knowledge base at a task's parent commit,
+// without the other store a home has.
+func Create(ctx context.Context, dir string, kind Kind, command string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	return Open(ctx, dir, kind, Options{Write: true, Command: command, create: true})
+}
+
 // CheckInitialized returns a *NotInitializedError naming the first store
 // home dir lacks: what needs an initialised home asks it before it writes
 // anything there (a lock), so a command run before `cra init` leaves the

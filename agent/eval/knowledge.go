@@ -40,13 +40,7 @@ func (k *knowledge) at(ctx context.Context, rev string) error {
 		if err := os.RemoveAll(k.dir); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(k.dir, 0o755); err != nil {
-			return err
-		}
-		if err := kb.Init(ctx, k.dir, "cra eval"); err != nil {
-			return err
-		}
-		s, err := kb.Open(ctx, k.dir, kb.Curated, kb.Options{Write: true, Command: "cra eval"})
+		s, err := kb.Create(ctx, k.dir, kb.Curated, "cra eval")
 		if err != nil {
 			return err
 		}
