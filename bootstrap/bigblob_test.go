@@ -44,7 +44,7 @@ func TestMemoryDoesNotFollowTheLargestBlob(t *testing.T) {
 	}
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base")
-	gittest.Synthetic{Files: 40, Commits: 200, Funcs: 4, Realistic: true}.Build(t, base)
+	gittest.Synthetic{Files: 40, Commits: 80, Funcs: 4, Realistic: true}.Build(t, base)
 	without := childPeakRSS(t, base)
 
 	big := filepath.Join(dir, "big")

@@ -62,7 +62,7 @@ func TestTwoProcessesOnOneHomeWriteEachRowOnce(t *testing.T) {
 		t.Skip("mines a repository in three processes")
 	}
 	repo := filepath.Join(t.TempDir(), "repo")
-	gittest.Synthetic{Files: 30, Commits: 300, Funcs: 4, Realistic: true}.Build(t, repo)
+	gittest.Synthetic{Files: 30, Commits: 150, Funcs: 4, Realistic: true}.Build(t, repo)
 	single := newHome(t)
 	mine(t, single, testOptions(), repo)
 	want := dump(t, single)
@@ -104,7 +104,7 @@ func TestStaleRunningRunIsMarkedInterrupted(t *testing.T) {
 	r, _ := project(t)
 	var home string
 	repo := filepath.Join(t.TempDir(), "repo")
-	gittest.Synthetic{Files: 40, Commits: 800, Funcs: 4, Realistic: true}.Build(t, repo)
+	gittest.Synthetic{Files: 40, Commits: 300, Funcs: 4, Realistic: true}.Build(t, repo)
 	home = newHome(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "CRA_TEST_BOOTSTRAP_HOME="+home, "CRA_TEST_BOOTSTRAP_REPO="+repo)
@@ -157,12 +157,12 @@ func (c *cancelAfter) ItemDone()                  {}
 func TestInterruptedRunReportsWhatItSaved(t *testing.T) {
 	t.Parallel()
 	repo := filepath.Join(t.TempDir(), "repo")
-	gittest.Synthetic{Files: 30, Commits: 1200, Funcs: 4, Realistic: true}.Build(t, repo)
+	gittest.Synthetic{Files: 30, Commits: 600, Funcs: 4, Realistic: true}.Build(t, repo)
 	home := newHome(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	p := &cancelAfter{cancel: cancel}
-	p.n.Store(500)
+	p.n.Store(300) // past the first batch of batchCommits
 	opts := testOptions()
 	opts.Progress = p
 	sum, err := Run(ctx, home, []string{repo}, opts)
