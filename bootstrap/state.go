@@ -100,7 +100,7 @@ func (w *worker) facts(p string, h plumbing.Hash) (*facts, error) {
 		return nil, nil
 	}
 	var readErr error
-	f := w.cache.get(h, func() *facts {
+	f := w.cache.get(keyOf(p, h), func() *facts {
 		src, size, err := readBlob(w.repo, h, w.maxSize)
 		if err != nil {
 			readErr = err
