@@ -1,0 +1,334 @@
+package bootstrap
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/ingest/walk"
+	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
+	"github.com/cra-dev/cra/kb"
+)
+
+// factsProject is project's history and one more commit on main, which
+// the filter takes (so every blob of main's tip is parsed by the run).
+func factsProject(t *testing.T) *gittest.Repo {
+	t.Helper()
+	r, _ := project(t)
+	r.Write("app/text.py", utilV1+"\n\ndef dashes(text):\n    return text.replace(\"--\", \"-\")\n")
+	r.Commit("Add a dashes helper that collapses repeated dashes")
+	return r
+}
+
+// nextCommit changes one source file of main: one new blob.
+func nextCommit(t *testing.T, r *gittest.Repo, path, msg string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.Dir, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Write(path, string(b)+"\n\ndef added_later(x):\n    return x\n")
+	r.Commit(msg)
+}
+
+// copyHome is a new home holding from's stores as they are.
+func copyHome(t *testing.T, from string) string {
+	t.Helper()
+	home := newHome(t)
+	for _, name := range []string{"curated.duckdb", "curated.duckdb.wal", "raw.duckdb", "raw.duckdb.wal"} {
+		b, err := os.ReadFile(filepath.Join(from, name))
+		if errors.Is(err, os.ErrNotExist) {
+			os.Remove(filepath.Join(home, name))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home
+}
+
+// storedFacts lists the kept facts' keys and extractor of repo.
+func keptFacts(t *testing.T, home, repo string) []string {
+	t.Helper()
+	return storetest.Rows(t, home, kb.Curated, `SELECT blob || ' ' || language || ' ' || extractor FROM bootstrap_facts
+		WHERE repo_path = ? ORDER BY ALL`, kb.CanonicalPath(repo))
+}
+
+// tipBlobs are the distinct source blobs of the branches' tips (local
+// and remote-tracking), with their languages, as bootstrap_facts keys
+// them.
+func tipBlobs(t *testing.T, repo string) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, tip := range strings.Fields(gitOut(t, repo, "for-each-ref", "--format=%(objectname)", "refs/heads", "refs/remotes")) {
+		for _, line := range strings.Split(gitOut(t, repo, "ls-tree", "-r", tip), "\n") {
+			meta, p, _ := strings.Cut(line, "\t")
+			if f := strings.Fields(meta); len(f) == 3 && walk.SourceFile(p) {
+				seen[f[2]+" "+lang.LanguageOf(p)] = true
+			}
+		}
+	}
+	var out []string
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Facts kept across runs, from one first run and its reference (a fresh
+// home mining the history with one more commit), each case on a copy of
+// the first run's home (so the package's tests stay cheap):
+//   - a nightly run after one new commit parses only the blob it brings
+//     and writes the rows of the fresh home; the facts kept are those of
+//     every source blob of the branches' tips, under this binary's key;
+//   - facts kept under another key (factsVersion or build, language) are
+//     not used: wrong facts planted there change nothing, and are
+//     replaced; under the run's own key the same wrong facts are used (the
+//     control: the test sees what the cache feeds the replay);
+//   - kill -9 inside the write of the facts leaves the facts kept before,
+//     a curated that opens, and a next run with the fresh home's rows;
+//   - two processes mining two repositories on one home (and a reader
+//     holding curated meanwhile, as `cra sql` does) keep the facts of
+//     both, each repository with the rows of a run of its own.
+func TestFactsKeptAcrossRuns(t *testing.T) {
+	t.Parallel()
+	r := factsProject(t)
+	mined := newHome(t)
+	first := mine(t, mined, testOptions(), r.Dir).Repos[0]
+	key, err := extractorKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := keptFacts(t, mined, r.Dir)
+	if want := tipBlobs(t, r.Dir); len(before) != len(want) {
+		t.Fatalf("kept %d facts %q; want the %d source blobs of the tips %q", len(before), before, len(want), want)
+	}
+	for _, k := range before {
+		if !strings.HasSuffix(k, " "+key) {
+			t.Errorf("kept %s; want it under %s", k, key)
+		}
+	}
+	nextCommit(t, r, "app/text.py", "Add an added_later helper to the text module")
+	fresh := newHome(t)
+	if full := mine(t, fresh, testOptions(), r.Dir).Repos[0]; full.BlobsParsed <= 1 {
+		t.Fatalf("a fresh home parsed %d blobs: a nightly run's 1 would prove nothing", full.BlobsParsed)
+	}
+	want := dump(t, fresh)
+
+	const wrong = `'{"symbols": [], "imports": [], "refs": [], "error_nodes": 0, "terms": []}'`
+	for _, tc := range []struct {
+		name, plant string // wrong facts planted
+		used        bool
+	}{
+		{"nightly run", "", true},
+		// Each kept blob's wrong facts under another language, and under
+		// another factsVersion or build, in place of the right ones.
+		{"another version, build or language", `INSERT INTO bootstrap_facts
+			SELECT repo_path, blob, 'javascript', extractor, ` + wrong + ` FROM bootstrap_facts;
+			UPDATE bootstrap_facts SET extractor = '0/go:another-build', facts = ` + wrong + ` WHERE language <> 'javascript'`, false},
+		{"the run's own key (control)", "UPDATE bootstrap_facts SET facts = " + wrong, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			home := copyHome(t, mined)
+			if tc.plant != "" {
+				storetest.Exec(t, home, kb.Curated, tc.plant)
+			}
+			res := mine(t, home, testOptions(), r.Dir).Repos[0]
+			if res.Verified != 1 {
+				t.Fatalf("verified %d commits, want the new one", res.Verified)
+			}
+			got := dump(t, home)
+			switch {
+			case tc.used && tc.plant == "":
+				if res.BlobsParsed != 1 || res.BlobsLoaded < len(before) {
+					t.Errorf("parsed %d blobs, loaded %d; want 1 parsed (first run: %d), the %d kept loaded",
+						res.BlobsParsed, res.BlobsLoaded, first.BlobsParsed, len(before))
+				}
+				sameRows(t, got, want)
+			case tc.used:
+				if res.BlobsParsed != 1 || sameDump(got, want) {
+					t.Errorf("parsed %d; rows the same as a fresh home's: the kept facts were not used", res.BlobsParsed)
+				}
+				return
+			default:
+				if res.BlobsParsed <= 1 {
+					t.Errorf("parsed %d blobs: facts kept under another key were used", res.BlobsParsed)
+				}
+				sameRows(t, got, want)
+			}
+			kept := storetest.Rows(t, home, kb.Curated, `SELECT blob || ' ' || language || ' ' || extractor || ' ' || (facts = `+wrong+`)
+				FROM bootstrap_facts WHERE repo_path = ? ORDER BY ALL`, kb.CanonicalPath(r.Dir))
+			// All of the tips' blobs when they were loaded; else those the
+			// run parsed (not the other branch's, which it did not read).
+			tips := tipBlobs(t, r.Dir)
+			if len(kept) > len(tips) || tc.plant == "" && len(kept) != len(tips) {
+				t.Errorf("after the run: kept %d facts, want the %d of the new tips (or fewer when not loaded)", len(kept), len(tips))
+			}
+			for _, k := range kept {
+				if f := strings.Fields(k); len(f) != 4 || !slices.Contains(tips, f[0]+" "+f[1]) || f[2] != key || f[3] != "false" {
+					t.Errorf("kept %s after the run: want only right facts of the tips' blobs under the run's key", k)
+				}
+			}
+		})
+	}
+
+	t.Run("kill -9 in the facts' write", func(t *testing.T) {
+		t.Parallel()
+		home := copyHome(t, mined)
+		if code := stopChild(t, home, r.Dir, syscall.SIGKILL, envStopAt+"=facts:1"); code != -1 {
+			t.Fatalf("exit %d, want killed in the facts' write", code)
+		}
+		if got := keptFacts(t, home, r.Dir); !equalLines(got, before) {
+			t.Errorf("after the kill: kept %d facts, want the %d kept before", len(got), len(before))
+		}
+		if res := mine(t, home, testOptions(), r.Dir).Repos[0]; res.Status != kb.StatusUpToDate {
+			t.Errorf("the run after: %s, want up_to_date (the kill came after the raw store's writes)", res.Status)
+		}
+		sameRows(t, dump(t, home), want)
+	})
+
+	t.Run("two processes, two repositories", func(t *testing.T) {
+		t.Parallel()
+		var repos []string
+		for _, name := range []string{"a", "b"} {
+			dir := filepath.Join(t.TempDir(), name)
+			gitOut(t, r.Dir, "clone", "-q", r.Dir, dir)
+			repos = append(repos, dir)
+		}
+		home := copyHome(t, fresh) // its knowledge base: the processes index the clones only
+		reader, err := kb.Open(t.Context(), home, kb.Curated, kb.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.AfterFunc(500*time.Millisecond, func() { reader.Close() })
+		var wg sync.WaitGroup
+		for i, repo := range repos {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd := exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = append(os.Environ(), "CRA_TEST_BOOTSTRAP_HOME="+home, "CRA_TEST_BOOTSTRAP_REPO="+repo, "CRA_TEST_BOOTSTRAP_WAIT=1m")
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				if err := cmd.Run(); err != nil {
+					t.Errorf("child %d: %v: %s", i, err, stderr.String())
+					return
+				}
+				var s Summary
+				if err := json.Unmarshal(stdout.Bytes(), &s); err != nil || s.Repos[0].Status != kb.StatusOK {
+					t.Errorf("child %d: %v: %s", i, err, stdout.String())
+				}
+			}()
+		}
+		wg.Wait()
+		q := "SELECT commit, stage, target::VARCHAR FROM synthetic_targets WHERE repo_path = ? ORDER BY ALL"
+		wantTargets := rawRows(t, fresh, q, kb.CanonicalPath(r.Dir))
+		for _, repo := range repos {
+			if got, tips := keptFacts(t, home, repo), tipBlobs(t, repo); len(got) != len(tips) {
+				t.Errorf("%s: kept %d facts, want the %d of its tips", repo, len(got), len(tips))
+			}
+			if got := rawRows(t, home, q, kb.CanonicalPath(repo)); !equalLines(got, wantTargets) {
+				t.Errorf("%s: %d targets, a run of its own writes %d (or other contents)", repo, len(got), len(wantTargets))
+			}
+		}
+	})
+}
+
+// The run's fact cache tells a blob's languages apart: the same bytes as
+// a.py and b.js are two files, each with its own language's facts (keyed
+// by blob alone, b.js got a.py's Python facts).
+func TestOneBlobUnderTwoLanguagesHasTheFactsOfEach(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("a.py", "x = 1\n")
+	r.Write("b.js", "x = 1\n")
+	commit := r.Commit("Add the same line in Python and JavaScript")
+	c, err := openClone(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, release := c.worker()
+	w := &worker{repo: repo, release: release, langs: lang.NewSet(), cache: newFactCache(factCacheBytes),
+		trees: newTrees(treeSourceBytes), mods: &moduleCache{m: map[plumbing.Hash]string{}}}
+	defer w.close()
+	defer w.trees.close()
+	s, err := w.snapshot(commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.blobs["a.py"] != s.blobs["b.js"] {
+		t.Fatal("the two files are not one blob")
+	}
+	for p, want := range map[string]string{"a.py": lang.Python, "b.js": lang.JavaScript} {
+		if f := s.facts[s.index[p]]; f == nil || f.language != want {
+			t.Errorf("%s: facts %+v; want %s's", p, f, want)
+		}
+	}
+	if n := w.cache.parsed.Load(); n != 2 {
+		t.Errorf("parsed %d times; want once per language", n)
+	}
+}
+
+// Stored facts come back as they were computed, nil and empty alike: a
+// difference would change a row of a nightly run, not only a parse.
+func TestKeptFactsDecodeToWhatWasParsed(t *testing.T) {
+	t.Parallel()
+	set := lang.NewSet()
+	defer set.Close()
+	for path, src := range map[string]string{
+		"app/store.py": storeV1, "app/api.py": apiV1, "empty.py": "", "m.go": "package m\n\nimport (\n\t\"fmt\"\n\tx \"os\"\n)\n\nfunc (s *S) F() { fmt.Println(x.Args) }\n",
+		"w.ts": "import { a as b, c } from './m'\nexport class K extends b { f(): number { return c() } }\n",
+	} {
+		f := extract(set, path, []byte(src))
+		js, err := encodeFacts(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeFacts(f.language, js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equalFacts(got, f) {
+			t.Errorf("%s: kept %+v; parsed %+v", path, got, f)
+		}
+	}
+}
+
+func equalLines(a, b []string) bool { return strings.Join(a, "\n") == strings.Join(b, "\n") }
+
+// equalFacts compares facts as JSON does not: nil and empty slices apart.
+func equalFacts(a, b *facts) bool { return reflect.DeepEqual(a, b) }
+
+// sameDump reports whether two dumps hold the same rows.
+func sameDump(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for table, rows := range a {
+		if !equalLines(rows, b[table]) {
+			return false
+		}
+	}
+	return true
+}
