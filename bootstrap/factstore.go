@@ -1,6 +1,8 @@
 package bootstrap
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"database/sql/driver"
 	"encoding/json"
@@ -38,7 +40,8 @@ var extractorKey = sync.OnceValues(func() (string, error) {
 	return fmt.Sprintf("%d/%s", factsVersion, id), nil
 })
 
-// storedFacts is facts as bootstrap_facts.facts holds them (the language
+// storedFacts is facts as bootstrap_facts.facts holds them, before
+// compression (the language
 // is a key column; facts that failed are never stored). No field is
 // omitempty: nil and empty slices come back as they went in.
 type storedFacts struct {
@@ -49,13 +52,26 @@ type storedFacts struct {
 	Terms      []string         `json:"terms"`
 }
 
+// encodeFacts is f as bootstrap_facts.facts holds it: its JSON
+// (storedFacts), compressed with DEFLATE (the migration says why).
 func encodeFacts(f *facts) ([]byte, error) {
-	return json.Marshal(storedFacts{Symbols: f.symbols, Imports: f.imports, Refs: f.refs, ErrorNodes: f.errorNodes, Terms: f.terms})
+	var buf bytes.Buffer
+	zw, err := flate.NewWriter(&buf, flate.DefaultCompression)
+	if err != nil {
+		return nil, err
+	}
+	err = json.NewEncoder(zw).Encode(storedFacts{Symbols: f.symbols, Imports: f.imports, Refs: f.refs, ErrorNodes: f.errorNodes, Terms: f.terms})
+	if err := errors.Join(err, zw.Close()); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 func decodeFacts(language string, b []byte) (*facts, error) {
 	var s storedFacts
-	if err := json.Unmarshal(b, &s); err != nil {
+	zr := flate.NewReader(bytes.NewReader(b))
+	defer zr.Close()
+	if err := json.NewDecoder(zr).Decode(&s); err != nil {
 		return nil, err
 	}
 	return &facts{language: language, symbols: s.Symbols, imports: s.Imports, refs: s.Refs, errorNodes: s.ErrorNodes, terms: s.Terms}, nil
@@ -98,18 +114,19 @@ func (r *runner) loadFacts(ctx context.Context, repo string, cache *factCache) (
 		if err := w.Conn.QueryRowContext(ctx, `SELECT count(*) > 0 FROM duckdb_tables() WHERE table_name = 'bootstrap_facts'`).Scan(&has); err != nil || !has {
 			return err
 		}
-		rows, err := w.Conn.QueryContext(ctx, `SELECT blob, language, facts::VARCHAR FROM bootstrap_facts
+		rows, err := w.Conn.QueryContext(ctx, `SELECT blob, language, facts FROM bootstrap_facts
 			WHERE repo_path = ? AND extractor = ?`, repo, key)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var blob, language, js string
-			if err := rows.Scan(&blob, &language, &js); err != nil {
+			var blob, language string
+			var stored []byte
+			if err := rows.Scan(&blob, &language, &stored); err != nil {
 				return err
 			}
-			f, err := decodeFacts(language, []byte(js))
+			f, err := decodeFacts(language, stored)
 			if err != nil {
 				return fmt.Errorf("stored facts of blob %s: %w", blob, err)
 			}
@@ -157,11 +174,11 @@ func (r *runner) saveFacts(ctx context.Context, repo string, c *clone, stops []s
 		if f == nil || f.failed != "" {
 			continue // failures are not kept: a parse that ran out of time may not next time
 		}
-		js, err := encodeFacts(f)
+		stored, err := encodeFacts(f)
 		if err != nil {
 			return 0, err
 		}
-		rows = append(rows, []driver.Value{repo, k.blob.String(), k.language, key, json.RawMessage(js)})
+		rows = append(rows, []driver.Value{repo, k.blob.String(), k.language, key, stored})
 	}
 	slices.Sort(keep)
 	err = r.withCurated(ctx, true, func(w kb.Writer) error {
@@ -181,13 +198,13 @@ func (r *runner) saveFacts(ctx context.Context, repo string, c *clone, stops []s
 }
 
 // stopStates are the commits whose states the next run most likely
-// builds on: the tips of the branches (tags rarely grow), and where a run
-// stopped short, the commits it mined last (no other mined one is their
-// parent).
-func stopStates(c *clone, mined []commitInfo) ([]string, error) {
+// builds on: the tips of the branches (tags rarely grow: an old release's
+// files are not worth keeping), and where a run stopped short (complete
+// false), the commits it mined last (no other mined one is their parent).
+func stopStates(c *clone, mined []commitInfo, complete bool) ([]string, error) {
 	stops, err := c.branchTips()
-	if err != nil {
-		return nil, err
+	if err != nil || complete {
+		return stops, err
 	}
 	below := map[string]bool{}
 	for _, cm := range mined {

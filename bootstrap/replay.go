@@ -267,7 +267,7 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	}
 	// Last, and only a cache: a run stopped before it, or that cannot
 	// write it, leaves the next run more to parse, nothing else.
-	stops, err := stopStates(c, toMine)
+	stops, err := stopStates(c, toMine, complete)
 	if err == nil {
 		_, err = r.saveFacts(ctx, path, c, stops, cache)
 	}
