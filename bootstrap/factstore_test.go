@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -336,4 +337,28 @@ func sameDump(a, b map[string][]string) bool {
 		}
 	}
 	return true
+}
+
+// Facts loaded from the store fill the cache only up to its bound, and
+// never push out facts the run computed: loading stops when one does not fit.
+func TestLoadedFactsStayWithinTheCacheBound(t *testing.T) {
+	t.Parallel()
+	one := &facts{language: lang.Python, symbols: []lang.Symbol{{Name: "f", Kind: lang.KindFunction}}}
+	size := one.estimate()
+	c := newFactCache(10 * size)
+	computed := factKey{blob: plumbing.NewHash(fmt.Sprintf("%040x", 1)), language: lang.Python}
+	c.get(computed, func() *facts { return one })
+	loaded := 0
+	for i := range 100 {
+		if !c.put(factKey{blob: plumbing.NewHash(fmt.Sprintf("%040x", i+2)), language: lang.Python}, one) {
+			break
+		}
+		loaded++
+	}
+	if loaded != 9 || c.size > c.limit {
+		t.Errorf("loaded %d facts of %d bytes into a cache of %d (size %d); want 9 beside the one computed", loaded, size, c.limit, c.size)
+	}
+	if c.peek(computed) == nil {
+		t.Error("loading pushed out facts the run computed")
+	}
 }

@@ -50,7 +50,8 @@ type snapshot struct {
 }
 
 // snapshot reads commit's tree and the facts of its source files (parsed
-// once per blob per run) and resolves its dependency edges.
+// once per blob and language per run, unless an earlier run kept them)
+// and resolves its dependency edges.
 func (w *worker) snapshot(commit string) (*snapshot, error) {
 	blobs, err := treeFiles(w.repo, commit)
 	if err != nil {
