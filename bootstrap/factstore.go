@@ -101,14 +101,15 @@ func (r *runner) withCurated(ctx context.Context, write bool, fn func(kb.Writer)
 }
 
 // loadFacts puts the facts stored for repo under this binary's key into
-// cache, in one query, until the cache's bound; it returns how many. A
-// store without the table yet (migrated by its next writer) has none.
-func (r *runner) loadFacts(ctx context.Context, repo string, cache *factCache) (int, error) {
+// cache, in one query, until the cache's bound; it returns the keys it
+// put (saveFacts need not encode them again). A store without the table
+// yet (migrated by its next writer) has none.
+func (r *runner) loadFacts(ctx context.Context, repo string, cache *factCache) (map[factKey]bool, error) {
 	key, err := extractorKey()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	n := 0
+	loaded := map[factKey]bool{}
 	err = r.withCurated(ctx, false, func(w kb.Writer) error {
 		var has bool
 		if err := w.Conn.QueryRowContext(ctx, `SELECT count(*) > 0 FROM duckdb_tables() WHERE table_name = 'bootstrap_facts'`).Scan(&has); err != nil || !has {
@@ -130,14 +131,15 @@ func (r *runner) loadFacts(ctx context.Context, repo string, cache *factCache) (
 			if err != nil {
 				return fmt.Errorf("stored facts of blob %s: %w", blob, err)
 			}
-			if !cache.put(factKey{blob: plumbing.NewHash(blob), language: language}, f) {
+			k := factKey{blob: plumbing.NewHash(blob), language: language}
+			if !cache.put(k, f) {
 				return nil // full: the rest is parsed when needed
 			}
-			n++
+			loaded[k] = true
 		}
 		return rows.Err()
 	})
-	return n, err
+	return loaded, err
 }
 
 var factsColumns = []string{"repo_path", "blob", "language", "extractor", "facts"}
@@ -145,9 +147,10 @@ var factsColumns = []string{"repo_path", "blob", "language", "extractor", "facts
 // saveFacts keeps, for repo, the facts of the source blobs in the states
 // of stops that cache holds, in one transaction: the rows of blobs no
 // longer in those states, or under another key, are deleted; those the
-// store lacks are added. A blob of those states the run did not parse
-// (nor load) keeps its row, or gets none until a run parses it.
-func (r *runner) saveFacts(ctx context.Context, repo string, c *clone, stops []string, cache *factCache) (added int, err error) {
+// store lacks are added (those loaded from it are not even encoded). A
+// blob of those states the run did not parse (nor load) keeps its row,
+// or gets none until a run parses it.
+func (r *runner) saveFacts(ctx context.Context, repo string, c *clone, stops []string, cache *factCache, loaded map[factKey]bool) (added int, err error) {
 	key, err := extractorKey()
 	if err != nil {
 		return 0, err
@@ -170,6 +173,9 @@ func (r *runner) saveFacts(ctx context.Context, repo string, c *clone, stops []s
 	var rows [][]driver.Value
 	for k := range wanted {
 		keep = append(keep, k.blob.String()+":"+k.language)
+		if loaded[k] {
+			continue
+		}
 		f := cache.peek(k)
 		if f == nil || f.failed != "" {
 			continue // failures are not kept: a parse that ran out of time may not next time

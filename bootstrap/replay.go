@@ -233,11 +233,13 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	}
 	r.progress.AddTotal(int64(len(work)))
 	cache := newFactCache(r.cacheBytes)
+	var loaded map[factKey]bool
 	if len(work) > 0 {
 		// What earlier runs parsed of the states these commits grow from.
-		if res.BlobsLoaded, err = r.loadFacts(ctx, path, cache); err != nil {
+		if loaded, err = r.loadFacts(ctx, path, cache); err != nil {
 			r.opts.Log.Warn("bootstrap cannot read the facts earlier runs kept: it parses them", "repo", path, "error", err)
 		}
+		res.BlobsLoaded = len(loaded)
 	}
 	err = r.build(ctx, c, cache, co, toMine, results, work, res)
 	res.BlobsParsed, res.BytesParsed = int(cache.parsed.Load()), cache.bytes.Load()
@@ -269,7 +271,7 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	// write it, leaves the next run more to parse, nothing else.
 	stops, err := stopStates(c, toMine, complete)
 	if err == nil {
-		_, err = r.saveFacts(ctx, path, c, stops, cache)
+		_, err = r.saveFacts(ctx, path, c, stops, cache, loaded)
 	}
 	if err != nil && ctx.Err() == nil {
 		r.opts.Log.Warn("bootstrap cannot keep the facts it parsed: the next run parses them again", "repo", path, "error", err)
