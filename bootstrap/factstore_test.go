@@ -362,3 +362,35 @@ func TestLoadedFactsStayWithinTheCacheBound(t *testing.T) {
 		t.Error("loading pushed out facts the run computed")
 	}
 }
+
+// A curated store from before bootstrap_facts existed (no writer opened it
+// since cra was upgraded) has no facts to load, and the first save
+// migrates it and keeps them.
+func TestFactsInAStoreFromBeforeTheirTable(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	storetest.Exec(t, home, kb.Curated, "DROP TABLE bootstrap_facts")
+	storetest.Exec(t, home, kb.Curated, "DELETE FROM schema_migrations WHERE name = 'bootstrap_facts'")
+	r := gittest.New(t)
+	r.Write("a.py", "def f():\n    return 1\n")
+	tip := r.Commit("Add f")
+	c, err := openClone(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &runner{dir: home, opts: testOptions().withDefaults()}
+	cache := newFactCache(factCacheBytes)
+	loaded, err := run.loadFacts(t.Context(), r.Dir, cache)
+	if err != nil || len(loaded) != 0 {
+		t.Fatalf("loaded %d facts from a store without the table: %v", len(loaded), err)
+	}
+	set := lang.NewSet()
+	defer set.Close()
+	cache.parser(set)("a.py", []byte("def f():\n    return 1\n"))
+	if n, err := run.saveFacts(t.Context(), r.Dir, c, []string{tip}, cache, loaded); err != nil || n != 1 {
+		t.Fatalf("saved %d facts: %v; want the store migrated and a.py's kept", n, err)
+	}
+	if got := keptFacts(t, home, r.Dir); len(got) != 1 {
+		t.Errorf("kept %q, want a.py's facts", got)
+	}
+}
