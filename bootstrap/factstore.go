@@ -83,7 +83,10 @@ func decodeFacts(language string, b []byte) (*facts, error) {
 func (r *runner) withCurated(ctx context.Context, write bool, fn func(kb.Writer) error) error {
 	r.curatedMu.Lock()
 	defer r.curatedMu.Unlock()
-	opts := kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait}
+	opts := kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait, Waiting: func(holder error) {
+		r.opts.Log.Warn("waiting for the curated store", "holder", holder.Error(), "up_to", kb.BatchWait)
+		hook("curated wait") //nolint:errcheck // a test's signal only
+	}}
 	if write {
 		return kb.WithWriter(ctx, r.dir, kb.Curated, opts, fn)
 	}

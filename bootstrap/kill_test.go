@@ -36,7 +36,9 @@ const (
 	envStopAt = "CRA_TEST_BOOTSTRAP_STOP"
 	envFailAt = "CRA_TEST_BOOTSTRAP_FAIL"
 	envSince  = "CRA_TEST_BOOTSTRAP_SINCE" // --since, RFC 3339
+	envTrace  = "CRA_TEST_BOOTSTRAP_TRACE" // say each hook point reached on stderr
 	stoppedAt = "stopped at "
+	reachedAt = "reached "
 )
 
 // bootstrapChild is `cra bootstrap` in a process of its own: SIGINT or
@@ -53,7 +55,11 @@ func bootstrapChild(home, repo string) int {
 	reached := map[string]int{} // hooks run one at a time: inside the store's lock
 	testHook = func(point string) error {
 		reached[point]++
-		switch at := fmt.Sprintf("%s:%d", point, reached[point]); at {
+		at := fmt.Sprintf("%s:%d", point, reached[point])
+		if os.Getenv(envTrace) != "" {
+			fmt.Fprintln(os.Stderr, reachedAt+at)
+		}
+		switch at {
 		case os.Getenv(envStopAt):
 			fmt.Fprintln(os.Stderr, stoppedAt+at)
 			select {
