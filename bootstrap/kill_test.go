@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -52,10 +53,13 @@ func bootstrapChild(home, repo string) int {
 	opts := testOptions()
 	opts.Wait, _ = time.ParseDuration(os.Getenv("CRA_TEST_BOOTSTRAP_WAIT"))
 	opts.Since, _ = time.Parse(time.RFC3339, os.Getenv(envSince))
-	reached := map[string]int{} // hooks run one at a time: inside the store's lock
+	var mu sync.Mutex // raw's hooks run inside its lock, curated's inside its own
+	reached := map[string]int{}
 	testHook = func(point string) error {
+		mu.Lock()
 		reached[point]++
 		at := fmt.Sprintf("%s:%d", point, reached[point])
+		mu.Unlock()
 		if os.Getenv(envTrace) != "" {
 			fmt.Fprintln(os.Stderr, reachedAt+at)
 		}
