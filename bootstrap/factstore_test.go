@@ -289,6 +289,72 @@ func TestTwoProcessesKeepTheFactsOfTheirRepositories(t *testing.T) {
 	}
 }
 
+// The run's fact cache tells a blob's languages apart: the same bytes as
+// a.py and b.js are two files, each with its own language's facts (keyed
+// by blob alone, b.js got a.py's Python facts).
+func TestOneBlobUnderTwoLanguagesHasTheFactsOfEach(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("a.py", "x = 1\n")
+	r.Write("b.js", "x = 1\n")
+	commit := r.Commit("Add the same line in Python and JavaScript")
+	c, err := openClone(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, release := c.worker()
+	w := &worker{repo: repo, release: release, langs: lang.NewSet(), cache: newFactCache(factCacheBytes),
+		trees: newTrees(treeSourceBytes), mods: &moduleCache{m: map[plumbing.Hash]string{}}}
+	defer w.close()
+	defer w.trees.close()
+	s, err := w.snapshot(commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.blobs["a.py"] != s.blobs["b.js"] {
+		t.Fatal("the two files are not one blob")
+	}
+	for p, want := range map[string]string{"a.py": lang.Python, "b.js": lang.JavaScript} {
+		if f := s.facts[s.index[p]]; f == nil || f.language != want {
+			t.Errorf("%s: facts %+v; want %s's", p, f, want)
+		}
+	}
+	if n := w.cache.parsed.Load(); n != 2 {
+		t.Errorf("parsed %d times; want once per language", n)
+	}
+}
+
+// Stored facts come back as they were computed, nil and empty alike, and
+// with the language of their key (the path's): a difference would change
+// a row of a nightly run, not only a parse.
+func TestKeptFactsDecodeToWhatWasParsed(t *testing.T) {
+	t.Parallel()
+	set := lang.NewSet()
+	defer set.Close()
+	const ts = "import { a as b, c } from './m'\nexport class K extends b { f(): number { return c() } }\n"
+	for path, src := range map[string]string{
+		"app/store.py": storeV1, "app/api.py": apiV1, "empty.py": "", "m.go": "package m\n\nimport (\n\t\"fmt\"\n\tx \"os\"\n)\n\nfunc (s *S) F() { fmt.Println(x.Args) }\n",
+		"w.ts": ts, "w.tsx": ts, "w.mts": ts, "w.js": "const m = require('./m')\nexport default function f() { return m.g() }\n",
+		"w.jsx": "export const A = () => <div />\n", "w.pyi": "def f(x: int) -> int: ...\n",
+	} {
+		f := extract(set, path, []byte(src))
+		if f.failed != "" {
+			t.Fatalf("%s: %s", path, f.failed)
+		}
+		js, err := encodeFacts(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeFacts(keyOf(path, plumbing.ZeroHash).language, js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equalFacts(got, f) {
+			t.Errorf("%s: kept %+v; parsed %+v", path, got, f)
+		}
+	}
+}
+
 func equalLines(a, b []string) bool { return strings.Join(a, "\n") == strings.Join(b, "\n") }
 
 // equalFacts compares facts as JSON does not: nil and empty slices apart.
