@@ -428,3 +428,29 @@ func TestFactsInAStoreFromBeforeTheirTable(t *testing.T) {
 		t.Errorf("kept %q, want a.py's facts", got)
 	}
 }
+
+// A run cut short by --max-commits also keeps the facts of the state its
+// last mined commit left (where the next run starts), not only the tips'.
+func TestARunCutShortKeepsTheFactsWhereItStopped(t *testing.T) {
+	t.Parallel()
+	r := factsProject(t)
+	home := newHome(t)
+	opts := testOptions()
+	opts.MaxCommits = 2
+	if res := mine(t, home, opts, r.Dir).Repos[0]; res.Status != kb.StatusPartial {
+		t.Fatalf("status %s, want partial", res.Status)
+	}
+	last := rawRows(t, home, "SELECT commit FROM bootstrap_commits ORDER BY committed_at DESC LIMIT 1")[0]
+	kept := keptFacts(t, home, r.Dir)
+	var missing []string
+	for _, line := range strings.Split(gitOut(t, r.Dir, "ls-tree", "-r", last), "\n") {
+		meta, p, _ := strings.Cut(line, "\t")
+		if f := strings.Fields(meta); len(f) == 3 && walk.SourceFile(p) &&
+			!slices.ContainsFunc(kept, func(k string) bool { return strings.HasPrefix(k, f[2]+" "+lang.LanguageOf(p)+" ") }) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("the facts of %v at %.8s, the last commit mined, are not kept (kept %q)", missing, last, kept)
+	}
+}
