@@ -454,3 +454,39 @@ func TestARunCutShortKeepsTheFactsWhereItStopped(t *testing.T) {
 		t.Errorf("the facts of %v at %.8s, the last commit mined, are not kept (kept %q)", missing, last, kept)
 	}
 }
+
+// A run whose new commits the filter all rejects builds nothing: it
+// neither reads nor rewrites the facts kept, and the next run that builds
+// uses them, parsing only what they lack.
+func TestARunThatBuildsNothingLeavesTheFactsKept(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("app/a.py", "def a():\n    return 1\n")
+	r.Write("app/b.py", "def b():\n    return 2\n")
+	r.Commit("Add the a and b functions")
+	r.Write("app/a.py", "def a(x=1):\n    return x\n")
+	r.Commit("Let the a function take its value")
+	home := newHome(t)
+	mine(t, home, testOptions(), r.Dir)
+	before := keptFacts(t, home, r.Dir)
+	if len(before) != 2 {
+		t.Fatalf("kept %q, want the facts of a.py and b.py", before)
+	}
+
+	r.Write("app/b.py", "def b():\n    return 3\n")
+	r.CommitAs("dependabot[bot] <support@github.com>", "Bump b from 2 to 3")
+	if res := mine(t, home, testOptions(), r.Dir).Repos[0]; res.Seen != 1 || res.Verified != 0 || res.BlobsLoaded != 0 {
+		t.Fatalf("the bot's commit: seen %d, verified %d, loaded %d; want it seen, rejected, nothing loaded", res.Seen, res.Verified, res.BlobsLoaded)
+	}
+	if got := keptFacts(t, home, r.Dir); !equalLines(got, before) {
+		t.Errorf("after a run that built nothing: kept %q, want %q", got, before)
+	}
+
+	r.Write("app/a.py", "def a(x=1, y=2):\n    return x + y\n")
+	r.Commit("Let the a function add a second value")
+	res := mine(t, home, testOptions(), r.Dir).Repos[0]
+	if res.Verified != 1 || res.BlobsLoaded != 2 || res.BlobsParsed != 2 {
+		t.Errorf("the next run: verified %d, loaded %d, parsed %d; want 1, a.py's and b.py's facts loaded, b.py's new blob and a.py's parsed",
+			res.Verified, res.BlobsLoaded, res.BlobsParsed)
+	}
+}

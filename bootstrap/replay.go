@@ -268,7 +268,12 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		return res, err
 	}
 	// Last, and only a cache: a run stopped before it, or that cannot
-	// write it, leaves the next run more to parse, nothing else.
+	// write it, leaves the next run more to parse, nothing else. A run
+	// that built nothing (its new commits all filtered out) parsed nothing
+	// to keep: the facts kept before stay for the next run that builds.
+	if len(work) == 0 {
+		return res, nil
+	}
 	stops, err := stopStates(c, toMine, complete)
 	if err == nil {
 		_, err = r.saveFacts(ctx, path, c, stops, cache, loaded)
