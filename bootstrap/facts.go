@@ -28,8 +28,9 @@ type facts struct {
 	terms []string
 }
 
-// factCache holds the facts of the blobs parsed in a run, by blob id: a
-// blob is parsed once, whichever commits' states contain it. The cache is
+// factCache holds the facts of the blobs parsed in a run, by blob id and
+// language (factKey): a blob is parsed once, whichever commits' states
+// contain it. The cache is
 // bounded by an estimate of its size and drops the least recently used
 // facts first. Commits are replayed parents first, so what it drops is
 // blobs that later states no longer hold: in practice every blob is still
@@ -37,16 +38,30 @@ type facts struct {
 // history.
 type factCache struct {
 	mu      sync.Mutex
-	entries map[plumbing.Hash]*list.Element // of *factEntry
-	lru     list.List                       // front: most recently used
+	entries map[factKey]*list.Element // of *factEntry
+	lru     list.List                 // front: most recently used
 	size    int64
 	limit   int64
 	parsed  atomic.Int64 // blobs parsed, for the summary and the tests
 	bytes   atomic.Int64
 }
 
+// factKey is what a blob's facts depend on within one binary: its content
+// and the extractor its path chooses. The same blob is another file as
+// x.py and as x.js (an empty __init__.py and an empty index.js are one
+// blob), so the language is part of the key.
+type factKey struct {
+	blob     plumbing.Hash
+	language string
+}
+
+// keyOf is the key of the blob h at path p.
+func keyOf(p string, h plumbing.Hash) factKey {
+	return factKey{blob: h, language: lang.LanguageOf(p)}
+}
+
 type factEntry struct {
-	hash plumbing.Hash
+	key  factKey
 	once sync.Once
 	f    *facts
 	size int64 // 0 until computed
@@ -60,16 +75,16 @@ const factCacheBytes = 64 << 20
 const treeSourceBytes = 2 << 20
 
 func newFactCache(limit int64) *factCache {
-	return &factCache{entries: map[plumbing.Hash]*list.Element{}, limit: limit}
+	return &factCache{entries: map[factKey]*list.Element{}, limit: limit}
 }
 
-// get returns the facts of blob h, computing them once with parse.
-func (c *factCache) get(h plumbing.Hash, parse func() *facts) *facts {
+// get returns the facts of blob k, computing them once with parse.
+func (c *factCache) get(k factKey, parse func() *facts) *facts {
 	c.mu.Lock()
-	el := c.entries[h]
+	el := c.entries[k]
 	if el == nil {
-		el = c.lru.PushFront(&factEntry{hash: h})
-		c.entries[h] = el
+		el = c.lru.PushFront(&factEntry{key: k})
+		c.entries[k] = el
 	} else {
 		c.lru.MoveToFront(el)
 	}
@@ -88,11 +103,42 @@ func (c *factCache) get(h plumbing.Hash, parse func() *facts) *facts {
 				break // still being computed
 			}
 			c.lru.Remove(old)
-			delete(c.entries, oe.hash)
+			delete(c.entries, oe.key)
 			c.size -= oe.size
 		}
 	})
 	return e.f
+}
+
+// put adds the facts of k computed elsewhere (an earlier run's, from the
+// store) behind those the cache holds, and reports whether they fit: they
+// never push out what this run computed, and loading stops at the bound.
+func (c *factCache) put(k factKey, f *facts) bool {
+	size := f.estimate()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries[k] != nil {
+		return true
+	}
+	if c.size+size > c.limit {
+		return false
+	}
+	e := &factEntry{key: k, f: f, size: size}
+	e.once.Do(func() {})
+	c.entries[k] = c.lru.PushBack(e)
+	c.size += size
+	return true
+}
+
+// peek returns the facts of k when the cache holds them computed, nil
+// otherwise, without making them recently used.
+func (c *factCache) peek(k factKey) *facts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el := c.entries[k]; el != nil && el.Value.(*factEntry).size > 0 {
+		return el.Value.(*factEntry).f
+	}
+	return nil
 }
 
 // estimate is roughly the memory f holds, in bytes.
@@ -230,7 +276,7 @@ func (c *factCache) parser(set *lang.Set) parseFunc {
 		if !walk.SourceFile(path) {
 			return extract(set, path, src)
 		}
-		return c.get(plumbing.ComputeHash(plumbing.BlobObject, src), func() *facts { return extract(set, path, src) })
+		return c.get(keyOf(path, plumbing.ComputeHash(plumbing.BlobObject, src)), func() *facts { return extract(set, path, src) })
 	}
 }
 

@@ -107,7 +107,12 @@ func (c *clone) existing(hashes []string) []string {
 // them, not only HEAD's first-parent chain. cra's own branches (agentRef)
 // are left out, and so is HEAD when it is one of them: a commit only they
 // reach is cra's output, never its training data.
-func (c *clone) tips() ([]string, error) {
+func (c *clone) tips() ([]string, error) { return c.refTips(true) }
+
+// branchTips are tips without the tags: the states new commits grow from.
+func (c *clone) branchTips() ([]string, error) { return c.refTips(false) }
+
+func (c *clone) refTips(tags bool) ([]string, error) {
 	refs, err := c.repo.References()
 	if err != nil {
 		return nil, err
@@ -118,7 +123,7 @@ func (c *clone) tips() ([]string, error) {
 			return nil // symbolic refs (HEAD, origin/HEAD) point at refs listed anyway
 		}
 		name := ref.Name()
-		if !name.IsBranch() && !name.IsRemote() && !name.IsTag() {
+		if !name.IsBranch() && !name.IsRemote() && !(tags && name.IsTag()) {
 			return nil // notes, stash, pull refs...
 		}
 		if agentRef(name) {

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,7 +37,9 @@ const (
 	envStopAt = "CRA_TEST_BOOTSTRAP_STOP"
 	envFailAt = "CRA_TEST_BOOTSTRAP_FAIL"
 	envSince  = "CRA_TEST_BOOTSTRAP_SINCE" // --since, RFC 3339
+	envTrace  = "CRA_TEST_BOOTSTRAP_TRACE" // say each hook point reached on stderr
 	stoppedAt = "stopped at "
+	reachedAt = "reached "
 )
 
 // bootstrapChild is `cra bootstrap` in a process of its own: SIGINT or
@@ -50,10 +53,17 @@ func bootstrapChild(home, repo string) int {
 	opts := testOptions()
 	opts.Wait, _ = time.ParseDuration(os.Getenv("CRA_TEST_BOOTSTRAP_WAIT"))
 	opts.Since, _ = time.Parse(time.RFC3339, os.Getenv(envSince))
-	reached := map[string]int{} // hooks run one at a time: inside the store's lock
+	var mu sync.Mutex // raw's hooks run inside its lock, curated's inside its own
+	reached := map[string]int{}
 	testHook = func(point string) error {
+		mu.Lock()
 		reached[point]++
-		switch at := fmt.Sprintf("%s:%d", point, reached[point]); at {
+		at := fmt.Sprintf("%s:%d", point, reached[point])
+		mu.Unlock()
+		if os.Getenv(envTrace) != "" {
+			fmt.Fprintln(os.Stderr, reachedAt+at)
+		}
+		switch at {
 		case os.Getenv(envStopAt):
 			fmt.Fprintln(os.Stderr, stoppedAt+at)
 			select {

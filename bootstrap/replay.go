@@ -233,6 +233,14 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	}
 	r.progress.AddTotal(int64(len(work)))
 	cache := newFactCache(r.cacheBytes)
+	var loaded map[factKey]bool
+	if len(work) > 0 {
+		// What earlier runs parsed of the states these commits grow from.
+		if loaded, err = r.loadFacts(ctx, path, cache); err != nil {
+			r.opts.Log.Warn("bootstrap cannot read the facts earlier runs kept: it parses them", "repo", path, "error", err)
+		}
+		res.BlobsLoaded = len(loaded)
+	}
 	err = r.build(ctx, c, cache, co, toMine, results, work, res)
 	res.BlobsParsed, res.BytesParsed = int(cache.parsed.Load()), cache.bytes.Load()
 	if err != nil {
@@ -247,7 +255,7 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	}
 	set := lang.NewSet()
 	defer set.Close()
-	return res, r.withStore(ctx, func(s *rawStore) error {
+	err = r.withStore(ctx, func(s *rawStore) error {
 		// The tips of merged branches were parsed as their last parts' children.
 		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, cache.parser(set))
 		if err != nil {
@@ -256,6 +264,24 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		res.MergeTasks = n
 		return s.setRepo(ctx, path, r.runID, mark, res.Status, "")
 	})
+	if err != nil {
+		return res, err
+	}
+	// Last, and only a cache: a run stopped before it, or that cannot
+	// write it, leaves the next run more to parse, nothing else. A run
+	// that built nothing (its new commits all filtered out) parsed nothing
+	// to keep: the facts kept before stay for the next run that builds.
+	if len(work) == 0 {
+		return res, nil
+	}
+	stops, err := stopStates(c, toMine, complete)
+	if err == nil {
+		_, err = r.saveFacts(ctx, path, c, stops, cache, loaded)
+	}
+	if err != nil && ctx.Err() == nil {
+		r.opts.Log.Warn("bootstrap cannot keep the facts it parsed: the next run parses them again", "repo", path, "error", err)
+	}
+	return res, nil
 }
 
 // settle ends the run of a repository with no new commit in s, the run's

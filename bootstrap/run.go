@@ -58,7 +58,9 @@ type RepoResult struct {
 	// MergeTasks: merged branches made multi-part tasks by this run.
 	MergeTasks int `json:"merge_tasks"`
 	// BlobsParsed and BytesParsed: each blob is parsed once per run.
+	// BlobsLoaded: blobs whose facts an earlier run kept (not parsed).
 	BlobsParsed int            `json:"blobs_parsed"`
+	BlobsLoaded int            `json:"blobs_loaded"`
 	BytesParsed int64          `json:"bytes_parsed"`
 	Outcomes    map[string]int `json:"outcomes"` // outcome → commits recorded by this run
 	Steps       []FunnelStep   `json:"funnel"`
@@ -66,13 +68,15 @@ type RepoResult struct {
 }
 
 type runner struct {
-	opts     Options
-	filter   *Filter
-	runID    int64
-	dir      string
-	storeMu  sync.Mutex
-	progress ingest.Progress
-	inFlight *inFlight
+	opts    Options
+	filter  *Filter
+	runID   int64
+	dir     string
+	storeMu sync.Mutex
+	// curatedMu: one open of curated.duckdb at a time in this process.
+	curatedMu sync.Mutex
+	progress  ingest.Progress
+	inFlight  *inFlight
 	// cacheBytes bounds each repository's fact cache.
 	cacheBytes int64
 	// opened, when set (tests), is told of each open of the raw store.

@@ -50,7 +50,8 @@ type snapshot struct {
 }
 
 // snapshot reads commit's tree and the facts of its source files (parsed
-// once per blob per run) and resolves its dependency edges.
+// once per blob and language per run, unless an earlier run kept them)
+// and resolves its dependency edges.
 func (w *worker) snapshot(commit string) (*snapshot, error) {
 	blobs, err := treeFiles(w.repo, commit)
 	if err != nil {
@@ -100,7 +101,7 @@ func (w *worker) facts(p string, h plumbing.Hash) (*facts, error) {
 		return nil, nil
 	}
 	var readErr error
-	f := w.cache.get(h, func() *facts {
+	f := w.cache.get(keyOf(p, h), func() *facts {
 		src, size, err := readBlob(w.repo, h, w.maxSize)
 		if err != nil {
 			readErr = err

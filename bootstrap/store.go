@@ -24,7 +24,8 @@ type rawStore struct {
 }
 
 // testHook, set by tests only, is called at named points inside write
-// transactions ("batch", "merge", "walked"): a test stops or kills the process
+// transactions ("batch", "merge", "walked", and curated's "facts"), and
+// when an open of curated waits for another process ("curated wait"): a test stops or kills the process
 // there, or fails the write with the error it returns.
 var testHook func(point string) error
 

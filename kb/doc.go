@@ -36,7 +36,8 @@
 //	            and raw.enrichment_outputs
 //	bootstrap   bootstrap_runs, bootstrap_repos, bootstrap_commits,
 //	            bootstrap_merges, bootstrap_funnel, bootstrap_walked,
-//	            synthetic_tasks, synthetic_targets
+//	            synthetic_tasks, synthetic_targets; and curated's
+//	            bootstrap_facts (its parsed facts kept across runs)
 //	agent/eval  eval_runs, eval_tasks, eval_results, eval_commit_tests,
 //	            eval_commit_judgements, ask_questions
 //	shards      shard_home, shard_runs; and it copies bootstrap's tables

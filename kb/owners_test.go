@@ -24,7 +24,8 @@ var tableOwners = map[string]string{
 	"imports": "ingest", "name_references": "ingest", "dependencies": "ingest", "symbol_references": "ingest",
 	"commits": "ingest", "commit_files": "ingest", "file_commits": "ingest", "co_changes": "ingest",
 	"file_metadata": "ingest", "skipped_files": "ingest", "code_index": "ingest",
-	"adapter_metadata": "kb", // no writer yet; kb's KnowledgeBase reads it
+	"adapter_metadata": "kb",        // no writer yet; kb's KnowledgeBase reads it
+	"bootstrap_facts":  "bootstrap", // bootstrap's parsed facts kept across runs
 	// raw.duckdb
 	"enrichment_outputs": "ingest",
 	"index_runs":         "kb",

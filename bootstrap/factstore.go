@@ -1,0 +1,230 @@
+package bootstrap
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/cra-dev/cra/ingest/lang"
+	"github.com/cra-dev/cra/ingest/walk"
+	"github.com/cra-dev/cra/internal/version"
+	"github.com/cra-dev/cra/kb"
+)
+
+// The facts of a repository's blobs are kept across runs in curated's
+// bootstrap_facts (derived data: losing them costs parses, never rows):
+// those of the source blobs in the states a run stopped at, where the
+// next run's new commits start. A nightly run loads them into its fact
+// cache before replay, so it parses only the blobs its new commits bring.
+
+// factsVersion is bumped by hand when the facts kept, or their stored
+// shape, change in a way the binary's build id would not show.
+const factsVersion = 1
+
+// extractorKey names the code that computes facts: a stored row under
+// another key is ignored, and replaced when the run writes its own. It
+// is computed on first use only (a no-change run never needs it).
+var extractorKey = sync.OnceValues(func() (string, error) {
+	id, err := version.Binary()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d/%s", factsVersion, id), nil
+})
+
+// storedFacts is facts as bootstrap_facts.facts holds them, before
+// compression (the language
+// is a key column; facts that failed are never stored). No field is
+// omitempty: nil and empty slices come back as they went in.
+type storedFacts struct {
+	Symbols    []lang.Symbol    `json:"symbols"`
+	Imports    []lang.Import    `json:"imports"`
+	Refs       []lang.Reference `json:"refs"`
+	ErrorNodes int              `json:"error_nodes"`
+	Terms      []string         `json:"terms"`
+}
+
+// encodeFacts is f as bootstrap_facts.facts holds it: its JSON
+// (storedFacts), compressed with DEFLATE (the migration says why).
+func encodeFacts(f *facts) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := flate.NewWriter(&buf, flate.DefaultCompression)
+	if err != nil {
+		return nil, err
+	}
+	err = json.NewEncoder(zw).Encode(storedFacts{Symbols: f.symbols, Imports: f.imports, Refs: f.refs, ErrorNodes: f.errorNodes, Terms: f.terms})
+	if err := errors.Join(err, zw.Close()); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func decodeFacts(language string, b []byte) (*facts, error) {
+	var s storedFacts
+	zr := flate.NewReader(bytes.NewReader(b))
+	defer zr.Close()
+	if err := json.NewDecoder(zr).Decode(&s); err != nil {
+		return nil, err
+	}
+	return &facts{language: language, symbols: s.Symbols, imports: s.Imports, refs: s.Refs, errorNodes: s.ErrorNodes, terms: s.Terms}, nil
+}
+
+// withCurated runs fn with curated.duckdb open (for writing when write),
+// held for fn only and one repository at a time: a process opens the
+// file once at a time, and other processes wait at most kb.BatchWait.
+func (r *runner) withCurated(ctx context.Context, write bool, fn func(kb.Writer) error) error {
+	r.curatedMu.Lock()
+	defer r.curatedMu.Unlock()
+	opts := kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait, Waiting: func(holder error) {
+		r.opts.Log.Warn("waiting for the curated store", "holder", holder.Error(), "up_to", kb.BatchWait)
+		hook("curated wait") //nolint:errcheck // a test's signal only
+	}}
+	if write {
+		return kb.WithWriter(ctx, r.dir, kb.Curated, opts, fn)
+	}
+	s, err := kb.Open(ctx, r.dir, kb.Curated, opts)
+	if err != nil {
+		return err
+	}
+	conn, err := s.DB.Conn(ctx)
+	if err != nil {
+		s.Close()
+		return err
+	}
+	err = fn(kb.Writer{Conn: conn, DB: s.DB})
+	return kb.Explain(errors.Join(err, conn.Close(), s.Close()))
+}
+
+// loadFacts puts the facts stored for repo under this binary's key into
+// cache, in one query, until the cache's bound; it returns the keys it
+// put (saveFacts need not encode them again). A store without the table
+// yet (migrated by its next writer) has none.
+func (r *runner) loadFacts(ctx context.Context, repo string, cache *factCache) (map[factKey]bool, error) {
+	key, err := extractorKey()
+	if err != nil {
+		return nil, err
+	}
+	loaded := map[factKey]bool{}
+	err = r.withCurated(ctx, false, func(w kb.Writer) error {
+		var has bool
+		if err := w.Conn.QueryRowContext(ctx, `SELECT count(*) > 0 FROM duckdb_tables() WHERE table_name = 'bootstrap_facts'`).Scan(&has); err != nil || !has {
+			return err
+		}
+		rows, err := w.Conn.QueryContext(ctx, `SELECT blob, language, facts FROM bootstrap_facts
+			WHERE repo_path = ? AND extractor = ?`, repo, key)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var blob, language string
+			var stored []byte
+			if err := rows.Scan(&blob, &language, &stored); err != nil {
+				return err
+			}
+			f, err := decodeFacts(language, stored)
+			if err != nil {
+				return fmt.Errorf("stored facts of blob %s: %w", blob, err)
+			}
+			k := factKey{blob: plumbing.NewHash(blob), language: language}
+			if !cache.put(k, f) {
+				return nil // full: the rest is parsed when needed
+			}
+			loaded[k] = true
+		}
+		return rows.Err()
+	})
+	return loaded, err
+}
+
+var factsColumns = []string{"repo_path", "blob", "language", "extractor", "facts"}
+
+// saveFacts keeps, for repo, the facts of the source blobs in the states
+// of stops that cache holds, in one transaction: the rows of blobs no
+// longer in those states, or under another key, are deleted; those the
+// store lacks are added (those loaded from it are not even encoded). A
+// blob of those states the run did not parse (nor load) keeps its row,
+// or gets none until a run parses it.
+func (r *runner) saveFacts(ctx context.Context, repo string, c *clone, stops []string, cache *factCache, loaded map[factKey]bool) (added int, err error) {
+	key, err := extractorKey()
+	if err != nil {
+		return 0, err
+	}
+	git, release := c.worker()
+	defer release()
+	wanted := map[factKey]bool{}
+	for _, commit := range stops {
+		files, err := treeFiles(git, commit)
+		if err != nil {
+			return 0, err
+		}
+		for p, h := range files {
+			if walk.SourceFile(p) {
+				wanted[keyOf(p, h)] = true
+			}
+		}
+	}
+	keep := make([]string, 0, len(wanted))
+	var rows [][]driver.Value
+	for k := range wanted {
+		keep = append(keep, k.blob.String()+":"+k.language)
+		if loaded[k] {
+			continue
+		}
+		f := cache.peek(k)
+		if f == nil || f.failed != "" {
+			continue // failures are not kept: a parse that ran out of time may not next time
+		}
+		stored, err := encodeFacts(f)
+		if err != nil {
+			return 0, err
+		}
+		rows = append(rows, []driver.Value{repo, k.blob.String(), k.language, key, stored})
+	}
+	slices.Sort(keep)
+	err = r.withCurated(ctx, true, func(w kb.Writer) error {
+		return w.Tx(ctx, func() error {
+			if _, err := w.Conn.ExecContext(ctx, `DELETE FROM bootstrap_facts WHERE repo_path = ?
+				AND (extractor <> ? OR blob || ':' || language NOT IN (SELECT unnest(?::VARCHAR[])))`, repo, key, keep); err != nil {
+				return err
+			}
+			if err := hook("facts"); err != nil {
+				return err
+			}
+			added, err = w.AppendNew(ctx, "bootstrap_facts", factsColumns, []string{"repo_path", "blob", "language"}, rows)
+			return err
+		})
+	})
+	return added, err
+}
+
+// stopStates are the commits whose states the next run most likely
+// builds on: the tips of the branches (tags rarely grow: an old release's
+// files are not worth keeping), and where a run stopped short (complete
+// false), the commits it mined last (no other mined one is their parent).
+func stopStates(c *clone, mined []commitInfo, complete bool) ([]string, error) {
+	stops, err := c.branchTips()
+	if err != nil || complete {
+		return stops, err
+	}
+	below := map[string]bool{}
+	for _, cm := range mined {
+		for _, p := range cm.Parents {
+			below[p] = true
+		}
+	}
+	for _, cm := range mined {
+		if !below[cm.Hash] && !slices.Contains(stops, cm.Hash) {
+			stops = append(stops, cm.Hash)
+		}
+	}
+	return stops, nil
+}
