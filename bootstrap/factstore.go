@@ -87,20 +87,8 @@ func (r *runner) withCurated(ctx context.Context, write bool, fn func(kb.Writer)
 		r.opts.Log.Warn("waiting for the curated store", "holder", holder.Error(), "up_to", kb.BatchWait)
 		hook("curated wait") //nolint:errcheck // a test's signal only
 	}}
-	if write {
-		return kb.WithWriter(ctx, r.dir, kb.Curated, opts, fn)
-	}
-	s, err := kb.Open(ctx, r.dir, kb.Curated, opts)
-	if err != nil {
-		return err
-	}
-	conn, err := s.DB.Conn(ctx)
-	if err != nil {
-		s.Close()
-		return err
-	}
-	err = fn(kb.Writer{Conn: conn, DB: s.DB})
-	return kb.Explain(errors.Join(err, conn.Close(), s.Close()))
+	opts.Write = write
+	return kb.WithStore(ctx, r.dir, kb.Curated, opts, fn)
 }
 
 // loadFacts puts the facts stored for repo under this binary's key into

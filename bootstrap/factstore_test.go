@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -52,21 +51,7 @@ func nextCommit(t *testing.T, r *gittest.Repo, path, msg string) {
 // copyHome is a new home holding from's stores as they are.
 func copyHome(t *testing.T, from string) string {
 	t.Helper()
-	home := newHome(t)
-	for _, name := range []string{"curated.duckdb", "curated.duckdb.wal", "raw.duckdb", "raw.duckdb.wal"} {
-		b, err := os.ReadFile(filepath.Join(from, name))
-		if errors.Is(err, os.ErrNotExist) {
-			os.Remove(filepath.Join(home, name))
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(home, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return home
+	return homeWithStoresOf(t, from, kb.Curated, kb.Raw)
 }
 
 // storedFacts lists the kept facts' keys and extractor of repo.

@@ -3,6 +3,9 @@ package bootstrap
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -87,4 +90,29 @@ func dump(t testing.TB, home string) map[string][]string {
 func sameRows(t testing.TB, got, want map[string][]string) {
 	t.Helper()
 	storetest.SameRows(t, got, want)
+}
+
+// homeWithStoresOf is a new home whose stores of kinds are copies of
+// from's, write-ahead logs included (a store never opened since a kill
+// keeps one).
+func homeWithStoresOf(t *testing.T, from string, kinds ...kb.Kind) string {
+	t.Helper()
+	home := newHome(t)
+	for _, k := range kinds {
+		for _, path := range []string{k.Path(from), k.Path(from) + ".wal"} {
+			b, err := os.ReadFile(path)
+			dst := filepath.Join(home, filepath.Base(path))
+			if errors.Is(err, os.ErrNotExist) && path != k.Path(from) {
+				os.Remove(dst)
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(dst, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return home
 }

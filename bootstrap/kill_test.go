@@ -147,21 +147,7 @@ func mergedHistory(t *testing.T, commits int) string {
 // run there mines at once, without indexing the repository first.
 func homeIndexedAs(t *testing.T, from string) string {
 	t.Helper()
-	home := newHome(t)
-	for _, name := range []string{"curated.duckdb", "curated.duckdb.wal"} {
-		b, err := os.ReadFile(filepath.Join(from, name))
-		if errors.Is(err, os.ErrNotExist) && name != "curated.duckdb" {
-			os.Remove(filepath.Join(home, name))
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(home, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return home
+	return homeWithStoresOf(t, from, kb.Curated)
 }
 
 func mergeTaskCount(t testing.TB, home string) int {

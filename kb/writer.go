@@ -84,6 +84,11 @@ func (w Writer) AppendAll(table string, columns []string, rows [][]driver.Value)
 // held only for fn. Batches call it per burst of writes.
 func WithWriter(ctx context.Context, dir string, kind Kind, opts Options, fn func(Writer) error) error {
 	opts.Write = true
+	return WithStore(ctx, dir, kind, opts, fn)
+}
+
+// WithStore is WithWriter opening the store read-only unless opts.Write.
+func WithStore(ctx context.Context, dir string, kind Kind, opts Options, fn func(Writer) error) error {
 	s, err := Open(ctx, dir, kind, opts)
 	if err != nil {
 		return err
