@@ -135,16 +135,24 @@ func (r *runner) loadFacts(ctx context.Context, repo string, cache *factCache) (
 
 var factsColumns = []string{"repo_path", "blob", "language", "extractor", "facts"}
 
-// saveFacts keeps, for repo, the facts of the source blobs in the states
-// of stops that cache holds, in one transaction: the rows of blobs no
-// longer in those states, or under another key, are deleted; those the
-// store lacks are added (those loaded from it are not even encoded). A
-// blob of those states the run did not parse (nor load) keeps its row,
-// or gets none until a run parses it.
-func (r *runner) saveFacts(ctx context.Context, repo string, c *clone, stops []string, cache *factCache, loaded map[factKey]bool) (added int, err error) {
+// keptFacts are the facts a run keeps for the next one: the keys of the
+// source blobs in the states it stopped at, and the rows of those the
+// store lacks, encoded.
+type keptFacts struct {
+	key  string   // extractorKey
+	keep []string // blob:language of every key kept, sorted
+	rows [][]driver.Value
+}
+
+// factsToKeep takes from cache the facts of the source blobs in the
+// states of stops (those loaded from the store are not even encoded): what
+// saveFacts writes once the replay's cache is let go. A blob of those
+// states the run did not parse (nor load) keeps its row, or gets none
+// until a run parses it.
+func (r *runner) factsToKeep(repo string, c *clone, stops []string, cache *factCache, loaded map[factKey]bool) (*keptFacts, error) {
 	key, err := extractorKey()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	git, release := c.worker()
 	defer release()
@@ -152,7 +160,7 @@ func (r *runner) saveFacts(ctx context.Context, repo string, c *clone, stops []s
 	for _, commit := range stops {
 		files, err := treeFiles(git, commit)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		for p, h := range files {
 			if walk.SourceFile(p) {
@@ -173,11 +181,19 @@ func (r *runner) saveFacts(ctx context.Context, repo string, c *clone, stops []s
 		}
 		stored, err := encodeFacts(f)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		rows = append(rows, []driver.Value{repo, k.blob.String(), k.language, key, stored})
 	}
 	slices.Sort(keep)
+	return &keptFacts{key: key, keep: keep, rows: rows}, nil
+}
+
+// saveFacts keeps kept for repo in one transaction: the rows of blobs no
+// longer in the kept states, or under another key, are deleted; those the
+// store lacks are added.
+func (r *runner) saveFacts(ctx context.Context, repo string, kept *keptFacts) (added int, err error) {
+	key, keep, rows := kept.key, kept.keep, kept.rows
 	err = r.withCurated(ctx, true, func(w kb.Writer) error {
 		return w.Tx(ctx, func() error {
 			if _, err := w.Conn.ExecContext(ctx, `DELETE FROM bootstrap_facts WHERE repo_path = ?

@@ -54,8 +54,8 @@ func copyHome(t *testing.T, from string) string {
 	return homeWithStoresOf(t, from, kb.Curated, kb.Raw)
 }
 
-// storedFacts lists the kept facts' keys and extractor of repo.
-func keptFacts(t *testing.T, home, repo string) []string {
+// factRows lists the kept facts' keys and extractor of repo.
+func factRows(t *testing.T, home, repo string) []string {
 	t.Helper()
 	return storetest.Rows(t, home, kb.Curated, `SELECT blob || ' ' || language || ' ' || extractor FROM bootstrap_facts
 		WHERE repo_path = ? ORDER BY ALL`, kb.CanonicalPath(repo))
@@ -104,7 +104,7 @@ func TestFactsKeptAcrossRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := keptFacts(t, mined, r.Dir)
+	before := factRows(t, mined, r.Dir)
 	if want := tipBlobs(t, r.Dir); len(before) != len(want) {
 		t.Fatalf("kept %d facts %q; want the %d source blobs of the tips %q", len(before), before, len(want), want)
 	}
@@ -188,7 +188,7 @@ func TestFactsKeptAcrossRuns(t *testing.T) {
 		if code := stopChild(t, home, r.Dir, syscall.SIGKILL, envStopAt+"=facts:1"); code != -1 {
 			t.Fatalf("exit %d, want killed in the facts' write", code)
 		}
-		if got := keptFacts(t, home, r.Dir); !equalLines(got, before) {
+		if got := factRows(t, home, r.Dir); !equalLines(got, before) {
 			t.Errorf("after the kill: kept %d facts, want the %d kept before", len(got), len(before))
 		}
 		if res := mine(t, home, testOptions(), r.Dir).Repos[0]; res.Status != kb.StatusUpToDate {
@@ -268,7 +268,7 @@ func TestTwoProcessesKeepTheFactsOfTheirRepositories(t *testing.T) {
 	wg.Wait()
 	<-left
 	for _, repo := range repos {
-		if got, tips := keptFacts(t, home, repo), tipBlobs(t, repo); len(got) != 1 || len(tips) != 1 || !strings.HasPrefix(got[0], tips[0]+" ") {
+		if got, tips := factRows(t, home, repo), tipBlobs(t, repo); len(got) != 1 || len(tips) != 1 || !strings.HasPrefix(got[0], tips[0]+" ") {
 			t.Errorf("%s: kept %q, want the facts of its tip's blob %q", repo, got, tips)
 		}
 	}
@@ -406,10 +406,14 @@ func TestFactsInAStoreFromBeforeTheirTable(t *testing.T) {
 	set := lang.NewSet()
 	defer set.Close()
 	cache.parser(set)("a.py", []byte("def f():\n    return 1\n"))
-	if n, err := run.saveFacts(t.Context(), r.Dir, c, []string{tip}, cache, loaded); err != nil || n != 1 {
+	kept, err := run.factsToKeep(r.Dir, c, []string{tip}, cache, loaded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := run.saveFacts(t.Context(), r.Dir, kept); err != nil || n != 1 {
 		t.Fatalf("saved %d facts: %v; want the store migrated and a.py's kept", n, err)
 	}
-	if got := keptFacts(t, home, r.Dir); len(got) != 1 {
+	if got := factRows(t, home, r.Dir); len(got) != 1 {
 		t.Errorf("kept %q, want a.py's facts", got)
 	}
 }
@@ -426,7 +430,7 @@ func TestARunCutShortKeepsTheFactsWhereItStopped(t *testing.T) {
 		t.Fatalf("status %s, want partial", res.Status)
 	}
 	last := rawRows(t, home, "SELECT commit FROM bootstrap_commits ORDER BY committed_at DESC LIMIT 1")[0]
-	kept := keptFacts(t, home, r.Dir)
+	kept := factRows(t, home, r.Dir)
 	var missing []string
 	for _, line := range strings.Split(gitOut(t, r.Dir, "ls-tree", "-r", last), "\n") {
 		meta, p, _ := strings.Cut(line, "\t")
@@ -453,7 +457,7 @@ func TestARunThatBuildsNothingLeavesTheFactsKept(t *testing.T) {
 	r.Commit("Let the a function take its value")
 	home := newHome(t)
 	mine(t, home, testOptions(), r.Dir)
-	before := keptFacts(t, home, r.Dir)
+	before := factRows(t, home, r.Dir)
 	if len(before) != 2 {
 		t.Fatalf("kept %q, want the facts of a.py and b.py", before)
 	}
@@ -463,7 +467,7 @@ func TestARunThatBuildsNothingLeavesTheFactsKept(t *testing.T) {
 	if res := mine(t, home, testOptions(), r.Dir).Repos[0]; res.Seen != 1 || res.Verified != 0 || res.BlobsLoaded != 0 {
 		t.Fatalf("the bot's commit: seen %d, verified %d, loaded %d; want it seen, rejected, nothing loaded", res.Seen, res.Verified, res.BlobsLoaded)
 	}
-	if got := keptFacts(t, home, r.Dir); !equalLines(got, before) {
+	if got := factRows(t, home, r.Dir); !equalLines(got, before) {
 		t.Errorf("after a run that built nothing: kept %q, want %q", got, before)
 	}
 

@@ -253,11 +253,26 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	} else {
 		res.Status = kb.StatusPartial
 	}
+	// What the next run needs of this run's parses, taken now: the
+	// replay's cache is let go before the merge phase, whose reads of
+	// the parts are the run's other peak of memory. A run that built
+	// nothing (its new commits all filtered out) parsed nothing to keep:
+	// the facts kept before stay for the next run that builds.
+	var kept *keptFacts
+	if len(work) > 0 {
+		stops, err := stopStates(c, toMine, complete)
+		if err == nil {
+			kept, err = r.factsToKeep(path, c, stops, cache, loaded)
+		}
+		if err != nil {
+			r.opts.Log.Warn("bootstrap cannot keep the facts it parsed: the next run parses them again", "repo", path, "error", err)
+		}
+	}
+	cache = nil
 	set := lang.NewSet()
 	defer set.Close()
 	err = r.withStore(ctx, func(s *rawStore) error {
-		// The tips of merged branches were parsed as their last parts' children.
-		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, cache.parser(set))
+		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, newFactCache(r.cacheBytes).parser(set))
 		if err != nil {
 			return err
 		}
@@ -268,17 +283,11 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		return res, err
 	}
 	// Last, and only a cache: a run stopped before it, or that cannot
-	// write it, leaves the next run more to parse, nothing else. A run
-	// that built nothing (its new commits all filtered out) parsed nothing
-	// to keep: the facts kept before stay for the next run that builds.
-	if len(work) == 0 {
+	// write it, leaves the next run more to parse, nothing else.
+	if kept == nil {
 		return res, nil
 	}
-	stops, err := stopStates(c, toMine, complete)
-	if err == nil {
-		_, err = r.saveFacts(ctx, path, c, stops, cache, loaded)
-	}
-	if err != nil && ctx.Err() == nil {
+	if _, err := r.saveFacts(ctx, path, kept); err != nil && ctx.Err() == nil {
 		r.opts.Log.Warn("bootstrap cannot keep the facts it parsed: the next run parses them again", "repo", path, "error", err)
 	}
 	return res, nil
