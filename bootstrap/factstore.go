@@ -41,9 +41,9 @@ var extractorKey = sync.OnceValues(func() (string, error) {
 })
 
 // storedFacts is facts as bootstrap_facts.facts holds them, before
-// compression (the language
-// is a key column; facts that failed are never stored). No field is
-// omitempty: nil and empty slices come back as they went in.
+// compression (the language is a key column; facts that failed are never
+// stored). No field is omitempty: nil and empty slices come back as they
+// went in.
 type storedFacts struct {
 	Symbols    []lang.Symbol    `json:"symbols"`
 	Imports    []lang.Import    `json:"imports"`
@@ -149,7 +149,7 @@ type keptFacts struct {
 // saveFacts writes once the replay's cache is let go. A blob of those
 // states the run did not parse (nor load) keeps its row, or gets none
 // until a run parses it.
-func (r *runner) factsToKeep(repo string, c *clone, stops []string, cache *factCache, loaded map[factKey]bool) (*keptFacts, error) {
+func factsToKeep(repo string, c *clone, stops []string, cache *factCache, loaded map[factKey]bool) (*keptFacts, error) {
 	key, err := extractorKey()
 	if err != nil {
 		return nil, err

@@ -262,7 +262,7 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	if len(work) > 0 {
 		stops, err := stopStates(c, toMine, complete)
 		if err == nil {
-			kept, err = r.factsToKeep(path, c, stops, cache, loaded)
+			kept, err = factsToKeep(path, c, stops, cache, loaded)
 		}
 		if err != nil {
 			r.opts.Log.Warn("bootstrap cannot keep the facts it parsed: the next run parses them again", "repo", path, "error", err)
