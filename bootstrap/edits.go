@@ -2,7 +2,6 @@ package bootstrap
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/cra-dev/cra/internal/linediff"
 	"github.com/cra-dev/cra/kb/schema"
@@ -18,6 +17,11 @@ import (
 // (parent nil) is one edit with an empty Search; a file it deletes (child
 // nil) is one edit whose Search is the whole parent and Replace empty.
 func Edits(path string, parent, child []byte) ([]schema.Edit, error) {
+	return hunkEdits(path, parent, child, linediff.Hunks(parent, child))
+}
+
+// hunkEdits is Edits given the hunks of parent to child.
+func hunkEdits(path string, parent, child []byte, hunks []linediff.Hunk) ([]schema.Edit, error) {
 	switch {
 	case parent == nil && child == nil:
 		return nil, nil
@@ -34,8 +38,9 @@ func Edits(path string, parent, child []byte) ([]schema.Edit, error) {
 		}
 		return []schema.Edit{{File: path, Replace: string(child)}}, nil
 	}
-	p, c := linediff.Lines(parent), linediff.Lines(child)
-	hunks := linediff.Hunks(parent, child)
+	// Lines [i, j) of a side are side[at[i]:at[j]].
+	p, c := linediff.LineStarts(parent), linediff.LineStarts(child)
+	nP := len(p) - 1
 	var out []schema.Edit
 	for i := 0; i < len(hunks); {
 		// 0-based half-open ranges: parent [aS, aE) becomes child [bS, bE).
@@ -50,7 +55,7 @@ func Edits(path string, parent, child []byte) ([]schema.Edit, error) {
 		aE, bE := aS+h.ParentLines, bS+h.ChildLines
 		i++
 		// The content this edit applies to: earlier edits done.
-		cur := strings.Join(c[:bS], "") + strings.Join(p[aS:], "")
+		cur := string(child[:c[bS]]) + string(parent[p[aS]:])
 		for k := 0; ; k++ {
 			// Context after the region must not reach into the next hunk:
 			// if it does, the next hunk joins this edit.
@@ -59,13 +64,13 @@ func Edits(path string, parent, child []byte) ([]schema.Edit, error) {
 				aE, bE = hunkParentStart(n)+n.ParentLines, hunkChildStart(n)+n.ChildLines
 				i++
 			}
-			lo := max(0, bS-k)       // in child (and current) lines
-			hiP := min(len(p), aE+k) // in parent lines
-			hiC := bE + (hiP - aE)   // the same place in child lines
-			search := strings.Join(c[lo:bS], "") + strings.Join(p[aS:hiP], "")
-			whole := lo == 0 && hiP == len(p)
+			lo := max(0, bS-k)     // in child (and current) lines
+			hiP := min(nP, aE+k)   // in parent lines
+			hiC := bE + (hiP - aE) // the same place in child lines
+			search := string(child[c[lo]:c[bS]]) + string(parent[p[aS]:p[hiP]])
+			whole := lo == 0 && hiP == nP
 			if search != "" && (whole || schema.Occurrences(cur, search) == 1) {
-				out = append(out, schema.Edit{File: path, Search: search, Replace: strings.Join(c[lo:hiC], "")})
+				out = append(out, schema.Edit{File: path, Search: search, Replace: string(child[c[lo]:c[hiC]])})
 				break
 			}
 			if whole {

@@ -31,7 +31,7 @@ func randomText(rng *rand.Rand, lines int) []byte {
 
 // mutate applies a few random line insertions, deletions and changes.
 func mutate(rng *rand.Rand, text []byte) []byte {
-	lines := linediff.Lines(text)
+	lines := linesOf(text)
 	for range 1 + rng.IntN(4) {
 		i := rng.IntN(len(lines) + 1)
 		switch rng.IntN(3) {
@@ -92,7 +92,7 @@ func TestHunksAgainstGit(t *testing.T) {
 
 // rebuild applies hunks to parent, taking inserted lines from child.
 func rebuild(parent, child []byte, hs []linediff.Hunk) []byte {
-	p, c := linediff.Lines(parent), linediff.Lines(child)
+	p, c := linesOf(parent), linesOf(child)
 	var out []string
 	pi := 0
 	for _, h := range hs {
@@ -205,7 +205,7 @@ func BenchmarkEdits(b *testing.B) {
 	for i := range 2000 {
 		fmt.Fprintf(&parent, "line %d of the file\n", i)
 	}
-	lines := linediff.Lines(parent.Bytes())
+	lines := linesOf(parent.Bytes())
 	for range 10 {
 		lines[rng.IntN(len(lines))] = "changed\n"
 	}
@@ -216,4 +216,14 @@ func BenchmarkEdits(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// linesOf splits b into lines that keep their '\n'.
+func linesOf(b []byte) []string {
+	at := linediff.LineStarts(b)
+	out := make([]string, len(at)-1)
+	for i := range out {
+		out[i] = string(b[at[i]:at[i+1]])
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -141,23 +142,29 @@ func (c *factCache) peek(k factKey) *facts {
 	return nil
 }
 
-// estimate is roughly the memory f holds, in bytes.
+// estimate is roughly the memory f holds, in bytes: its records as Go
+// lays them out, and their strings (a test holds it to what the heap
+// grows by).
 func (f *facts) estimate() int64 {
+	const str = int64(unsafe.Sizeof(""))
 	if f == nil {
 		return 64
 	}
-	n := int64(128)
+	n := int64(unsafe.Sizeof(facts{})) + int64(len(f.failed))
 	for _, s := range f.symbols {
-		n += 160 + int64(len(s.Name)+len(s.Signature)+len(s.Receiver))
+		n += int64(unsafe.Sizeof(s)) + int64(len(s.Name)+len(s.Signature)+len(s.Receiver))
 	}
 	for _, r := range f.refs {
-		n += 64 + int64(len(r.Name))
+		n += int64(unsafe.Sizeof(r)) + int64(len(r.Name))
 	}
 	for _, im := range f.imports {
-		n += 128 + int64(len(im.Module)+len(im.Alias))
+		n += int64(unsafe.Sizeof(im)) + int64(len(im.Module)+len(im.Alias))
 		for _, nm := range im.Names {
-			n += 48 + int64(len(nm.Name)+len(nm.Alias))
+			n += int64(unsafe.Sizeof(nm)) + int64(len(nm.Name)+len(nm.Alias))
 		}
+	}
+	for _, t := range f.terms {
+		n += str + int64(len(t))
 	}
 	return n
 }

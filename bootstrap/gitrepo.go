@@ -22,7 +22,7 @@ import (
 
 // objectCacheSize bounds the inflated objects shared by a repository's
 // workers (go-git's LRU is safe for concurrent use).
-const objectCacheSize = 64 * cache.MiByte
+const objectCacheSize = 16 * cache.MiByte
 
 // clone is an opened repository from which each worker opens its own
 // storage: a go-git Repository is not safe for concurrent use.

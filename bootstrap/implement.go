@@ -15,7 +15,7 @@ func buildImplement(changes []*fileChange) (schema.ImplementTarget, error) {
 	t := schema.ImplementTarget{Files: []schema.ImplementFile{}, Edits: []schema.Edit{}}
 	for _, c := range changes {
 		t.Files = append(t.Files, schema.ImplementFile{Path: c.path, Content: string(c.parent), Created: c.created, Deleted: c.deleted})
-		edits, err := Edits(c.path, c.parent, c.child)
+		edits, err := hunkEdits(c.path, c.parent, c.child, c.hunks)
 		if err != nil {
 			return t, fmt.Errorf("%s: %w", c.path, err)
 		}

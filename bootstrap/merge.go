@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/cra-dev/cra/ingest/resolve"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -72,53 +74,77 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	// Each merge's branch, then the tasks of the branches' commits, read
-	// partsPerRead commits at a time: a read per commit scans the targets
-	// once per part, one read of them all holds them all in memory.
+	// Each merge's branch.
 	branches := make([][]string, len(merges))
 	partCommits := make([][]string, len(merges))
+	// A git process per merge, a few at once: each is mostly its start.
+	var g errgroup.Group
+	g.SetLimit(mergeReaders)
 	for i, m := range merges {
-		branch, err := gitLines(ctx, repo, "rev-list", "--reverse", "--topo-order", "--parents", m.p2, "^"+m.p1)
-		if err != nil {
-			if ctx.Err() != nil {
-				return 0, ctx.Err()
+		g.Go(func() error {
+			branch, err := gitLines(ctx, repo, "rev-list", "--reverse", "--topo-order", "--parents", m.p2, "^"+m.p1)
+			if err != nil {
+				return ctx.Err() // nil: unreadable now (a missing object), undecided
 			}
-			continue // unreadable now (a missing object): undecided
-		}
-		branches[i] = branch
-		if len(branch) >= 2 && len(branch) <= maxParts {
-			for _, line := range branch {
-				commit, _, _ := strings.Cut(line, " ")
-				partCommits[i] = append(partCommits[i], commit)
+			branches[i] = branch
+			if len(branch) >= 2 && len(branch) <= maxParts {
+				for _, line := range branch {
+					commit, _, _ := strings.Cut(line, " ")
+					partCommits[i] = append(partCommits[i], commit)
+				}
 			}
-		}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	// Which of the branches' commits are recorded, and verified, read
+	// once without their targets: only the branches that make a task
+	// need those.
+	var all []string
+	for _, pc := range partCommits {
+		all = append(all, pc...)
+	}
+	verified, err := s.verifiedCommits(ctx, repo, all)
+	if err != nil {
+		return 0, err
 	}
 	var tasks, targets, decided [][]driver.Value
 	now := time.Now().UTC()
-	var mined map[string]*part
-	read := 0 // merges[:read] have their parts read
+	var made []int // the merges whose branch is a task, in order
 	for i, m := range merges {
-		if i == read {
+		if branches[i] == nil {
+			continue
+		}
+		outcome := branchOutcome(verified, branches[i], maxParts)
+		if outcome == "" {
+			continue // a commit of the branch is not mined yet
+		}
+		decided = append(decided, []driver.Value{runID, repo, m.commit, len(branches[i]), outcome, now})
+		if outcome == MergeTask {
+			made = append(made, i)
+		}
+	}
+	// Their parts' targets, partsPerRead commits at a time: a read per
+	// commit scans the targets once per part, one read of them all holds
+	// them all in memory.
+	var mined map[string]*part
+	read := 0 // made[:read] have their parts read
+	for k, i := range made {
+		if k == read {
 			var commits []string
-			for ; read < len(merges) && (read == i || len(commits)+len(partCommits[read]) <= partsPerRead); read++ {
-				commits = append(commits, partCommits[read]...)
+			for ; read < len(made) && (read == k || len(commits)+len(partCommits[made[read]]) <= partsPerRead); read++ {
+				commits = append(commits, partCommits[made[read]]...)
 			}
-			var err error
 			if mined, err = s.minedParts(ctx, repo, commits); err != nil {
 				return 0, err
 			}
 		}
-		branch := branches[i]
-		if branch == nil {
-			continue
-		}
-		parts, outcome := branchParts(mined, branch, maxParts)
-		if outcome == "" {
-			continue // a commit of the branch is not mined yet
-		}
-		decided = append(decided, []driver.Value{runID, repo, m.commit, len(branch), outcome, now})
-		if outcome != MergeTask {
-			continue
+		m := merges[i]
+		parts, err := partsOf(mined, branches[i])
+		if err != nil {
+			return 0, fmt.Errorf("merge %s: %w", m.commit, err)
 		}
 		msg, err := gitOutput(ctx, repo, "log", "-1", "--format=%an%x00%B", m.commit)
 		if err != nil {
@@ -157,8 +183,11 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 	return n, err
 }
 
+// mergeReaders is how many merged branches are listed at once.
+const mergeReaders = 4
+
 // partsPerRead bounds the commits of merged branches read at once.
-var partsPerRead = 64
+var partsPerRead = 128
 
 var mergesColumns = []string{"run_id", "repo_path", "commit", "parts", "outcome", "examined_at"}
 
@@ -171,10 +200,10 @@ type part struct {
 	implement             schema.ImplementTarget
 }
 
-// minedParts reads which of repo's commits the store recorded, in one
-// read: each with its task and targets when it was verified, nil when not.
-func (s *rawStore) minedParts(ctx context.Context, repo string, commits []string) (map[string]*part, error) {
-	out := map[string]*part{}
+// verifiedCommits reads which of repo's commits the store recorded: each
+// is true when it was verified (it has a task).
+func (s *rawStore) verifiedCommits(ctx context.Context, repo string, commits []string) (map[string]bool, error) {
+	out := map[string]bool{}
 	if len(commits) == 0 {
 		return out, nil
 	}
@@ -184,7 +213,25 @@ func (s *rawStore) minedParts(ctx context.Context, repo string, commits []string
 		return nil, fmt.Errorf("merged branches' commits: %w", err)
 	}
 	for _, c := range recorded {
-		out[c] = nil
+		out[c] = false
+	}
+	tasks, err := kb.Column[string](ctx, s.Conn, `SELECT commit FROM synthetic_tasks
+		WHERE repo_path = ? AND commit IN (SELECT unnest(?::VARCHAR[]))`, repo, commits)
+	if err != nil {
+		return nil, fmt.Errorf("merged branches' tasks: %w", err)
+	}
+	for _, c := range tasks {
+		out[c] = true
+	}
+	return out, nil
+}
+
+// minedParts reads the tasks of repo's verified commits among commits,
+// with the targets a merge task is put together from.
+func (s *rawStore) minedParts(ctx context.Context, repo string, commits []string) (map[string]*part, error) {
+	out := map[string]*part{}
+	if len(commits) == 0 {
+		return out, nil
 	}
 	rows, err := s.Conn.QueryContext(ctx, `SELECT k.commit, k.task, k.insertions, k.deletions, json_group_object(t.stage, t.target)::VARCHAR
 		FROM synthetic_tasks k JOIN synthetic_targets t ON t.task_id = k.id
@@ -214,38 +261,52 @@ func (s *rawStore) minedParts(ctx context.Context, repo string, commits []string
 	return out, rows.Err()
 }
 
-// branchParts decides a branch ("commit parent..." lines, parents first)
-// and returns the tasks of its commits when it is a line of 2 to maxParts
-// verified tasks (outcome MergeTask). The outcome is "" while a commit of
-// the branch is not mined yet.
-func branchParts(mined map[string]*part, branch []string, maxParts int) ([]part, string) {
+// branchOutcome decides a branch ("commit parent..." lines, parents
+// first) given which commits are recorded and verified: MergeTask when it
+// is a line of 2 to maxParts verified tasks, "" while a commit of it is
+// not mined yet.
+func branchOutcome(verified map[string]bool, branch []string, maxParts int) string {
 	switch {
 	case len(branch) < 2:
-		return nil, MergeBranchTooShort
+		return MergeBranchTooShort
 	case len(branch) > maxParts:
-		return nil, MergeBranchTooLong
+		return MergeBranchTooLong
 	}
-	var parts []part
+	prev := ""
 	for i, line := range branch {
 		f := strings.Fields(line)
-		if len(f) != 2 || i > 0 && f[1] != parts[i-1].commit {
-			return nil, MergeBranchNotALine
+		if len(f) != 2 || i > 0 && f[1] != prev {
+			return MergeBranchNotALine
 		}
-		parts = append(parts, part{commit: f[0], parent: f[1]})
+		prev = f[0]
 	}
-	for i := range parts {
-		m, recorded := mined[parts[i].commit]
+	for _, line := range branch {
+		commit, _, _ := strings.Cut(line, " ")
+		v, recorded := verified[commit]
 		switch {
 		case !recorded:
-			return nil, ""
-		case m == nil:
-			return nil, MergePartNotVerified
+			return ""
+		case !v:
+			return MergePartNotVerified
 		}
-		p := *m
-		p.parent = parts[i].parent
-		parts[i] = p
 	}
-	return parts, MergeTask
+	return MergeTask
+}
+
+// partsOf are the tasks of a branch's commits, in order (its outcome is
+// MergeTask), each with its parent.
+func partsOf(mined map[string]*part, branch []string) ([]part, error) {
+	parts := make([]part, len(branch))
+	for i, line := range branch {
+		commit, parent, _ := strings.Cut(line, " ")
+		m := mined[commit]
+		if m == nil {
+			return nil, fmt.Errorf("the task of %s is gone from the store", commit)
+		}
+		parts[i] = *m
+		parts[i].parent = parent
+	}
+	return parts, nil
 }
 
 // mergeTask is a merged branch as one task.

@@ -169,3 +169,33 @@ func TestMergesReadInChunksDecideAlike(t *testing.T) {
 	mine(t, cut, testOptions(), r.Dir)
 	sameRows(t, dump(t, cut), want)
 }
+
+// A branch is decided from its rev-list lines and which of its commits
+// are recorded and verified, in the order the outcomes are checked: its
+// length, its shape, then its commits parents first (one not mined yet
+// leaves it undecided, unless an earlier one was not verified).
+func TestBranchOutcome(t *testing.T) {
+	verified := map[string]bool{"a": true, "b": true, "c": true, "n": false}
+	cases := []struct {
+		name   string
+		branch []string
+		want   string
+	}{
+		{"one commit", []string{"a p"}, MergeBranchTooShort},
+		{"longer than max parts", []string{"a p", "b a", "c b", "d c"}, MergeBranchTooLong},
+		{"a line of verified commits", []string{"a p", "b a", "c b"}, MergeTask},
+		{"a merge inside", []string{"a p", "b a x"}, MergeBranchNotALine},
+		{"a root inside", []string{"a", "b a"}, MergeBranchNotALine},
+		{"not each other's parents", []string{"a p", "b p"}, MergeBranchNotALine},
+		{"a commit not verified", []string{"a p", "n a"}, MergePartNotVerified},
+		{"a commit not mined yet", []string{"a p", "u a"}, ""},
+		{"not mined after not verified", []string{"n p", "u n"}, MergePartNotVerified},
+		{"not verified after not mined", []string{"u p", "n u"}, ""},
+		{"not a line before not mined", []string{"u p", "v p"}, MergeBranchNotALine},
+	}
+	for _, c := range cases {
+		if got := branchOutcome(verified, c.branch, 3); got != c.want {
+			t.Errorf("%s: branchOutcome(%q) = %q, want %q", c.name, c.branch, got, c.want)
+		}
+	}
+}

@@ -150,7 +150,7 @@ func ExpandAll(g Graph, seedMentions []Mention, task string, lim Limits) Expansi
 	if lim.Lexical > 0 {
 		var paths []string
 		words := map[string]string{}
-		for _, m := range newBM25(g.Documents()).search(Terms(task), lim.LexicalMinTerms) {
+		for _, m := range searchDocs(g.Documents(), Terms(task), lim.LexicalMinTerms) {
 			if len(paths) == lim.Lexical+MaxCappedPerTier {
 				break
 			}

@@ -71,12 +71,32 @@ type bm25 struct {
 	avgdl float64
 }
 
-func newBM25(docs []Document) *bm25 {
+func newBM25(docs []Document) *bm25 { return countTerms(docs, nil) }
+
+// searchDocs is newBM25(docs).search(query, minTerms) for one search:
+// only the query's terms are counted, the scores the same.
+func searchDocs(docs []Document, query []string, minTerms int) []lexicalMatch {
+	only := make(map[string]bool, len(query))
+	for _, t := range query {
+		only[t] = true
+	}
+	return countTerms(docs, only).search(query, minTerms)
+}
+
+// countTerms indexes docs, counting only the terms in only when it is not
+// nil (a document's length is all its terms either way).
+func countTerms(docs []Document, only map[string]bool) *bm25 {
 	ix := &bm25{docs: docs, tf: make([]map[string]int, len(docs)), lens: make([]int, len(docs)), df: map[string]int{}}
 	total := 0
 	for i, d := range docs {
-		tf := map[string]int{}
+		var tf map[string]int
 		for _, t := range d.Text {
+			if only != nil && !only[t] {
+				continue
+			}
+			if tf == nil {
+				tf = map[string]int{}
+			}
 			tf[t]++
 		}
 		ix.tf[i], ix.lens[i] = tf, len(d.Text)

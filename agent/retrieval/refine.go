@@ -59,7 +59,7 @@ func Refine(g Graph, kept []schema.ScopeCandidate, req schema.RefinementRequest)
 	}
 	if len(req.ErrorSignatures) > 0 {
 		n := 0
-		for _, m := range newBM25(g.Documents()).search(Terms(req.ErrorSignatures...), 1) {
+		for _, m := range searchDocs(g.Documents(), Terms(req.ErrorSignatures...), 1) {
 			if n == refineLexical {
 				break
 			}

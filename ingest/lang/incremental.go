@@ -83,7 +83,7 @@ func (t *Tree) editedCopy(src []byte) *C.TSTree {
 	c := C.ts_tree_copy(t.c)
 	t.mu.Unlock()
 	old := t.src
-	oldAt, newAt := lineStarts(old), lineStarts(src)
+	oldAt, newAt := linediff.LineStarts(old), linediff.LineStarts(src)
 	hunks := linediff.HunksWithin(old, src, maxParseEdits)
 	// From the last hunk back: what comes before a hunk is still the old
 	// source when it is applied, so its old positions hold.
@@ -107,23 +107,8 @@ func (t *Tree) editedCopy(src []byte) *C.TSTree {
 	return c
 }
 
-// lineStarts are the byte offsets of src's lines (linediff.Lines), then
-// len(src).
-func lineStarts(src []byte) []int {
-	at := []int{0}
-	for i, b := range src {
-		if b == '\n' {
-			at = append(at, i+1)
-		}
-	}
-	if at[len(at)-1] != len(src) {
-		at = append(at, len(src)) // a last line without '\n'
-	}
-	return at
-}
-
 // lineEnd is the row and byte column, as tree-sitter counts them, of the
-// start of line i of src (at are its lineStarts), or of src's end when i
+// start of line i of src (at are its linediff.LineStarts), or of src's end when i
 // is past its last line.
 func lineEnd(at []int, src []byte, i int) (row, col int) {
 	if i == len(at)-1 && len(src) > 0 && src[len(src)-1] != '\n' {

@@ -3,6 +3,8 @@
 // bootstrap's edits and for tree-sitter's incremental parses.
 package linediff
 
+import "bytes"
+
 // Hunk is one changed region of a line diff, as a unified diff's @@ header
 // gives it: 1-based start lines and line counts on each side. A pure
 // insertion has ParentLines 0 and ParentStart the line after which it
@@ -34,16 +36,25 @@ func Hunks(parent, child []byte) []Hunk { return HunksWithin(parent, child, MaxE
 // search keeps O(maxEdits²) of state): past them, the trimmed middle is
 // one hunk.
 func HunksWithin(parent, child []byte, maxEdits int) []Hunk {
-	a, b := lineIDs(Lines(parent), Lines(child))
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
+	// The equal lines at both ends are compared in place; only the lines
+	// between them are split and numbered.
+	pre, pa, pb := 0, 0, 0 // lines, and where they end on each side
+	for pa < len(parent) && pb < len(child) {
+		ea, eb := nextLine(parent, pa), nextLine(child, pb)
+		if !bytes.Equal(parent[pa:ea], child[pb:eb]) {
+			break
+		}
+		pre, pa, pb = pre+1, ea, eb
 	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
+	ea, eb := len(parent), len(child)
+	for ea > pa && eb > pb {
+		sa, sb := lineBefore(parent, pa, ea), lineBefore(child, pb, eb)
+		if !bytes.Equal(parent[sa:ea], child[sb:eb]) {
+			break
+		}
+		ea, eb = sa, sb
 	}
-	x, y := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	x, y := lineIDs(parent[pa:ea], child[pb:eb])
 	if len(x) == 0 && len(y) == 0 {
 		return nil
 	}
@@ -145,35 +156,48 @@ func myers(x, y []int, maxEdits int) []int {
 	return keep
 }
 
-// Lines splits b into lines that keep their '\n'.
-func Lines(b []byte) []string {
-	var out []string
-	for len(b) > 0 {
-		i := 0
-		for i < len(b) && b[i] != '\n' {
-			i++
-		}
-		if i < len(b) {
-			i++
-		}
-		out = append(out, string(b[:i]))
-		b = b[i:]
+// LineStarts are the byte offsets at which b's lines start (each line
+// keeps its '\n'; the last may lack one), then len(b): line i is
+// b[at[i]:at[i+1]].
+func LineStarts(b []byte) []int {
+	at := make([]int, 1, bytes.Count(b, newline)+2)
+	for i := 0; i < len(b); {
+		i = nextLine(b, i)
+		at = append(at, i)
 	}
-	return out
+	return at
+}
+
+var newline = []byte{'\n'}
+
+// nextLine is where the line of b starting at i ends (after its '\n').
+func nextLine(b []byte, i int) int {
+	if j := bytes.IndexByte(b[i:], '\n'); j >= 0 {
+		return i + j + 1
+	}
+	return len(b)
+}
+
+// lineBefore is where the line of b ending at end starts, lo at the
+// earliest (lo is a line's start).
+func lineBefore(b []byte, lo, end int) int {
+	return lo + bytes.LastIndexByte(b[lo:end-1], '\n') + 1
 }
 
 // lineIDs numbers equal lines equally across both sides.
-func lineIDs(a, b []string) ([]int, []int) {
+func lineIDs(a, b []byte) ([]int, []int) {
 	ids := map[string]int{}
-	id := func(lines []string) []int {
-		out := make([]int, len(lines))
-		for i, l := range lines {
-			n, ok := ids[l]
+	id := func(text []byte) []int {
+		out := make([]int, 0, bytes.Count(text, newline)+1)
+		for i := 0; i < len(text); {
+			e := nextLine(text, i)
+			n, ok := ids[string(text[i:e])]
 			if !ok {
 				n = len(ids)
-				ids[l] = n
+				ids[string(text[i:e])] = n
 			}
-			out[i] = n
+			out = append(out, n)
+			i = e
 		}
 		return out
 	}
