@@ -58,19 +58,25 @@ func HunksWithin(parent, child []byte, maxEdits int) []Hunk {
 	if len(x) == 0 && len(y) == 0 {
 		return nil
 	}
-	keep := myers(x, y, maxEdits) // keep[i] = index in y matched with x[i], or -1
+	return hunksOf(myers(x, y, maxEdits), len(y), pre)
+}
+
+// hunksOf turns the matches of the lines between the equal ends (keep[i]:
+// the line of the child's n matched with the parent's line i, or -1) into
+// hunks, the ends being pre lines long at the top.
+func hunksOf(keep []int, n, pre int) []Hunk {
 	var out []Hunk
 	i, j := 0, 0
-	for i < len(x) || j < len(y) {
-		if i < len(x) && j < len(y) && keep[i] == j {
+	for i < len(keep) || j < n {
+		if i < len(keep) && j < n && keep[i] == j {
 			i, j = i+1, j+1
 			continue
 		}
 		h := Hunk{ParentStart: pre + i + 1, ChildStart: pre + j + 1}
-		for i < len(x) && keep[i] < 0 {
+		for i < len(keep) && keep[i] < 0 {
 			i, h.ParentLines = i+1, h.ParentLines+1
 		}
-		for j < len(y) && (i >= len(x) || keep[i] != j) {
+		for j < n && (i >= len(keep) || keep[i] != j) {
 			j, h.ChildLines = j+1, h.ChildLines+1
 		}
 		if h.ParentLines == 0 {

@@ -45,7 +45,8 @@ func TestHunksWithinMakesOneHunkPastItsBound(t *testing.T) {
 
 // referenceHunks is Hunks as first written: every line of both sides
 // split and numbered, the equal ends trimmed on the numbers. The
-// in-place trimming must give the same hunks.
+// in-place trimming must give the same hunks (the edit script and the
+// hunks made of it are the same code).
 func referenceHunks(parent, child []byte, maxEdits int) []Hunk {
 	split := func(b []byte) []string {
 		var out []string
@@ -83,30 +84,7 @@ func referenceHunks(parent, child []byte, maxEdits int) []Hunk {
 	if len(x) == 0 && len(y) == 0 {
 		return nil
 	}
-	keep := myers(x, y, maxEdits)
-	var out []Hunk
-	i, j := 0, 0
-	for i < len(x) || j < len(y) {
-		if i < len(x) && j < len(y) && keep[i] == j {
-			i, j = i+1, j+1
-			continue
-		}
-		h := Hunk{ParentStart: pre + i + 1, ChildStart: pre + j + 1}
-		for i < len(x) && keep[i] < 0 {
-			i, h.ParentLines = i+1, h.ParentLines+1
-		}
-		for j < len(y) && (i >= len(x) || keep[i] != j) {
-			j, h.ChildLines = j+1, h.ChildLines+1
-		}
-		if h.ParentLines == 0 {
-			h.ParentStart--
-		}
-		if h.ChildLines == 0 {
-			h.ChildStart--
-		}
-		out = append(out, h)
-	}
-	return out
+	return hunksOf(myers(x, y, maxEdits), len(y), pre)
 }
 
 // Random versions of a file made of few distinct lines (so that equal
