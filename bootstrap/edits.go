@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/cra-dev/cra/internal/linediff"
@@ -42,6 +43,7 @@ func hunkEdits(path string, parent, child []byte, hunks []linediff.Hunk) ([]sche
 	p, c := linediff.LineStarts(parent), linediff.LineStarts(child)
 	nP := len(p) - 1
 	var out []schema.Edit
+	var cur []byte
 	for i := 0; i < len(hunks); {
 		// 0-based half-open ranges: parent [aS, aE) becomes child [bS, bE).
 		h := hunks[i]
@@ -54,8 +56,9 @@ func hunkEdits(path string, parent, child []byte, hunks []linediff.Hunk) ([]sche
 		}
 		aE, bE := aS+h.ParentLines, bS+h.ChildLines
 		i++
-		// The content this edit applies to: earlier edits done.
-		cur := string(child[:c[bS]]) + string(parent[p[aS]:])
+		// The content this edit applies to: earlier edits done. A Search
+		// is the part of it from line lo to line hiP of the parent.
+		cur = append(append(cur[:0], child[:c[bS]]...), parent[p[aS]:]...)
 		for k := 0; ; k++ {
 			// Context after the region must not reach into the next hunk:
 			// if it does, the next hunk joins this edit.
@@ -67,10 +70,10 @@ func hunkEdits(path string, parent, child []byte, hunks []linediff.Hunk) ([]sche
 			lo := max(0, bS-k)     // in child (and current) lines
 			hiP := min(nP, aE+k)   // in parent lines
 			hiC := bE + (hiP - aE) // the same place in child lines
-			search := string(child[c[lo]:c[bS]]) + string(parent[p[aS]:p[hiP]])
+			search := cur[c[lo] : c[bS]+p[hiP]-p[aS]]
 			whole := lo == 0 && hiP == nP
-			if search != "" && (whole || schema.Occurrences(cur, search) == 1) {
-				out = append(out, schema.Edit{File: path, Search: search, Replace: string(child[c[lo]:c[hiC]])})
+			if len(search) > 0 && (whole || occursOnce(cur, search)) {
+				out = append(out, schema.Edit{File: path, Search: string(search), Replace: string(child[c[lo]:c[hiC]])})
 				break
 			}
 			if whole {
@@ -79,6 +82,13 @@ func hunkEdits(path string, parent, child []byte, hunks []linediff.Hunk) ([]sche
 		}
 	}
 	return out, nil
+}
+
+// occursOnce reports whether sub occurs in s exactly once, overlapping
+// occurrences counted (schema.Occurrences, on bytes).
+func occursOnce(s, sub []byte) bool {
+	i := bytes.Index(s, sub)
+	return i >= 0 && bytes.Index(s[i+1:], sub) < 0
 }
 
 // hunkParentStart and hunkChildStart are a hunk's 0-based first line on

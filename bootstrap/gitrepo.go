@@ -241,8 +241,8 @@ func readBlob(repo *git.Repository, h plumbing.Hash, limit int64) ([]byte, int64
 		return nil, 0, fmt.Errorf("blob %s: %w", h, err)
 	}
 	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
+	b := make([]byte, obj.Size())
+	if _, err := io.ReadFull(r, b); err != nil {
 		return nil, 0, fmt.Errorf("blob %s: %w", h, err)
 	}
 	return b, obj.Size(), nil

@@ -434,7 +434,7 @@ func (r *runner) build(ctx context.Context, c *clone, cache *factCache, co *coHi
 	for range max(1, r.opts.Jobs) {
 		g.Go(func() error {
 			repo, release := c.worker()
-			w := &worker{repo: repo, release: release, langs: lang.NewSet(), cache: cache, trees: trees, mods: mods, maxSize: r.opts.MaxFileBytes}
+			w := &worker{repo: repo, release: release, langs: lang.NewSet(), cache: cache, trees: trees, mods: mods, maxSize: r.opts.MaxFileBytes, texts: docTexts{}}
 			defer w.close()
 			for i := range next {
 				r.groundTruth(w, co, c.path, fresh[i], results[i])
@@ -575,7 +575,7 @@ func (w *worker) side(p, id string) (content []byte, f *facts, outcome string, e
 	case !utf8.Valid(content):
 		return nil, nil, OutcomeInvalidUTF8, nil
 	}
-	f, err = w.facts(p, h)
+	f, err = w.facts(p, h, content)
 	return content, f, "", err
 }
 

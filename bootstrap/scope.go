@@ -92,10 +92,33 @@ func (g snapshotGraph) Documents() []retrieval.Document {
 	var out []retrieval.Document
 	for i, f := range g.snap.repo.Files {
 		if fa := g.snap.facts[i]; fa != nil && fa.failed == "" {
-			out = append(out, retrieval.Document{Path: f.Path, Text: append(retrieval.Terms(f.Path), fa.terms...)})
+			out = append(out, retrieval.Document{Path: f.Path, Text: g.snap.texts.of(f.Path, fa)})
 		}
 	}
 	return out
+}
+
+// docTexts are the words of each path's document as the lexical tier
+// reads them (its path's, then its facts'), kept from one commit to the
+// next while the path's facts stay the same: most files of a state are
+// unchanged since the last commit a worker built. One worker's, not safe
+// for concurrent use; what it returns is not to be changed.
+type docTexts map[string]docText
+
+type docText struct {
+	facts *facts
+	text  []string
+}
+
+func (d docTexts) of(path string, f *facts) []string {
+	if t, ok := d[path]; ok && t.facts == f {
+		return t.text
+	}
+	text := append(retrieval.Terms(path), f.terms...)
+	if d != nil {
+		d[path] = docText{f, text}
+	}
+	return text
 }
 
 // nonNil makes empty lists encode as [] rather than null.

@@ -24,6 +24,7 @@ type worker struct {
 	trees   *trees
 	mods    *moduleCache
 	maxSize int64
+	texts   docTexts
 }
 
 func (w *worker) close() {
@@ -47,6 +48,7 @@ type snapshot struct {
 	facts  []*facts // parallel to repo.Files; nil where there is no extractor
 	index  map[string]int
 	deps   []resolve.FileEdge
+	texts  docTexts // the worker's
 }
 
 // snapshot reads commit's tree and the facts of its source files (parsed
@@ -65,7 +67,7 @@ func (w *worker) snapshot(commit string) (*snapshot, error) {
 	s := &snapshot{
 		commit: commit, blobs: blobs, index: make(map[string]int, len(paths)),
 		repo:  resolve.Repo{Files: make([]resolve.File, len(paths)), GoModules: map[string]string{}},
-		facts: make([]*facts, len(paths)),
+		facts: make([]*facts, len(paths)), texts: w.texts,
 	}
 	for i, p := range paths {
 		s.index[p] = i
@@ -82,7 +84,7 @@ func (w *worker) snapshot(commit string) (*snapshot, error) {
 				s.repo.GoModules[dir] = mod
 			}
 		}
-		f, err := w.facts(p, blobs[p])
+		f, err := w.facts(p, blobs[p], nil)
 		if err != nil {
 			return nil, err
 		}
@@ -93,19 +95,23 @@ func (w *worker) snapshot(commit string) (*snapshot, error) {
 	return s, nil
 }
 
-// facts returns the facts of the blob at p, nil for a file replay does not
-// parse. A blob that cannot be read is an error; one that cannot be parsed
-// has facts with failed set.
-func (w *worker) facts(p string, h plumbing.Hash) (*facts, error) {
+// facts returns the facts of the blob h at p, nil for a file replay does
+// not parse; src is its content when the caller read it already (nil: the
+// blob is read if it must be parsed). A blob that cannot be read is an
+// error; one that cannot be parsed has facts with failed set.
+func (w *worker) facts(p string, h plumbing.Hash, src []byte) (*facts, error) {
 	if !walk.SourceFile(p) {
 		return nil, nil
 	}
 	var readErr error
 	f := w.cache.get(keyOf(p, h), func() *facts {
-		src, size, err := readBlob(w.repo, h, w.maxSize)
-		if err != nil {
-			readErr = err
-			return nil
+		size := int64(len(src))
+		if src == nil {
+			var err error
+			if src, size, err = readBlob(w.repo, h, w.maxSize); err != nil {
+				readErr = err
+				return nil
+			}
 		}
 		if src == nil {
 			return &facts{language: lang.LanguageOf(p), failed: fmt.Sprintf("too large: %d bytes", size)}
