@@ -54,3 +54,24 @@ func pythonModule(seed, n int) []byte {
 	}
 	return []byte(b.String())
 }
+
+// A path's lexical words are reused while its facts are the same and
+// made again when the path holds another blob's facts.
+func TestDocTextsFollowTheFacts(t *testing.T) {
+	d := docTexts{}
+	a := &facts{terms: []string{"alpha"}}
+	b := &facts{terms: []string{"beta"}}
+	first := d.of("pkg/mod.py", a)
+	if got := fmt.Sprint(first); !strings.HasSuffix(got, "alpha]") || !strings.Contains(got, "mod") {
+		t.Fatalf("words of pkg/mod.py with a's facts = %s", got)
+	}
+	if again := d.of("pkg/mod.py", a); &again[0] != &first[0] {
+		t.Error("the same facts made the words again")
+	}
+	if got := fmt.Sprint(d.of("pkg/mod.py", b)); !strings.HasSuffix(got, "beta]") || strings.Contains(got, "alpha") {
+		t.Errorf("words after the path changed blob = %s, want b's", got)
+	}
+	if got := fmt.Sprint(docTexts(nil).of("x.py", a)); !strings.HasSuffix(got, "alpha]") {
+		t.Errorf("words without a cache = %s", got)
+	}
+}
