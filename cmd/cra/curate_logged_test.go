@@ -31,12 +31,11 @@ const plantedKey = "AKIAIOSFODNN7EXAMPLE"
 func loggedStore(t *testing.T) (home string, srv *fakellm.Server) {
 	t.Helper()
 	l := logged.Get(t)
-	home = clitest.CopyHome(t, l.home)
 	srv = fakellm.New(t)
 	srv.AllowUnused()
+	home = clitest.CopyHomeServedBy(t, l.home, l.url, srv.OllamaURL())
 	clitest.OracleFor(t, srv, home, map[string]float64{"scope": 1})
 	(&solveScript{meta: onePart, part: twoSteps, implement: []string{breakAdd, fixAdd, docDouble}, adjust: adjustDouble}).install(t, srv)
-	setCfg(t, home, fmt.Sprintf("base_url = %q", l.url), fmt.Sprintf("base_url = %q", srv.OllamaURL()))
 	return home, srv
 }
 
