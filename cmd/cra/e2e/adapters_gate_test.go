@@ -92,8 +92,8 @@ func gateRows(t testing.TB, home string) string {
 }
 
 // gated is a gate home (gateHome on CalcHistory) as it was before a
-// clean `cra adapters eval sc` and after it, with the run and the rows it
-// left: TestAdaptersGate, TestAdaptersGateResumesAfterKill and
+// clean `cra adapters eval sc` and after it, with how that gate ran:
+// TestAdaptersGate, TestAdaptersGateResumesAfterKill and
 // TestTrainPlanKnowsAdapters all start from that gate, so it is mined and
 // run once for the three, and each works on its own copies of the homes.
 // The copies share the fixture's repository and model server (the homes
@@ -105,7 +105,7 @@ var gated = clitest.NewFixture(func(t testing.TB) gatedHome {
 	repo := evaltest.CalcHistory(t)
 	home := gateHome(t, srv, repo.Dir, t.TempDir())
 	gateOracle(t, srv, home)
-	g := gatedHome{repo: repo.Dir, before: clitest.CopyHome(t, home), after: home}
+	g := gatedHome{before: clitest.CopyHome(t, home), after: home}
 	start := time.Now()
 	g.run = cli.Cra(t, home, "", "adapters", "eval", "sc")
 	g.took = time.Since(start)
@@ -113,7 +113,6 @@ var gated = clitest.NewFixture(func(t testing.TB) gatedHome {
 })
 
 type gatedHome struct {
-	repo          string
 	before, after string         // the homes before and after the gate; never run a command in either
 	run           clitest.Result // the gate of sc
 	took          time.Duration  // its wall time
