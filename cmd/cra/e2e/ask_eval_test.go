@@ -26,32 +26,8 @@ import (
 // askEvalHome is a home that indexed and mined an AskHistory, every commit
 // held out, and the fake model it calls, answering ask prompts as a model
 // that knows each generated question's mode (asktest), with the
-// classifier wrong at rate classifyErrors: a copy of asked's home, served
-// by a fake model of the test's own.
+// classifier wrong at rate classifyErrors.
 func askEvalHome(t *testing.T, classifyErrors float64) (*fakellm.Server, string, gittest.AskHistory) {
-	a := asked.Get(t)
-	srv := fakellm.New(t)
-	srv.AllowUnused()
-	home := clitest.CopyHomeServedBy(t, a.home, a.url, srv.OllamaURL())
-	answer := asktest.Answer(a.modes)
-	srv.SetOracle(fakellm.Oracle{ErrorRate: map[string]float64{schema.StageAskClassify: classifyErrors},
-		Answer: func(req fakellm.Request) (string, string, string, bool) {
-			if n := len(req.Messages); n > 0 && req.Messages[n-1].Content == llm.PingPrompt {
-				return "", "ok", "ok", true
-			}
-			return answer(req)
-		}})
-	return srv, home, a.history
-}
-
-// asked is the home askEvalHome copies, built once for the package's ask
-// evals (they read the repository, at its commits, and write only their
-// homes), with the mode of each question an ask eval generates from it.
-var asked = clitest.NewFixture(func(t testing.TB) (a struct {
-	home, url string
-	history   gittest.AskHistory
-	modes     map[string]ask.Mode
-}) {
 	h := gittest.NewAskHistory(t)
 	srv := fakellm.New(t)
 	srv.AllowUnused()
@@ -64,13 +40,20 @@ var asked = clitest.NewFixture(func(t testing.TB) (a struct {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.modes = map[string]ask.Mode{}
+	modes := map[string]ask.Mode{}
 	for _, q := range qs {
-		a.modes[q.Text] = q.Mode
+		modes[q.Text] = q.Mode
 	}
-	a.home, a.url, a.history = home, srv.OllamaURL(), h
-	return a
-})
+	answer := asktest.Answer(modes)
+	srv.SetOracle(fakellm.Oracle{ErrorRate: map[string]float64{schema.StageAskClassify: classifyErrors},
+		Answer: func(req fakellm.Request) (string, string, string, bool) {
+			if n := len(req.Messages); n > 0 && req.Messages[n-1].Content == llm.PingPrompt {
+				return "", "ok", "ok", true
+			}
+			return answer(req)
+		}})
+	return srv, home, h
+}
 
 func askEvalJSON(t *testing.T, home string, args ...string) eval.AskReport {
 	t.Helper()
