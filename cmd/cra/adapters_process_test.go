@@ -148,7 +148,7 @@ func TestChampionsReadDuringABootstrap(t *testing.T) {
 	registry := mustRun(t, home, "--json", "adapters", "list")
 
 	check := [][]string{{"--home", home, "--json", "models", "check"}}
-	checks, waits := besideABootstrap(t, home, check, func(_ []string, r result) bool {
+	checks, waits := besideABootstrap(t, home, 400, check, func(_ []string, r result) bool {
 		var out struct {
 			Checks []struct {
 				Model, Adapter, Served string

@@ -25,33 +25,58 @@ const plantedKey = "AKIAIOSFODNN7EXAMPLE"
 // loggedStore is a home whose raw store holds a real cra eval (every scope
 // answer wrong against the ground truth) and a real cra solve whose first
 // step fails its tests then passes on the retry, and whose adjustment
-// after it rewrites the next step, which then passes.
+// after it rewrites the next step, which then passes: a copy, for t, of
+// one such home (logged) built once for the package's tests, served by a
+// fake model of t's own (answering as the built home's did after the solve).
 func loggedStore(t *testing.T) (home string, srv *fakellm.Server) {
+	t.Helper()
+	l := logged.Get(t)
 	srv = fakellm.New(t)
+	srv.AllowUnused()
+	home = clitest.CopyHomeServedBy(t, l.home, l.url, srv.OllamaURL())
+	clitest.OracleFor(t, srv, home, map[string]float64{"scope": 1})
+	(&solveScript{meta: onePart, part: twoSteps, implement: []string{breakAdd, fixAdd, docDouble}, adjust: adjustDouble}).install(t, srv)
+	return home, srv
+}
+
+// The solve run of logged: two steps on calc.py, the first broken then
+// fixed, the second rewritten by the adjustment after the first.
+var (
+	twoSteps     = `{"part_id": "p1", "task_summary": "", "steps": [{"id": "s1", "description": "Make add return the sum", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}, {"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": ""}`
+	docDouble    = "<edit file=\"calc.py\">\n<search>\ndef double(x):\n</search>\n<replacement>\ndef double(x):\n    \"\"\"Twice x.\"\"\"\n</replacement>\n</edit>"
+	adjustDouble = []string{`{"revised_steps": [{"id": "s2", "description": "Give double a docstring saying it returns twice x", "target_files": ["calc.py"], "target_symbols": ["double"], "depends_on": []}], "rationale": "add is fixed; say what double returns", "changes_made": ["s2: name the docstring"]}`,
+		`{"revised_steps": [], "rationale": "done", "changes_made": []}`}
+)
+
+// logged is the home loggedStore copies: an eval and a solve cost seconds
+// of CPU, and three tests read their rows (each changes only its copy).
+// Its repositories and fake model outlive the test that built it.
+var logged = clitest.NewFixture(func(t testing.TB) (l struct{ home, url string }) {
+	srv := fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)
 	// No validation fraction: the one solve run trains whatever its id and
 	// the temporary paths hash to (curate-data refuses a named stage with
 	// no train example); the eval's repository is held out whole.
-	home = craCLI.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]\nvalidation_fraction = 0.0", repo.Dir))
+	home := craCLI.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]\nvalidation_fraction = 0.0", repo.Dir))
 	clitest.OracleFor(t, srv, home, map[string]float64{"scope": 1})
 	if res := cra(t, home, "", "eval", "--name", "nightly"); res.code != exitOK && res.code != exitFailures {
 		t.Fatalf("eval: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
 	}
 
-	twoSteps := `{"part_id": "p1", "task_summary": "", "steps": [{"id": "s1", "description": "Make add return the sum", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}, {"id": "s2", "description": "Document double", "target_files": ["calc.py"], "target_symbols": [], "depends_on": []}], "rationale": ""}`
-	docDouble := "<edit file=\"calc.py\">\n<search>\ndef double(x):\n</search>\n<replacement>\ndef double(x):\n    \"\"\"Twice x.\"\"\"\n</replacement>\n</edit>"
-	rewrite := `{"revised_steps": [{"id": "s2", "description": "Give double a docstring saying it returns twice x", "target_files": ["calc.py"], "target_symbols": ["double"], "depends_on": []}], "rationale": "add is fixed; say what double returns", "changes_made": ["s2: name the docstring"]}`
-	solve := &solveScript{meta: onePart, part: twoSteps, implement: []string{breakAdd, fixAdd, docDouble},
-		adjust: []string{rewrite, `{"revised_steps": [], "rationale": "done", "changes_made": []}`}}
+	solve := &solveScript{meta: onePart, part: twoSteps, implement: []string{breakAdd, fixAdd, docDouble}, adjust: adjustDouble}
 	solve.install(t, srv)
 	r := calcRepo(t)
 	mustRun(t, home, "index", r.Dir)
 	if res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add and document double (deploy key "+plantedKey+")"); res.code != exitOK {
 		t.Fatalf("solve: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
 	}
-	return home, srv
-}
+	// Nothing may call this model once it is built: its script reports to
+	// a test that is over by then.
+	srv.SetDefault(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 500} })
+	l.home, l.url = home, srv.OllamaURL()
+	return l
+})
 
 // curate-data over real solve and eval runs: SFT rows from verified
 // answers, a pair of each signal, KTO rows and their balance, eval tasks

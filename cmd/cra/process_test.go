@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	clitest.MoreParallel()
 	code := m.Run()
+	clitest.CleanupFixtures()
 	clitest.RemoveBinary()
 	os.Exit(code)
 }

@@ -53,7 +53,10 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 		{"--home", home, "status"},
 		{"--home", home, "train-plan", "--no-llm"}, // the champions, the registry and the logs, read
 	}
-	reads, waited := besideABootstrap(t, home, readers, func(args []string, res result) bool {
+	// 200 commits: the bootstrap runs long enough for about 20 reads, 7
+	// of them waiting, where the test needs 6 and 1 (400 gave 47 and 14,
+	// three readers' processes costing most of the test's CPU).
+	reads, waited := besideABootstrap(t, home, 200, readers, func(args []string, res result) bool {
 		switch args[2] {
 		case "sql":
 			return strings.HasPrefix(res.stdout, "tasks\n")
@@ -68,16 +71,16 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 	}
 }
 
-// besideABootstrap runs a real `cra bootstrap` of a 400-commit repository
-// into home and, until it ends, each of commands again and again in a
+// besideABootstrap runs a real `cra bootstrap` of a repository of
+// commits commits into home and, until it ends, each of commands again and again in a
 // child process of its own. A command that exits other than 0 or whose
 // result ok refuses is an error of t. It returns how many commands ran
 // while the bootstrap did, and how many of them said they were waiting;
 // the bootstrap must succeed and mine tasks.
-func besideABootstrap(t *testing.T, home string, commands [][]string, ok func(args []string, res result) bool) (runs, waited int) {
+func besideABootstrap(t *testing.T, home string, commits int, commands [][]string, ok func(args []string, res result) bool) (runs, waited int) {
 	t.Helper()
 	repo := filepath.Join(t.TempDir(), "repo")
-	gittest.Synthetic{Files: 30, Commits: 400, Funcs: 4, Realistic: true}.Build(t, repo)
+	gittest.Synthetic{Files: 30, Commits: commits, Funcs: 4, Realistic: true}.Build(t, repo)
 	boot := craChild("--home", home, "bootstrap", "--jobs", "1", repo)
 	var bootOut, bootErr bytes.Buffer
 	boot.Stdout, boot.Stderr = &bootOut, &bootErr

@@ -40,7 +40,7 @@ func (s *solveScript) server(t *testing.T) *fakellm.Server {
 }
 
 // install makes srv answer with the script.
-func (s *solveScript) install(t *testing.T, srv *fakellm.Server) {
+func (s *solveScript) install(t testing.TB, srv *fakellm.Server) {
 	s.calls, s.prompts = map[string]int{}, map[string][]string{}
 	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
 		if isPing(req) {
@@ -100,7 +100,7 @@ const (
 )
 
 // calcRepo is a small Python project whose add is wrong, with its tests.
-func calcRepo(t *testing.T) *gittest.Repo {
+func calcRepo(t testing.TB) *gittest.Repo {
 	r := gittest.New(t)
 	r.Write("calc.py", calcSrc)
 	r.Write("util.py", "def helper():\n    return 1\n")

@@ -101,3 +101,26 @@ func CopyHome(t testing.TB, home string) string {
 	}
 	return dst
 }
+
+// CopyHomeServedBy is CopyHome of a home whose models are served at
+// from (its config.toml's base_url, as ModelHome writes it), served at to
+// in the copy: a test copies a fixture's home and answers its model calls
+// with a fake model of its own.
+func CopyHomeServedBy(t testing.TB, home, from, to string) string {
+	t.Helper()
+	dst := CopyHome(t, home)
+	cfgPath := filepath.Join(dst, "config.toml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := fmt.Sprintf("\nbase_url = %q\n", from)
+	if !strings.Contains(string(cfg), old) {
+		t.Fatalf("%s has no line%s", cfgPath, strings.TrimSuffix(old, "\n"))
+	}
+	s := strings.Replace(string(cfg), old, fmt.Sprintf("\nbase_url = %q\n", to), 1)
+	if err := os.WriteFile(cfgPath, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}

@@ -23,7 +23,7 @@ import (
 
 // evalRows are what an eval leaves in the raw store, without ids, times
 // and durations: what a resumed eval must end with.
-func evalRows(t *testing.T, home string) string {
+func evalRows(t testing.TB, home string) string {
 	t.Helper()
 	rows := cli.SQLRows(t, home,
 		"select name, oracle, split, status from raw.eval_runs order by all",

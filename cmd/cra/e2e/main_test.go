@@ -52,6 +52,7 @@ func TestMain(m *testing.M) {
 	cli = clitest.New(clitest.Exec(os.Getenv("CRA_E2E_BIN")))
 	clitest.MoreParallel()
 	code := m.Run()
+	clitest.CleanupFixtures()
 	clitest.RemoveBinary()
 	os.Exit(code)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/analysis"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -22,11 +21,7 @@ func TestTrainPlanKnowsAdapters(t *testing.T) {
 		t.Skip("runs cra eval twice")
 	}
 	t.Parallel()
-	srv := gateServer(t)
-	repo := evaltest.CalcHistory(t)
-	home := gateHome(t, srv, repo.Dir, t.TempDir())
-	gateOracle(t, srv, home)
-	cli.MustRun(t, home, "adapters", "eval", "sc")
+	_, home := gatedCopy(t)
 	cli.MustRun(t, home, "adapters", "promote", "sc")
 
 	trainPlan := func(args ...string) analysis.Result {
