@@ -88,7 +88,7 @@ func hunkEdits(path string, parent, child []byte, hunks []linediff.Hunk) ([]sche
 // occurrences counted (schema.Occurrences, on bytes).
 func occursOnce(s, sub []byte) bool {
 	i := bytes.Index(s, sub)
-	return i >= 0 && bytes.Index(s[i+1:], sub) < 0
+	return i >= 0 && !bytes.Contains(s[i+1:], sub)
 }
 
 // hunkParentStart and hunkChildStart are a hunk's 0-based first line on
