@@ -85,48 +85,10 @@ func gateServer(t testing.TB) *fakellm.Server {
 // gateRows are what a gate leaves: the two evals' rows and the verdict,
 // without ids and times (a failed test's "Ran 3 tests in 0.002s", which
 // the baseline's coder retries show the model, included).
-func gateRows(t testing.TB, home string) string {
+func gateRows(t *testing.T, home string) string {
 	rows := testTime.ReplaceAllString(evalRows(t, home), "in N.NNNs")
 	return rows + cli.SQLRows(t, home, `select adapter, version, stages, baseline_eval, candidate_eval, champions,
 		passed, conditions from raw.adapter_gates order by all`)
-}
-
-// gated is a gate home (gateHome on CalcHistory) as it was before a
-// clean `cra adapters eval sc` and after it, with how that gate ran:
-// TestAdaptersGate, TestAdaptersGateResumesAfterKill and
-// TestTrainPlanKnowsAdapters all start from that gate, so it is mined and
-// run once for the three, and each works on its own copies of the homes.
-// The copies share the fixture's repository and model server (the homes
-// name them), as homes of one user do: each eval's branches and worktrees
-// are its own (named by the home's eval ids; no two of these tests run an
-// eval of the same id at once).
-var gated = clitest.NewFixture(func(t testing.TB) gatedHome {
-	srv := gateServer(t)
-	repo := evaltest.CalcHistory(t)
-	home := gateHome(t, srv, repo.Dir, t.TempDir())
-	gateOracle(t, srv, home)
-	g := gatedHome{before: clitest.CopyHome(t, home), after: home}
-	start := time.Now()
-	g.run = cli.Cra(t, home, "", "adapters", "eval", "sc")
-	g.took = time.Since(start)
-	return g
-})
-
-type gatedHome struct {
-	before, after string         // the homes before and after the gate; never run a command in either
-	run           clitest.Result // the gate of sc
-	took          time.Duration  // its wall time
-}
-
-// gatedCopy is a copy of the gated home after the gate of sc, which must
-// have passed.
-func gatedCopy(t *testing.T) (gatedHome, string) {
-	t.Helper()
-	g := gated.Get(t)
-	if g.run.Code != exitOK {
-		t.Fatalf("the good adapter's gate: exit %d\n%s\n%s", g.run.Code, g.run.Stdout, g.run.Stderr)
-	}
-	return g, clitest.CopyHome(t, g.after)
 }
 
 // The good scope adapter passes the gate, with its report, and is
@@ -138,8 +100,15 @@ func TestAdaptersGate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs cra eval four times")
 	}
-	g, home := gatedCopy(t)
-	r := g.run
+	srv := gateServer(t)
+	repo := evaltest.CalcHistory(t)
+	home := gateHome(t, srv, repo.Dir, t.TempDir())
+	gateOracle(t, srv, home)
+
+	r := cli.Cra(t, home, "", "adapters", "eval", "sc")
+	if r.Code != exitOK {
+		t.Fatalf("the good adapter's gate: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
 	for _, want := range []string{"sc@1 for scope PASSED on 4 held-out tasks", "target_stage_improves:scope",
 		"4/4 0/4 +1.000 [+0.307, +1.000]", "no lineage", "cra adapters promote sc@1"} {
 		if !strings.Contains(strings.Join(strings.Fields(r.Stdout), " "), want) { // columns padded by tabwriter
@@ -215,17 +184,17 @@ func TestAdaptersGateResumesAfterKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs cra adapters eval three times")
 	}
-	g := gated.Get(t)
-	if g.run.Code != exitOK {
-		t.Fatalf("the clean gate: exit %d\n%s", g.run.Code, g.run.Stderr)
+	srv := gateServer(t)
+	repo := evaltest.CalcHistory(t)
+	homes := []string{gateHome(t, srv, repo.Dir, t.TempDir())}
+	for range 2 {
+		homes = append(homes, clitest.CopyHome(t, homes[0]))
 	}
-	// The clean gate's rows, read in a copy of its home, name the home
-	// it ran in (HOME in a home's own rows): the same rows, but sorted by
-	// cra sql before HOME was written for either path, so they are
-	// compared as lines whatever their order. Each kill in a home as it
-	// was before the gate.
-	homes := []string{clitest.CopyHome(t, g.after), clitest.CopyHome(t, g.before), clitest.CopyHome(t, g.before)}
-	took, want := g.took, strings.ReplaceAll(gateRows(t, homes[0]), g.after, "HOME")
+	gateOracle(t, srv, homes[0])
+	start := time.Now()
+	cli.MustRun(t, homes[0], "adapters", "eval", "sc")
+	took := time.Since(start)
+	want := gateRows(t, homes[0])
 	killed := 0
 	for i, frac := range []float64{0.25, 0.5} { // in the baseline, about where the candidate starts
 		home := homes[i+1]
@@ -238,8 +207,8 @@ func TestAdaptersGateResumesAfterKill(t *testing.T) {
 			if r := cli.Cra(t, home, "", "adapters", "eval", "sc"); r.Code != exitOK {
 				t.Fatalf("the re-run: exit %d: %s\n%s", r.Code, r.Stderr, r.Stdout)
 			}
-			if diff := clitest.LineDiff(want, gateRows(t, home)); diff != "" {
-				t.Errorf("rows after the re-run differ from a clean gate's:\n%s", diff)
+			if got := gateRows(t, home); got != want {
+				t.Errorf("rows after the re-run differ from a clean gate's:\n%s", clitest.LineDiff(want, got))
 			}
 		})
 	}

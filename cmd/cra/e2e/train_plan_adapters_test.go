@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/analysis"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -21,7 +22,11 @@ func TestTrainPlanKnowsAdapters(t *testing.T) {
 		t.Skip("runs cra eval twice")
 	}
 	t.Parallel()
-	_, home := gatedCopy(t)
+	srv := gateServer(t)
+	repo := evaltest.CalcHistory(t)
+	home := gateHome(t, srv, repo.Dir, t.TempDir())
+	gateOracle(t, srv, home)
+	cli.MustRun(t, home, "adapters", "eval", "sc")
 	cli.MustRun(t, home, "adapters", "promote", "sc")
 
 	trainPlan := func(args ...string) analysis.Result {
