@@ -53,9 +53,9 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 		{"--home", home, "status"},
 		{"--home", home, "train-plan", "--no-llm"}, // the champions, the registry and the logs, read
 	}
-	// 200 commits: the bootstrap runs long enough for about 20 reads, 7
-	// of them waiting, where the test needs 6 and 1 (400 gave 47 and 14,
-	// three readers' processes costing most of the test's CPU).
+	// 200 commits: the bootstrap runs long enough for dozens of reads,
+	// several of them waiting, where the test needs 6 and 1 (with 400 the
+	// readers' processes cost most of the test's CPU).
 	reads, waited := besideABootstrap(t, home, 200, readers, func(args []string, res result) bool {
 		switch args[2] {
 		case "sql":
@@ -71,9 +71,9 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 	}
 }
 
-// besideABootstrap runs a real `cra bootstrap` of a repository of
-// commits commits into home and, until it ends, each of commands again and again in a
-// child process of its own. A command that exits other than 0 or whose
+// besideABootstrap runs a real `cra bootstrap` of a generated repository
+// of the given number of commits into home and, until it ends, each of
+// commands again and again in a child process of its own. A command that exits other than 0 or whose
 // result ok refuses is an error of t. It returns how many commands ran
 // while the bootstrap did, and how many of them said they were waiting;
 // the bootstrap must succeed and mine tasks.
