@@ -21,3 +21,13 @@ func BenchmarkShortWrite(b *testing.B) {
 		}
 	}
 }
+
+// The cost of a new home: kb.Init making both stores, every migration
+// applied.
+func BenchmarkInit(b *testing.B) {
+	for range b.N {
+		if err := kb.Init(context.Background(), b.TempDir(), "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

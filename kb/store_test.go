@@ -130,6 +130,59 @@ func TestReopenIsANoOp(t *testing.T) {
 	}
 }
 
+// Pending migrations land together or not at all: a store behind by
+// shards and bootstrap_walked, whose bootstrap_walked fails, stays at its
+// version, without the tables of shards (which ran), and the error names
+// the migration that failed.
+func TestFailingMigrationLeavesTheStoreAtItsVersion(t *testing.T) {
+	dir := initHome(t)
+	ms, err := Migrations(Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := map[string]int{}
+	for _, m := range ms {
+		version[m.Name] = m.Version
+	}
+	shards, walked := version["shards"], version["bootstrap_walked"]
+	if shards == 0 || walked != shards+1 {
+		t.Fatalf("migrations shards (%d) and bootstrap_walked (%d) are not consecutive", shards, walked)
+	}
+	s, err := Open(context.Background(), dir, Raw, Options{Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Back to the version before shards, but keep bootstrap_walked's
+	// table, so that running it again fails ("already exists").
+	for _, q := range []string{
+		"DROP TABLE shard_home", "DROP TABLE shard_runs",
+		fmt.Sprintf("DELETE FROM schema_migrations WHERE version >= %d", shards),
+	} {
+		if _, err := s.DB.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s, err = Open(context.Background(), dir, Raw, Options{Write: true})
+	s.Close()
+	if want := fmt.Sprintf("to version %d (bootstrap_walked)", walked); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("open: %v, want an error naming %q", err, want)
+	}
+	s, err = Open(context.Background(), dir, Raw, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v, shardTables int
+	if err := s.DB.QueryRow(`SELECT (SELECT max(version) FROM schema_migrations),
+		(SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'shard_%')`).Scan(&v, &shardTables); err != nil {
+		t.Fatal(err)
+	}
+	if v != shards-1 || shardTables != 0 {
+		t.Errorf("version %d with %d shard tables, want %d with none", v, shardTables, shards-1)
+	}
+}
+
 func TestNewerStoreIsRefused(t *testing.T) {
 	dir := initHome(t)
 	s, err := Open(context.Background(), dir, Raw, Options{Write: true})
