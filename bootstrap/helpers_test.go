@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -77,13 +76,7 @@ var dumpTables = map[string]string{
 
 func dump(t testing.TB, home string) map[string][]string {
 	t.Helper()
-	out := map[string][]string{}
-	for table, q := range dumpTables {
-		rows := rawRows(t, home, q)
-		sort.Strings(rows)
-		out[table] = rows
-	}
-	return out
+	return storetest.Dump(t, home, kb.Raw, dumpTables)
 }
 
 // sameRows fails the test on each table whose rows differ.

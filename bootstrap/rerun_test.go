@@ -2,11 +2,11 @@ package bootstrap
 
 import (
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -14,14 +14,12 @@ import (
 // (bootstrap_runs, bootstrap_repos), by table.
 func storeRows(t *testing.T, home string) map[string][]string {
 	t.Helper()
-	out := map[string][]string{}
+	queries := map[string]string{}
 	for _, table := range rawRows(t, home, `SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()
 		AND table_name NOT IN ('bootstrap_runs', 'bootstrap_repos')`) {
-		rows := rawRows(t, home, "SELECT * FROM "+table)
-		sort.Strings(rows)
-		out[table] = rows
+		queries[table] = "SELECT * FROM " + table
 	}
-	return out
+	return storetest.Dump(t, home, kb.Raw, queries)
 }
 
 // A re-run that finds no new commit in two repositories opens raw.duckdb

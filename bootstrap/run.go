@@ -73,6 +73,7 @@ type runner struct {
 	runID   int64
 	dir     string
 	storeMu sync.Mutex
+	raw     *kb.Lease // raw.duckdb, written through withStore only
 	// curatedMu: one open of curated.duckdb at a time in this process.
 	curatedMu sync.Mutex
 	progress  ingest.Progress
@@ -99,19 +100,22 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// withStore runs fn with the raw store, opened for this call only: the
-// batch holds raw.duckdb while it writes, so `cra sql` and `cra status` work
-// in between. One caller at a time, so each transaction is whole. A store
+// withStore runs fn with the raw store through the run's lease: writes
+// that follow one another closely (a repository's batches, its merge
+// phase) share one open, and the lease lets go as soon as another process
+// wants the store (kb.Lease), so `cra sql` and `cra status` work in
+// between. One caller at a time, so each transaction is whole. A store
 // another process holds (a reader, another writer) is waited for, up to
 // kb.BatchWait, saying once what it waits for.
 func (r *runner) withStore(ctx context.Context, fn func(*rawStore) error) error {
 	r.storeMu.Lock()
 	defer r.storeMu.Unlock()
-	if r.opened != nil {
+	opens := r.raw.Opens()
+	err := r.raw.Write(ctx, func(w kb.Writer) error { return fn(&rawStore{w}) })
+	if r.opened != nil && r.raw.Opens() > opens {
 		r.opened(r.dir)
 	}
-	opts := kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait, Waiting: r.waiting}
-	return kb.WithWriter(ctx, r.dir, kb.Raw, opts, func(w kb.Writer) error { return fn(&rawStore{w}) })
+	return err
 }
 
 func (r *runner) waiting(holder error) {
@@ -125,7 +129,7 @@ func (r *runner) waiting(holder error) {
 // repository that fails is recorded and the batch goes on; the error
 // returned is for what stops the whole batch (a store that cannot be
 // opened, a cancelled ctx).
-func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summary, error) {
+func Run(ctx context.Context, dir string, paths []string, opts Options) (_ *Summary, err error) {
 	opts = opts.withDefaults()
 	filter, err := NewFilter(opts.Filter)
 	if err != nil {
@@ -167,6 +171,14 @@ func Run(ctx context.Context, dir string, paths []string, opts Options) (*Summar
 	}
 	r := &runner{opts: opts, filter: filter, dir: dir, progress: opts.Progress, inFlight: &inFlight{p: opts.Progress}}
 	r.opened = storeOpened
+	r.raw = kb.NewLease(dir, kb.Raw, kb.Options{Command: "cra bootstrap", Wait: kb.BatchWait, Waiting: r.waiting}, kb.DefaultIdle)
+	defer func() {
+		// The run's last write is behind it: a failed close (its
+		// checkpoint) is the run's error unless it has one already.
+		if cerr := r.raw.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
 	// The total starts at 0, not unknown: each repository adds its commits
 	// to build before it builds them, so the count never passes it.
 	opts.Progress.Phase("bootstrap", 0)

@@ -89,11 +89,7 @@ var dumpQueries = map[string]string{
 // dump reads every indexed table of home.
 func dump(t testing.TB, home string) map[string][]string {
 	t.Helper()
-	out := map[string][]string{}
-	for table, q := range dumpQueries {
-		out[table] = query(t, home, q+" ORDER BY ALL")
-	}
-	return out
+	return storetest.Dump(t, home, kb.Curated, dumpQueries)
 }
 
 // sameDump reports the tables whose rows differ, with the first difference.

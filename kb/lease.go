@@ -102,6 +102,13 @@ func (l *Lease) whenIdle(uses uint64) func() {
 	}
 }
 
+// Opens is how often the lease has opened its store.
+func (l *Lease) Opens() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.opens
+}
+
 // Close closes the store now if the lease holds it.
 func (l *Lease) Close() error {
 	l.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,6 +49,25 @@ func Rows(t testing.TB, home string, kind kb.Kind, q string, args ...any) []stri
 	}
 	defer s.Close()
 	return RowsOf(t, s.DB, q, args...)
+}
+
+// Dump returns each query's rows (by name) over one store of home, opened
+// once, read-only, each query's lines sorted: a table dump to compare
+// with SameRows.
+func Dump(t testing.TB, home string, kind kb.Kind, queries map[string]string) map[string][]string {
+	t.Helper()
+	s, err := kb.Open(context.Background(), home, kind, kb.Options{Wait: lockWait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out := make(map[string][]string, len(queries))
+	for name, q := range queries {
+		rows := RowsOf(t, s.DB, q)
+		slices.Sort(rows)
+		out[name] = rows
+	}
+	return out
 }
 
 // Exec runs statements on one store of home, opened for writing.
