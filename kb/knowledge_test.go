@@ -15,10 +15,7 @@ import (
 func knowledgeHome(t *testing.T, extra ...string) string {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	if err := Init(ctx, dir, "test"); err != nil { // Attach wants both stores
-		t.Fatal(err)
-	}
+	dir := initHome(t) // Attach wants both stores
 	s, err := Open(ctx, dir, Curated, Options{Write: true, Command: "test"})
 	if err != nil {
 		t.Fatal(err)

@@ -26,10 +26,7 @@ func readOnce(t *testing.T, home string) string {
 // the store again.
 func TestLeaseHoldsTheStoreAcrossABurstAndLetsGoWhenIdle(t *testing.T) {
 	ctx := context.Background()
-	home := t.TempDir()
-	if err := Init(ctx, home, "test"); err != nil {
-		t.Fatal(err)
-	}
+	home := initHome(t)
 	l := NewLease(home, Raw, Options{Command: "cra eval"}, 300*time.Millisecond)
 	defer l.Close()
 	insert := func(w Writer) error {
@@ -90,10 +87,7 @@ loop:
 // one wanting it, the lease lets go once hold has passed.
 func TestLeaseHoldsUntilSomeoneWantsTheStore(t *testing.T) {
 	ctx := context.Background()
-	home := t.TempDir()
-	if err := Init(ctx, home, "test"); err != nil {
-		t.Fatal(err)
-	}
+	home := initHome(t)
 	const idle = 50 * time.Millisecond
 	l := NewLease(home, Raw, Options{Command: "cra eval"}, idle)
 	defer l.Close()
@@ -133,10 +127,7 @@ func TestLeaseHoldsUntilSomeoneWantsTheStore(t *testing.T) {
 // and sees the other process's row.
 func TestLeaseLetsAWaitingWriterProcessIn(t *testing.T) {
 	ctx := context.Background()
-	home := t.TempDir()
-	if err := Init(ctx, home, "test"); err != nil {
-		t.Fatal(err)
-	}
+	home := initHome(t)
 	l := NewLease(home, Raw, Options{Command: "cra eval"}, 50*time.Millisecond)
 	l.hold = time.Minute // without the note, the writer would wait it out
 	defer l.Close()

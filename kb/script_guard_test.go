@@ -115,10 +115,7 @@ func TestScriptRefusesOwnTableDDL(t *testing.T) {
 func writableHome(t *testing.T) *Attached {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	if err := Init(ctx, dir, "test"); err != nil {
-		t.Fatal(err)
-	}
+	dir := initHome(t)
 	a, err := Attach(ctx, dir, true, "test")
 	if err != nil {
 		t.Fatal(err)

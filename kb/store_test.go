@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -64,14 +65,43 @@ func TestMain(m *testing.M) {
 		s.Close()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if initialised.dir != "" {
+		os.RemoveAll(initialised.dir)
+	}
+	os.Exit(code)
 }
 
+// initialised is a home as Init leaves it, made once per test binary by
+// the first initHome; each initHome copies its stores.
+var initialised struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// initHome is a new home whose stores are those Init makes, byte for
+// byte: a copy of one Init per test binary (a new store costs a catalog
+// written and checkpointed, a copy a few milliseconds).
 func initHome(t *testing.T) string {
 	t.Helper()
+	initialised.once.Do(func() {
+		if initialised.dir, initialised.err = os.MkdirTemp("", "kb-initialised-"); initialised.err == nil {
+			initialised.err = Init(context.Background(), initialised.dir, "cra init")
+		}
+	})
+	if initialised.err != nil {
+		t.Fatal(initialised.err)
+	}
 	dir := t.TempDir()
-	if err := Init(context.Background(), dir, "cra init"); err != nil {
-		t.Fatal(err)
+	for _, k := range Kinds {
+		b, err := os.ReadFile(k.Path(initialised.dir))
+		if err == nil {
+			err = os.WriteFile(k.Path(dir), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -385,10 +415,7 @@ func TestKilledWriterLeavesNoLock(t *testing.T) {
 
 func TestOpenWaitsForAHeldStore(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	if err := Init(ctx, dir, "test"); err != nil {
-		t.Fatal(err)
-	}
+	dir := initHome(t)
 	held, err := Open(ctx, dir, Raw, Options{Write: true, Command: "holder"})
 	if err != nil {
 		t.Fatal(err)
