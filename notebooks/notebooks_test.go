@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -45,10 +46,7 @@ func TestNotebooksRunAgainstTheSchema(t *testing.T) {
 func fixture(t *testing.T) *kb.Attached {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	if err := kb.Init(ctx, dir, "test"); err != nil {
-		t.Fatal(err)
-	}
+	dir := storetest.Home(t)
 	a, err := kb.Attach(ctx, dir, true, "test")
 	if err != nil {
 		t.Fatal(err)

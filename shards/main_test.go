@@ -13,7 +13,7 @@ import (
 	"github.com/cra-dev/cra/bootstrap"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/gittest"
-	"github.com/cra-dev/cra/kb"
+	"github.com/cra-dev/cra/internal/storetest"
 )
 
 // Environment of the child a kill test starts: it exports CRA_TEST_EXPORT
@@ -142,12 +142,7 @@ func buildHistory(r *gittest.Repo, seed int) {
 func newHome(t *testing.T, name string) string {
 	t.Helper()
 	home := filepath.Join(fixtureRoot, "homes", name)
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := kb.Init(context.Background(), home, "test"); err != nil {
-		t.Fatal(err)
-	}
+	storetest.HomeAt(t, home)
 	return home
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/cra-dev/cra/agent/ask"
 	"github.com/cra-dev/cra/ingest"
 	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -20,9 +21,7 @@ func indexedAt(t *testing.T, repo, rev string) (*kb.KnowledgeBase, kb.Repo) {
 	t.Helper()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "home")
-	if err := kb.Init(ctx, dir, "test"); err != nil {
-		t.Fatal(err)
-	}
+	storetest.HomeAt(t, dir)
 	s, err := kb.Open(ctx, dir, kb.Curated, kb.Options{Write: true, Command: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -140,9 +139,7 @@ func TestBugReportIsAskedAtTheFixParent(t *testing.T) {
 			a.k.close()
 		}
 	}()
-	if err := kb.Init(context.Background(), home, "test"); err != nil {
-		t.Fatal(err)
-	}
+	storetest.HomeAt(t, home)
 	if _, err := a.ask(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}

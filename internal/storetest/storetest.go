@@ -35,8 +35,15 @@ const lockWait = 10 * time.Second
 func Home(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	homeTemplate.Copy(t, dir)
+	HomeAt(t, dir)
 	return dir
+}
+
+// HomeAt makes dir (created if missing) an initialised home: the copy
+// Home makes, at a path of the test's choosing.
+func HomeAt(t testing.TB, dir string) {
+	t.Helper()
+	homeTemplate.Copy(t, dir)
 }
 
 // Rows returns a query's rows over one store of home, read-only, as
