@@ -72,15 +72,19 @@ func TestReadersWaitForABootstrapWriting(t *testing.T) {
 }
 
 // besideABootstrap runs a real `cra bootstrap` of a generated repository
-// of the given number of commits into home and, until it ends, each of
-// commands again and again in a child process of its own. A command that exits other than 0 or whose
-// result ok refuses is an error of t. It returns how many commands ran
-// while the bootstrap did, and how many of them said they were waiting;
-// the bootstrap must succeed and mine tasks.
+// of the given number of commits, with merged branches, into home and,
+// until it ends, each of commands again and again in a child process of
+// its own. A command that exits other than 0 or whose result ok refuses
+// is an error of t. It returns how many commands ran while the bootstrap
+// did, and how many of them said they were waiting; the bootstrap must
+// succeed, mine tasks and make a merged branch a task.
 func besideABootstrap(t *testing.T, home string, commits int, commands [][]string, ok func(args []string, res result) bool) (runs, waited int) {
 	t.Helper()
 	repo := filepath.Join(t.TempDir(), "repo")
-	gittest.Synthetic{Files: 30, Commits: commits, Funcs: 4, Realistic: true}.Build(t, repo)
+	// Merged branches: the run ends in its merge phase, which holds the
+	// raw store (reads the branches' targets, writes the merge tasks)
+	// while the commands go on.
+	gittest.Synthetic{Files: 30, Commits: commits, Funcs: 4, Realistic: true, MergedBranches: true}.Build(t, repo)
 	boot := craChild("--home", home, "bootstrap", "--jobs", "1", repo)
 	var bootOut, bootErr bytes.Buffer
 	boot.Stdout, boot.Stderr = &bootOut, &bootErr
@@ -143,6 +147,9 @@ func besideABootstrap(t *testing.T, home string, commits int, commands [][]strin
 	}
 	if got := sqlRows(t, home, "select count(*) > 0 as mined from raw.synthetic_tasks"); got != "mined\ntrue\n" {
 		t.Errorf("the bootstrap mined nothing: %q", got)
+	}
+	if got := sqlRows(t, home, "select count(*) > 0 as merge_tasks from raw.bootstrap_merges where outcome = 'task'"); got != "merge_tasks\ntrue\n" {
+		t.Errorf("the bootstrap made no merged branch a task: its merge phase wrote nothing: %q", got)
 	}
 	return runs, waited
 }
