@@ -44,15 +44,32 @@ func OpenSession(dir, taskID string) (*Session, error) {
 }
 
 // Put sets key to v and writes the session.
-func (s *Session) Put(key string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("session %s: %s: %w", s.taskID, key, err)
+func (s *Session) Put(key string, v any) error { return s.PutAll(map[string]any{key: v}) }
+
+// PutAll sets each key of values and writes the session once: a kill
+// leaves all of them or none, so keys that must agree (a step's result
+// and the cumulative diff that includes it, a pass's output and the
+// progress that counts it) are put together. A value that cannot be
+// encoded changes nothing.
+func (s *Session) PutAll(values map[string]any) error {
+	enc := make(map[string]json.RawMessage, len(values))
+	for key, v := range values {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("session %s: %s: %w", s.taskID, key, err)
+		}
+		enc[key] = b
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.keys[key] = b
-	all, err := json.MarshalIndent(s.keys, "", "  ")
+	keys := make(map[string]json.RawMessage, len(s.keys)+len(enc))
+	for k, b := range s.keys {
+		keys[k] = b
+	}
+	for k, b := range enc {
+		keys[k] = b
+	}
+	all, err := json.MarshalIndent(keys, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -60,7 +77,11 @@ func (s *Session) Put(key string, v any) error {
 	if err := os.WriteFile(tmp, all, 0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp, s.path)
+	if err := os.Rename(tmp, s.path); err != nil {
+		return err
+	}
+	s.keys = keys
+	return nil
 }
 
 // Get reads key into v; false when the session has no such key.

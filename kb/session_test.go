@@ -53,3 +53,41 @@ func TestSessionPersistsAndArchives(t *testing.T) {
 		t.Errorf("archived %s (%v)", blob, err)
 	}
 }
+
+// PutAll puts its keys together or not at all: the keys a kill must
+// never separate (a step's result and the cumulative diff) are one write.
+func TestSessionPutAllIsAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenSession(dir, "run1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutAll(map[string]any{"step_result:p1:s1": "ok", "cumulative_diff": "+x"}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := OpenSession(dir, "run1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again.Keys(), []string{"cumulative_diff", "step_result:p1:s1"}) {
+		t.Errorf("keys on disk %v", again.Keys())
+	}
+	// A value that cannot be encoded: neither key changes, in memory or
+	// on disk.
+	if err := s.PutAll(map[string]any{"step_result:p1:s2": "ok", "cumulative_diff": make(chan int)}); err == nil {
+		t.Fatal("a channel was encoded")
+	}
+	again, err = OpenSession(dir, "run1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diff string
+	for name, sess := range map[string]*Session{"in memory": s, "on disk": again} {
+		if ok, _ := sess.Get("step_result:p1:s2", new(string)); ok {
+			t.Errorf("%s: the second step's result was put without its diff", name)
+		}
+		if _, err := sess.Get("cumulative_diff", &diff); err != nil || diff != "+x" {
+			t.Errorf("%s: cumulative diff %q %v, want the first step's", name, diff, err)
+		}
+	}
+}

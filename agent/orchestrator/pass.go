@@ -125,12 +125,11 @@ func (r *runner) pass(ctx context.Context, spec passSpec, v any, fn func(ctx con
 	}
 	// The commit point of the pass: its result and the progress.
 	r.prog.Done = append(r.prog.Done, spec.taskID)
-	puts := []error{r.sess.Put(spec.key, v)}
+	commit := map[string]any{spec.key: v, keyProgress: r.prog}
 	if runErr != nil {
-		puts = append(puts, r.sess.Put(spec.key+":failed", runErr.Error()))
+		commit[spec.key+":failed"] = runErr.Error()
 	}
-	puts = append(puts, r.sess.Put(keyProgress, r.prog))
-	if err := errors.Join(puts...); err != nil {
+	if err := r.sess.PutAll(commit); err != nil {
 		return err
 	}
 	return runErr

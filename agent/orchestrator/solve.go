@@ -317,7 +317,7 @@ func (r *runner) begin(ctx context.Context) error {
 	}
 	r.q = query{Task: r.opts.Task, Repo: r.repo.Path, Base: r.wt.Base, Plan: r.opts.Plan, MetaPlan: r.opts.MetaPlan}
 	r.prog = progress{Done: []string{}, Head: r.wt.Base}
-	if err := errors.Join(r.sess.Put(keyTaskQuery, r.q), r.sess.Put(keyProgress, r.prog)); err != nil {
+	if err := r.sess.PutAll(map[string]any{keyTaskQuery: r.q, keyProgress: r.prog}); err != nil {
 		return err
 	}
 	return r.rows(ctx)
@@ -564,7 +564,9 @@ func (r *runner) step(ctx context.Context, part schema.MetaPart, remaining []sch
 			return res, err
 		}
 	}
-	return res, errors.Join(r.sess.Put(key, res), r.sess.Put(keyCumulative, r.diff))
+	// Together: a kill between them would leave the step done without its
+	// changes in the prior changes the next prompts show.
+	return res, r.sess.PutAll(map[string]any{key: res, keyCumulative: r.diff})
 }
 
 // errStepFailed marks an attempt whose tests failed: a pass failure.
