@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -62,13 +63,8 @@ func (s *Session) PutAll(values map[string]any) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	keys := make(map[string]json.RawMessage, len(s.keys)+len(enc))
-	for k, b := range s.keys {
-		keys[k] = b
-	}
-	for k, b := range enc {
-		keys[k] = b
-	}
+	keys := maps.Clone(s.keys)
+	maps.Copy(keys, enc)
 	all, err := json.MarshalIndent(keys, "", "  ")
 	if err != nil {
 		return err
