@@ -81,7 +81,7 @@ func copyStore(ctx context.Context, path, tmp string, kind Kind, res *CompactRes
 	src := string(kind) // a file opened alone is the catalog named after its stem
 	steps := []string{
 		"CHECKPOINT",
-		fmt.Sprintf("ATTACH %s AS compacted", quoteLiteral(tmp)),
+		fmt.Sprintf("ATTACH %s AS compacted (STORAGE_VERSION '%s')", quoteLiteral(tmp), StorageVersion),
 		fmt.Sprintf("COPY FROM DATABASE %s TO compacted", src),
 	}
 	for _, q := range steps {

@@ -31,3 +31,23 @@ func BenchmarkInit(b *testing.B) {
 		}
 	}
 }
+
+// The cost of a short read: the raw store opened read-only, one query,
+// closed (what `cra status` pays per store).
+func BenchmarkShortRead(b *testing.B) {
+	ctx := context.Background()
+	home := storetest.Home(b)
+	for range b.N {
+		s, err := kb.Open(ctx, home, kb.Raw, kb.Options{Command: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var n int
+		if err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM eval_commit_judgements`).Scan(&n); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
