@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/e2e"
 )
@@ -30,6 +31,7 @@ func TestMain(m *testing.M) {
 	if err := os.Setenv(distillKeyEnv, distillKey); err != nil {
 		panic(err)
 	}
+	evaltest.UsePython()
 	clitest.MoreParallel()
 	code := m.Run()
 	clitest.CleanupFixtures()

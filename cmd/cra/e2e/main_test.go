@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/e2e"
 )
@@ -50,6 +51,7 @@ func TestMain(m *testing.M) {
 		os.Setenv("CRA_E2E_BIN", bin) //nolint:errcheck // for the children to kill
 	}
 	cli = clitest.New(clitest.Exec(os.Getenv("CRA_E2E_BIN")))
+	evaltest.UsePython()
 	clitest.MoreParallel()
 	code := m.Run()
 	clitest.CleanupFixtures()
