@@ -1,7 +1,8 @@
 // Package clitest runs cra's command line in tests, one way for every
 // package that tests it: in the test's own process (cmd/cra's tests call
 // its Run) or as the built binary in a child process (the end-to-end
-// tests of cmd/cra/e2e, which cannot import package main).
+// tests of cmd/cra/e2e and the packages under it, which cannot import
+// package main).
 package clitest
 
 import (

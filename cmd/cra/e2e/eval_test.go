@@ -21,26 +21,6 @@ import (
 	"github.com/cra-dev/cra/kb/schema"
 )
 
-// evalRows are what an eval leaves in the raw store, without ids, times
-// and durations: what a resumed eval must end with.
-func evalRows(t testing.TB, home string) string {
-	t.Helper()
-	rows := cli.SQLRows(t, home,
-		"select name, oracle, split, status from raw.eval_runs order by all",
-		"select task_id, status, error, task_run_id is not null from raw.eval_tasks order by all",
-		"select task_id, stage, metric, value from raw.eval_results order by all",
-		"select repo_path, commit, judged_by, reason, fail_to_pass, fails_at_commit, count(*) from raw.eval_commit_judgements group by all order by all",
-		"select task_id, judged_by from raw.eval_tasks order by all",
-		"select task_id, mode, success, final_diff from raw.task_runs order by all",
-		"select t.task_id, a.attempt, a.patch_applied, v.success from raw.run_attempts a join raw.task_runs t on t.id = a.task_run_id join raw.validation_results v on v.attempt_id = a.id order by all",
-		"select task_id, call_type, prompt, response, count(*) from raw.retrieval_llm_calls group by all order by all",
-		"select task_id, stage, tier, rank, detail_level, included, reason, count(*) from raw.retrieval_decisions group by all order by all",
-		"select task_id, count(*) from raw.session_archives group by all order by all",
-		"select status, total_parts, total_steps, parts_completed, steps_completed from raw.orchestrator_runs order by all",
-	)
-	return strings.ReplaceAll(rows, home, "HOME")
-}
-
 // cra eval on the command line: the scoreboard, and an eval killed -9 at
 // several points then run again ends with the rows of an eval never
 // interrupted.
@@ -60,7 +40,7 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 
 	start := time.Now()
 	res := cli.Cra(t, homes[0], "", "eval", "--name", "nightly")
-	if res.Code != exitOK {
+	if res.Code != clitest.ExitOK {
 		t.Fatalf("exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 	}
 	took := time.Since(start)
@@ -70,11 +50,11 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 			t.Errorf("the scoreboard lacks %q:\n%s", want, res.Stdout)
 		}
 	}
-	want := evalRows(t, homes[0])
+	want := cli.EvalRows(t, homes[0])
 	if st := cli.MustRun(t, homes[0], "status"); !strings.Contains(st, "nightly: 4 tasks scored, 0 could not run") {
 		t.Errorf("cra status does not show the eval:\n%s", st)
 	}
-	if again := cli.Cra(t, homes[0], "", "--json", "eval", "--name", "nightly"); again.Code != exitOK || evalRows(t, homes[0]) != want {
+	if again := cli.Cra(t, homes[0], "", "--json", "eval", "--name", "nightly"); again.Code != clitest.ExitOK || cli.EvalRows(t, homes[0]) != want {
 		t.Errorf("a re-run of a finished eval changed its rows (exit %d): %s", again.Code, again.Stderr)
 	} else {
 		var rep eval.Report
@@ -92,10 +72,10 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 				killed++ // else it finished first: the re-run must still change nothing
 			}
 			t.Logf("killed with %s tasks done", strings.TrimSpace(strings.Split(cli.SQLRows(t, home, "select count(*) from raw.eval_tasks"), "\n")[1]))
-			if res := cli.Cra(t, home, "", "eval", "--name", "nightly"); res.Code != exitOK {
+			if res := cli.Cra(t, home, "", "eval", "--name", "nightly"); res.Code != clitest.ExitOK {
 				t.Fatalf("the re-run: exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 			}
-			if got := evalRows(t, home); got != want {
+			if got := cli.EvalRows(t, home); got != want {
 				t.Errorf("rows after the re-run differ from a clean eval's:\n%s", clitest.LineDiff(want, got))
 			}
 			if entries, _ := os.ReadDir(filepath.Join(home, "sessions")); len(entries) != 0 {
@@ -110,14 +90,14 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 		t.Errorf("branches left in the repository: %s", b)
 	}
 	// train-plan reads what eval wrote: four scored tasks, too few for a plan.
-	if tp := cli.Cra(t, homes[0], "", "train-plan", "--no-llm", "--out", filepath.Join(t.TempDir(), "tp")); tp.Code != exitOK ||
+	if tp := cli.Cra(t, homes[0], "", "train-plan", "--no-llm", "--out", filepath.Join(t.TempDir(), "tp")); tp.Code != clitest.ExitOK ||
 		!strings.Contains(tp.Stdout, "4 scored eval tasks with an end-to-end outcome") {
 		t.Errorf("train-plan after the eval: exit %d\n%s%s", tp.Code, tp.Stdout, tp.Stderr)
 	}
 	// Decontamination: with the repository held out, curate-data puts the
 	// evaluated tasks in validation; with the configuration changed so
 	// that they would train, it refuses and writes nothing.
-	if res := cli.Cra(t, homes[0], "", "curate-data", "--name", "ok", "--validation-only"); res.Code != exitOK {
+	if res := cli.Cra(t, homes[0], "", "curate-data", "--name", "ok", "--validation-only"); res.Code != clitest.ExitOK {
 		t.Errorf("curate-data with the eval's split: exit %d %s", res.Code, res.Stderr)
 	}
 	cfgPath := filepath.Join(homes[0], "config.toml")
@@ -126,7 +106,7 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = cli.Cra(t, homes[0], "", "curate-data", "--name", "leak")
-	if res.Code != exitUsage || !strings.Contains(res.Stderr, "commits cra eval scored the agent on") || !strings.Contains(res.Stderr, "eval nightly") {
+	if res.Code != clitest.ExitUsage || !strings.Contains(res.Stderr, "commits cra eval scored the agent on") || !strings.Contains(res.Stderr, "eval nightly") {
 		t.Errorf("curate-data that would train on evaluated tasks: exit %d %s", res.Code, res.Stderr)
 	}
 	if got := cli.SQLRows(t, homes[0], "select count(*) from raw.dataset_versions where name = 'leak'"); !strings.HasSuffix(got, "\n0\n") {
@@ -189,15 +169,15 @@ func TestEvalRunsOnlyHeldOutTasks(t *testing.T) {
 		}
 	}
 	s.Close()
-	if res := cli.Cra(t, home, "", "eval", "--repos", "/no/such/repo"); res.Code != exitUsage || !strings.Contains(res.Stderr, "not a mined repository") {
+	if res := cli.Cra(t, home, "", "eval", "--repos", "/no/such/repo"); res.Code != clitest.ExitUsage || !strings.Contains(res.Stderr, "not a mined repository") {
 		t.Errorf("--repos typo: exit %d %s", res.Code, res.Stderr)
 	}
-	if res := cli.Cra(t, home, "", "eval", "--oracle", "adjustment"); res.Code != exitUsage {
+	if res := cli.Cra(t, home, "", "eval", "--oracle", "adjustment"); res.Code != clitest.ExitUsage {
 		t.Errorf("--oracle adjustment: exit %d %s", res.Code, res.Stderr)
 	}
 	// train-plan leaves the gate's evals out by their names' prefix: a
 	// user's eval may not take one.
-	if res := cli.Cra(t, home, "", "eval", "--name", kb.GateEvalPrefix+"mine"); res.Code != exitUsage || !strings.Contains(res.Stderr, "cra adapters eval") {
+	if res := cli.Cra(t, home, "", "eval", "--name", kb.GateEvalPrefix+"mine"); res.Code != clitest.ExitUsage || !strings.Contains(res.Stderr, "cra adapters eval") {
 		t.Errorf("--name %smine: exit %d %s", kb.GateEvalPrefix, res.Code, res.Stderr)
 	}
 }
@@ -215,7 +195,7 @@ func TestEvalLocksItsNameAndOracleSet(t *testing.T) {
 	}
 	defer held.Release()
 	res := cli.Cra(t, home, "", "eval", "--name", "nightly")
-	if res.Code != exitFailures || !strings.Contains(res.Stderr, fmt.Sprintf("pid %d, cra eval --name nightly (the other run)", os.Getpid())) {
+	if res.Code != clitest.ExitFailures || !strings.Contains(res.Stderr, fmt.Sprintf("pid %d, cra eval --name nightly (the other run)", os.Getpid())) {
 		t.Errorf("held: exit %d, stderr %q; want exit 1 naming the holder", res.Code, res.Stderr)
 	}
 	if got := cli.SQLRows(t, home, "select count(*) from raw.eval_runs"); !strings.HasSuffix(got, "\n0\n") {
@@ -279,7 +259,7 @@ func TestTwoEvalProcessesJudgeTheSameCommits(t *testing.T) {
 		return []string{"--home", home, "eval", "--name", name, "--sample", "1"}
 	}
 	for i, r := range craProcesses(t, run("a"), run("b")) {
-		if r.Code != exitOK {
+		if r.Code != clitest.ExitOK {
 			t.Errorf("eval %d: exit %d\n%s", i, r.Code, clitest.LastLines(r.Stderr, 10))
 		}
 	}

@@ -1,4 +1,4 @@
-package e2e_test
+package adapters_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/analysis"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -33,7 +34,7 @@ func TestTrainPlanKnowsAdapters(t *testing.T) {
 		t.Helper()
 		r := cli.Cra(t, home, "", append([]string{"--json", "train-plan", "--no-llm"}, args...)...)
 		var res analysis.Result
-		if err := json.Unmarshal([]byte(r.Stdout), &res); r.Code != exitOK || err != nil {
+		if err := json.Unmarshal([]byte(r.Stdout), &res); r.Code != clitest.ExitOK || err != nil {
 			t.Fatalf("train-plan %v: exit %d, %v\n%s\n%s", args, r.Code, err, r.Stdout, r.Stderr)
 		}
 		return res

@@ -1,4 +1,4 @@
-package e2e_test
+package adapters_test
 
 import (
 	"encoding/json"
@@ -86,7 +86,7 @@ func gateServer(t testing.TB) *fakellm.Server {
 // without ids and times (a failed test's "Ran 3 tests in 0.002s", which
 // the baseline's coder retries show the model, included).
 func gateRows(t *testing.T, home string) string {
-	rows := testTime.ReplaceAllString(evalRows(t, home), "in N.NNNs")
+	rows := testTime.ReplaceAllString(cli.EvalRows(t, home), "in N.NNNs")
 	return rows + cli.SQLRows(t, home, `select adapter, version, stages, baseline_eval, candidate_eval, champions,
 		passed, conditions from raw.adapter_gates order by all`)
 }
@@ -106,7 +106,7 @@ func TestAdaptersGate(t *testing.T) {
 	gateOracle(t, srv, home)
 
 	r := cli.Cra(t, home, "", "adapters", "eval", "sc")
-	if r.Code != exitOK {
+	if r.Code != clitest.ExitOK {
 		t.Fatalf("the good adapter's gate: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 	for _, want := range []string{"sc@1 for scope PASSED on 4 held-out tasks", "target_stage_improves:scope",
@@ -124,7 +124,7 @@ func TestAdaptersGate(t *testing.T) {
 		t.Errorf("report.html has no figure: %v", err)
 	}
 	want := gateRows(t, home)
-	if again := cli.Cra(t, home, "", "--json", "adapters", "eval", "sc"); again.Code != exitOK || gateRows(t, home) != want {
+	if again := cli.Cra(t, home, "", "--json", "adapters", "eval", "sc"); again.Code != clitest.ExitOK || gateRows(t, home) != want {
 		t.Errorf("a re-run of the finished gate changed the rows (exit %d): %s", again.Code, again.Stderr)
 	} else {
 		var res adapters.GateResult
@@ -137,11 +137,11 @@ func TestAdaptersGate(t *testing.T) {
 	// impl's gate runs with scope routed to sc@1: its baseline eval's
 	// scope calls are the adapter's.
 	r = cli.Cra(t, home, "", "adapters", "eval", "impl")
-	if r.Code != exitFailures || !strings.Contains(r.Stdout, "FAILED") || !strings.Contains(r.Stderr, "end_to_end_within_max_regression") {
+	if r.Code != clitest.ExitFailures || !strings.Contains(r.Stdout, "FAILED") || !strings.Contains(r.Stderr, "end_to_end_within_max_regression") {
 		t.Fatalf("the bad adapter's gate: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 	p := cli.Cra(t, home, "", "adapters", "promote", "impl")
-	if p.Code != exitFailures || !strings.Contains(p.Stderr, "end_to_end_within_max_regression (bound=-0.02 diff=-1") {
+	if p.Code != clitest.ExitFailures || !strings.Contains(p.Stderr, "end_to_end_within_max_regression (bound=-0.02 diff=-1") {
 		t.Errorf("promote of the failed adapter: exit %d %s", p.Code, p.Stderr)
 	}
 	sha := strings.Split(strings.Split(cli.SQLRows(t, home, "select sha256 from raw.adapters where name = 'sc'"), "\n")[1], "\n")[0]
@@ -169,7 +169,7 @@ func TestAdaptersGateRefusesTasksItTrainedOn(t *testing.T) {
 	registerGateAdapters(t, home, t.TempDir(), "ds")
 	task := clitest.HeldOutTasks(t, home)[0]
 	r := cli.Cra(t, home, "", "adapters", "eval", "sc")
-	if r.Code != exitUsage || !strings.Contains(r.Stderr, "sc@1 was trained on ds@1") || !strings.Contains(r.Stderr, task.ID) {
+	if r.Code != clitest.ExitUsage || !strings.Contains(r.Stderr, "sc@1 was trained on ds@1") || !strings.Contains(r.Stderr, task.ID) {
 		t.Errorf("exit %d %s", r.Code, r.Stderr)
 	}
 	if got := cli.SQLRows(t, home, "select count(*) from raw.eval_runs"); !strings.HasSuffix(got, "\n0\n") {
@@ -204,7 +204,7 @@ func TestAdaptersGateResumesAfterKill(t *testing.T) {
 				killed++
 			}
 			t.Logf("killed with %s", strings.ReplaceAll(cli.SQLRows(t, home, "select name, count(t.task_id) from raw.eval_runs r left join raw.eval_tasks t on t.eval_run_id = r.id group by all"), "\n", " "))
-			if r := cli.Cra(t, home, "", "adapters", "eval", "sc"); r.Code != exitOK {
+			if r := cli.Cra(t, home, "", "adapters", "eval", "sc"); r.Code != clitest.ExitOK {
 				t.Fatalf("the re-run: exit %d: %s\n%s", r.Code, r.Stderr, r.Stdout)
 			}
 			if got := gateRows(t, home); got != want {
@@ -228,7 +228,7 @@ var gateBenchRuns int
 // (the gate first, then the plain evals first), so warm caches favour
 // neither: run it an even number of times.
 //
-//	go test ./cmd/cra/e2e -run '^$' -bench AdaptersEval -benchtime 1x -count 4
+//	go test ./cmd/cra/e2e/adapters -run '^$' -bench AdaptersEval -benchtime 1x -count 4
 func BenchmarkAdaptersEval(b *testing.B) {
 	srv := gateServer(b)
 	repo := evaltest.CalcHistory(b)
