@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 )
 
 // AttachEmpty is an in-memory session shaped like Attach's without a
@@ -28,6 +29,7 @@ func AttachEmpty(ctx context.Context) (*Attached, error) {
 	}()
 	q := url.Values{}
 	q.Set("memory_limit", MemoryLimit())
+	q.Set("threads", strconv.Itoa(Threads()))
 	q.Set("temp_directory", tmp)
 	if a.db, err = sql.Open("duckdb", "?"+q.Encode()); err != nil {
 		return nil, err

@@ -223,6 +223,42 @@ func TestStoresOpenWithTheMemoryLimitAndSpillInTheHome(t *testing.T) {
 	}
 }
 
+// Every store opens with the threads set, one unless set: a store opened
+// alone, and both attached (cra sql).
+func TestStoresOpenWithTheThreadsSet(t *testing.T) {
+	dir := initHome(t)
+	ctx := context.Background()
+	threadsOf := func() (alone, attached string) {
+		s, err := Open(ctx, dir, Raw, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.DB.QueryRow("SELECT current_setting('threads')::VARCHAR").Scan(&alone); err != nil {
+			t.Fatal(err)
+		}
+		a, err := Attach(ctx, dir, false, "cra sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		if err := a.Conn.QueryRowContext(ctx, "SELECT current_setting('threads')::VARCHAR").Scan(&attached); err != nil {
+			t.Fatal(err)
+		}
+		return alone, attached
+	}
+	t.Cleanup(func() { SetThreads(0) })
+	for _, c := range []struct {
+		set  int
+		want string
+	}{{0, "1"}, {3, "3"}, {0, "1"}} {
+		SetThreads(c.set)
+		if alone, attached := threadsOf(); alone != c.want || attached != c.want {
+			t.Errorf("threads set to %d: %s alone, %s attached; want %s", c.set, alone, attached, c.want)
+		}
+	}
+}
+
 // The default memory limit is a thirty-second of the memory, between 1 and 4 GiB.
 func TestDefaultMemoryLimit(t *testing.T) {
 	for total, want := range map[int64]string{

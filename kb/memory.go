@@ -11,7 +11,8 @@ import (
 	"syscall"
 )
 
-// Every DuckDB instance cra opens gets the same memory limit and spills to
+// Every DuckDB instance cra opens gets the same memory limit and threads,
+// and spills to
 // a temporary directory of its own inside the home, so a query larger than
 // the limit goes to disk instead of failing, and nothing is written
 // outside the home.
@@ -31,6 +32,30 @@ func MemoryLimit() string {
 		return s
 	}
 	return DefaultMemoryLimit()
+}
+
+// threads is the process's DuckDB threads per instance (0 for
+// DefaultThreads); set once per command from [store] threads.
+var threads atomic.Int64
+
+// DefaultThreads is DuckDB's worker threads per open store unless [store]
+// threads says otherwise: one. cra's own queries are small, and DuckDB's
+// default of one thread per core made them no faster while cmd/cra's
+// tests took about a fifth more CPU (the threads hand each query's few
+// tasks to one another); a large ad-hoc `cra sql` is what more threads
+// speed up.
+const DefaultThreads = 1
+
+// SetThreads sets DuckDB's threads for every store this process opens from
+// now on; 0 means DefaultThreads (config.Validate has checked n ≥ 0).
+func SetThreads(n int) { threads.Store(int64(n)) }
+
+// Threads is the number of threads stores open with now.
+func Threads() int {
+	if n := threads.Load(); n > 0 {
+		return int(n)
+	}
+	return DefaultThreads
 }
 
 // DefaultMemoryLimit is a thirty-second of the memory this process may use (the
@@ -62,6 +87,7 @@ func dsn(home, path string, extra url.Values) string {
 		q[k] = v
 	}
 	q.Set("memory_limit", MemoryLimit())
+	q.Set("threads", strconv.Itoa(Threads()))
 	q.Set("temp_directory", filepath.Join(TempDir(home), fmt.Sprintf("%d-%d", os.Getpid(), instances.Add(1))))
 	// DuckDB makes its own folder when it first spills, but not tmp/.
 	os.Mkdir(TempDir(home), 0o755) //nolint:errcheck // exists already, or the spill says why not

@@ -78,6 +78,21 @@ line two | piped', 'réponse ✓', 42, TIMESTAMPTZ '2026-11-01 10:00:01+00');
 
 const fixtureQuery = `SELECT task_id, repo_path, stages, success, total_tokens, final_plan, timestamp FROM raw.task_runs ORDER BY task_id`
 
+// [store] threads reaches the stores a command opens (cra sql reads
+// DuckDB's setting back): one thread unless config.toml sets more.
+func TestStoreThreadsFromTheConfig(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	const q = "select current_setting('threads') as threads"
+	if got := sqlRows(t, home, q); got != "threads\n1\n" {
+		t.Errorf("by default: %q, want 1", got)
+	}
+	setCfg(t, home, "[store]\n", "[store]\nthreads = 2\n")
+	if got := sqlRows(t, home, q); got != "threads\n2\n" {
+		t.Errorf("with threads = 2: %q", got)
+	}
+}
+
 func TestSQLFormats(t *testing.T) {
 	home := fixtureHome(t)
 	for _, format := range []string{"table", "csv", "json", "jsonl", "markdown"} {

@@ -173,11 +173,12 @@ func (a *app) before(ctx context.Context, cmd *cli.Command) (context.Context, er
 		return ctx, usage.Errorf("--home: %v", err)
 	}
 	a.home = home
-	// DuckDB's memory limit applies to every store the command opens; a
-	// config.toml that does not load is reported by the commands that read
-	// it, and the default applies meanwhile.
+	// DuckDB's memory limit and threads apply to every store the command
+	// opens; a config.toml that does not load is reported by the commands
+	// that read it, and the defaults apply meanwhile.
 	if cfg, err := config.Load(home.ConfigPath()); err == nil {
 		kb.SetMemoryLimit(cfg.Store.MemoryLimit)
+		kb.SetThreads(cfg.Store.Threads)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cmd.String("log-level"))); err != nil {

@@ -176,6 +176,7 @@ type Adapters struct {
 // Store configures DuckDB in every command.
 type Store struct {
 	MemoryLimit string `toml:"memory_limit" doc:"DuckDB's memory limit per open store, e.g. \"2GB\"; empty means a thirty-second of the machine's memory (or its container's), between 1 GiB and 4 GiB. Past it DuckDB spills to tmp/ in the home; raise it if a command says the stores ran out of memory."`
+	Threads     int    `toml:"threads" doc:"DuckDB's worker threads per open store; 0 means 1. cra's own queries are small and gain nothing from more; raise it (up to the machine's cores) for large ad-hoc cra sql queries."`
 }
 
 // Teacher configures the remote model used for distillation.

@@ -102,6 +102,7 @@ func TestErrorsNameFileKeyAndFix(t *testing.T) {
 		{"memory not a size", "[store]\nmemory_limit = \"lots\"\n", "store.memory_limit", []string{`"lots" is not a size`, `"2GB"`}},
 		{"memory without unit", "[store]\nmemory_limit = \"2048\"\n", "store.memory_limit", []string{"not a size"}},
 		{"memory too small", "[store]\nmemory_limit = \"511MiB\"\n", "store.memory_limit", []string{"less than 512 MiB"}},
+		{"threads negative", "[store]\nthreads = -1\n", "store.threads", []string{"-1 is negative"}},
 		{"unknown section", "[modles]\n", "modles", []string{"unknown key", "did you mean models?"}},
 		{"secret in config", "[teacher]\napi_key = \"sk-123\"\n", "teacher.api_key", []string{"secret", "api_key_env"}},
 		{"remote without key env", "[models]\nprovider = \"remote_api\"\n", "models.api_key_env", []string{"needs an API key"}},

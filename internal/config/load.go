@@ -77,6 +77,9 @@ func (c Config) Validate(path string) []error {
 	}
 	checkURL(bad, "models.base_url", c.Models.BaseURL, true)
 	checkSize(bad, "store.memory_limit", c.Store.MemoryLimit, MinMemoryLimit)
+	if c.Store.Threads < 0 {
+		bad("store.threads", fmt.Sprintf("%d is negative", c.Store.Threads), "use 0 (one thread) or a number of threads")
+	}
 	if c.Models.Coding == "" || c.Models.Reasoning == "" {
 		bad("models", "coding and reasoning models must both be set", "run `cra init --coding-model M --reasoning-model M`, or set models.coding and models.reasoning")
 	}
