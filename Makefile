@@ -33,30 +33,16 @@ TESTLINK = $(if $(shell command -v ld.gold 2>/dev/null),-ldflags=-extldflags=-fu
 # queues behind the short packages.
 TESTPKGS = ./cmd/cra ./cmd/cra/e2e/... ./...
 
-# The tests' temporary files (homes, repositories, their DuckDB stores) go
-# to a RAM disk when /dev/shm has 8 GiB free: DuckDB syncs every commit to
-# disk, and on a disk those syncs wait behind the gigabytes of test
-# binaries go test writes (cmd/cra's tests alone took 4–22 % less CPU in
-# paired runs). A kill -9 loses nothing that reached the page cache either way,
-# so the kill tests test the same thing. go test's own work directory,
-# the test binaries, stays on disk. The directory is removed at the end,
-# or when make is interrupted.
-TESTENV = free=$$(df -k --output=avail /dev/shm 2>/dev/null | tail -n 1); \
-	if [ "$${free:-0}" -ge 8388608 ] 2>/dev/null; then \
-		tmp=$$(mktemp -d /dev/shm/cra-test.XXXXXX) && trap 'rm -rf "$$tmp"' EXIT INT TERM HUP && \
-		export GOTMPDIR="$${GOTMPDIR:-$${TMPDIR:-/tmp}}" TMPDIR="$$tmp" && echo "tests' temporary files in $$tmp"; \
-	fi;
-
 # cmd/cra/e2e's tests run bin/cra, built here without -race: the
 # figures it checks are a user's, and the test does not build it itself.
 # test is the suite as you run it while working; test-race is the same
 # suite under the race detector (three to four times slower), which CI
 # runs too. TESTFLAGS adds go test flags (-json for per-package times).
 test: build
-	@$(TESTENV) CRA_E2E_BIN=$(abspath $(BIN)) $(GO) test $(TESTLINK) $(TESTFLAGS) -timeout 30m $(TESTPKGS)
+	CRA_E2E_BIN=$(abspath $(BIN)) $(GO) test $(TESTLINK) $(TESTFLAGS) -timeout 30m $(TESTPKGS)
 
 test-race: build
-	@$(TESTENV) CRA_E2E_BIN=$(abspath $(BIN)) $(GO) test $(TESTLINK) -race $(TESTFLAGS) -timeout 30m $(TESTPKGS)
+	CRA_E2E_BIN=$(abspath $(BIN)) $(GO) test $(TESTLINK) -race $(TESTFLAGS) -timeout 30m $(TESTPKGS)
 
 lint:
 	@files=$$(gofmt -l $$(git ls-files '*.go')); \
