@@ -12,10 +12,9 @@ import (
 )
 
 // Every DuckDB instance cra opens gets the same memory limit and threads,
-// and spills to
-// a temporary directory of its own inside the home, so a query larger than
-// the limit goes to disk instead of failing, and nothing is written
-// outside the home.
+// and spills to a temporary directory of its own inside the home, so a
+// query larger than the limit goes to disk instead of failing, and nothing
+// is written outside the home.
 
 // memoryLimit is the process's DuckDB memory_limit ("" for the default);
 // set once per command from [store] memory_limit.
@@ -42,8 +41,9 @@ var threads atomic.Int64
 // threads says otherwise: one. cra's own queries are small, and DuckDB's
 // default of one thread per core made them no faster while cmd/cra's
 // tests took about a fifth more CPU (the threads hand each query's few
-// tasks to one another); a large ad-hoc `cra sql` is what more threads
-// speed up.
+// tasks to one another); curate-data, an export and a bootstrap of
+// pallets/click took a little longer with two threads than with one. A
+// large ad-hoc `cra sql` is what more threads speed up.
 const DefaultThreads = 1
 
 // SetThreads sets DuckDB's threads for every store this process opens from
