@@ -28,9 +28,8 @@ install:
 TESTLINK = $(if $(shell command -v ld.gold 2>/dev/null),-ldflags=-extldflags=-fuse-ld=gold)
 
 # The packages in the order go test starts their test binaries (two at a
-# time on two cores): the longest first, cmd/cra (in-process) beside the
-# end-to-end ones (mostly waiting on child processes), so that neither
-# queues behind the short packages.
+# time on two cores): the longest first, cmd/cra beside the end-to-end
+# ones, so that none of them queues behind the short packages.
 TESTPKGS = ./cmd/cra ./cmd/cra/e2e/... ./...
 
 # cmd/cra/e2e's tests run bin/cra, built here without -race: the
