@@ -28,9 +28,10 @@ install:
 TESTLINK = $(if $(shell command -v ld.gold 2>/dev/null),-ldflags=-extldflags=-fuse-ld=gold)
 
 # The packages in the order go test starts their test binaries (two at a
-# time on two cores): the longest first, cmd/cra beside the end-to-end
-# ones, so that none of them queues behind the short packages.
-TESTPKGS = ./cmd/cra ./cmd/cra/e2e/... ./...
+# time on two cores): the longest first, so that the suite does not end
+# with one long package running alone on one core.
+TESTPKGS = ./cmd/cra/e2e/adapters ./bootstrap ./cmd/cra/e2e/recipe ./cmd/cra/e2e/solve \
+	./cmd/cra/e2e ./cmd/cra/e2e/curate ./cmd/cra ./shards ./...
 
 # cmd/cra/e2e's tests run bin/cra, built here without -race: the
 # figures it checks are a user's, and the test does not build it itself.

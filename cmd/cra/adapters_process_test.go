@@ -189,8 +189,8 @@ func TestChampionsReadDuringABootstrap(t *testing.T) {
 func TestAdaptersAddLineage(t *testing.T) {
 	t.Parallel()
 	home := newHome(t)
-	mustRun(t, home, "bootstrap", historyRepo(t).Dir) // ground truth for curate-data
-	trainAll(t, home)
+	mustRun(t, home, "bootstrap", clitest.HistoryRepo(t).Dir) // ground truth for curate-data
+	clitest.TrainAll(t, home)
 	mustRun(t, home, "sql", "--write", evalRowsSQL) // evidence for train-plan
 	out := filepath.Join(t.TempDir(), "plan")
 	var plan struct {

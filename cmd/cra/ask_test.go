@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/agent/ask/asktest"
+	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/kb/schema"
@@ -131,7 +132,7 @@ func askHome(t *testing.T, prose *atomic.Bool) string {
 	srv := fakellm.New(t)
 	answer := asktest.Answer(nil)
 	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
-		if isPing(req) {
+		if evaltest.IsPing(req) {
 			return fakellm.Reply{Text: "ok"}
 		}
 		stage, right, _, ok := answer(req)

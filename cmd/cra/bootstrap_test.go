@@ -8,24 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/golden"
 )
-
-// historyRepo has one commit of each kind the funnel separates.
-func historyRepo(t *testing.T) *gittest.Repo {
-	r := gittest.New(t)
-	r.Write("app/store.py", "class Store:\n    def get(self, key):\n        return key\n")
-	r.Write("app/api.py", "from app.store import Store\n\n\ndef handler(key):\n    return Store().get(key)\n")
-	r.Commit("Create the store and the API handler")
-	r.Write("app/store.py", "class Store:\n    def get(self, key, default=None):\n        return key or default\n")
-	r.Commit("Let Store.get fall back to a default value")
-	r.Write("app/api.py", "from app.store import Store\n\n\ndef handler(key):\n    return Store().get(key, '')\n")
-	r.Commit("wip")
-	r.Write("requirements.txt", "requests==2.0\n")
-	r.CommitAs("dependabot[bot] <bot@example.com>", "Bump requests from 1.0 to 2.0 in the python group")
-	return r
-}
 
 type bootstrapSummary struct {
 	RunID int64 `json:"run_id"`
@@ -48,7 +33,7 @@ type bootstrapSummary struct {
 
 func TestBootstrapCommand(t *testing.T) {
 	home := newHome(t)
-	r := historyRepo(t)
+	r := clitest.HistoryRepo(t)
 	var first bootstrapSummary
 	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "bootstrap", "--jobs", "2", r.Dir)), &first); err != nil {
 		t.Fatal(err)
@@ -95,7 +80,7 @@ func TestBootstrapCommand(t *testing.T) {
 
 func TestBootstrapExitCodes(t *testing.T) {
 	home := newHome(t)
-	r := historyRepo(t)
+	r := clitest.HistoryRepo(t)
 	if res := cra(t, home, "", "bootstrap"); res.code != exitUsage || !strings.Contains(res.stderr, "at least one repository") {
 		t.Errorf("no args: exit %d, stderr %q", res.code, res.stderr)
 	}
@@ -123,7 +108,7 @@ func TestBootstrapExitCodes(t *testing.T) {
 // cra status shows each kind's last run: its status, duration and what it did.
 func TestStatusShowsTheLastRunOfEachKind(t *testing.T) {
 	home := newHome(t)
-	r := historyRepo(t)
+	r := clitest.HistoryRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
 	var st struct {
 		LastRuns []struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cra-dev/cra/curate"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -17,7 +18,7 @@ import (
 // for each batch command that takes a repository.
 func TestBatchCommandsSkipOrWaitForABusyRepository(t *testing.T) {
 	home := newHome(t)
-	r := historyRepo(t)
+	r := clitest.HistoryRepo(t)
 	mustRun(t, home, "index", r.Dir)
 	for _, tc := range []struct {
 		batch string
@@ -55,9 +56,9 @@ func TestBatchCommandsSkipOrWaitForABusyRepository(t *testing.T) {
 // the same name exits 1 naming the holder, or waits for it with --wait.
 func TestCurateDataLocksTheDatasetName(t *testing.T) {
 	home := newHome(t)
-	r := historyRepo(t)
+	r := clitest.HistoryRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
-	trainAll(t, home)
+	clitest.TrainAll(t, home)
 	held, err := kb.LockInput(context.Background(), home, curate.DatasetLock, "rel", "cra curate-data --name rel (the other run)", 0)
 	if err != nil {
 		t.Fatal(err)

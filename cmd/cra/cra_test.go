@@ -35,6 +35,13 @@ func mustRun(t testing.TB, home string, args ...string) string {
 	return craCLI.MustRun(t, home, args...)
 }
 
+// sqlRows runs queries in one cra sql (one attach of the stores, which
+// costs more than most queries): CSV, a blank line between result sets.
+func sqlRows(t testing.TB, home string, queries ...string) string {
+	t.Helper()
+	return craCLI.SQLRows(t, home, queries...)
+}
+
 // modelHome is a new home served by the fake model at baseURL
 // (clitest.CLI.ModelHome).
 func modelHome(t testing.TB, baseURL string) string {
@@ -46,15 +53,6 @@ func modelHome(t testing.TB, baseURL string) string {
 func newHome(t testing.TB) string {
 	t.Helper()
 	return craCLI.NewHome(t)
-}
-
-// trainAll sets [curate] validation_fraction = 0 in home: a test home
-// mines a commit or two from a repository in a temporary directory, whose
-// hashes change with every run, so under the default fraction its dataset
-// is now and then validation only, and curate-data refuses it.
-func trainAll(t *testing.T, home string) {
-	t.Helper()
-	setCfg(t, home, "[curate]\n", "[curate]\nvalidation_fraction = 0.0\n")
 }
 
 // fixtureHome is a home whose raw store holds rows exercising every value
@@ -87,7 +85,7 @@ func TestStoreThreadsFromTheConfig(t *testing.T) {
 	if got := sqlRows(t, home, q); got != "threads\n1\n" {
 		t.Errorf("by default: %q, want 1", got)
 	}
-	setCfg(t, home, "[store]\n", "[store]\nthreads = 2\n")
+	clitest.SetConfig(t, home, "[store]\n", "[store]\nthreads = 2\n")
 	if got := sqlRows(t, home, q); got != "threads\n2\n" {
 		t.Errorf("with threads = 2: %q", got)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
 )
 
@@ -36,7 +37,7 @@ func TestEnrichCommand(t *testing.T) {
 		return fakellm.Reply{Text: validMeta}
 	})
 	home := modelHome(t, srv.OllamaURL())
-	r := smallRepo(t)
+	r := clitest.SmallRepo(t)
 	r.Write("pkg/worker.py", "def work():\n    return 1\n")
 	r.Commit("Add the worker")
 	if res := cra(t, home, "", "enrich", r.Dir); res.code != exitUsage || !strings.Contains(res.stderr, "cra index") {
@@ -97,7 +98,7 @@ func TestSQLReadsWhileEnrichWaitsOnTheModel(t *testing.T) {
 		return fakellm.Reply{Text: validMeta, Delay: 700 * time.Millisecond}
 	})
 	home := modelHome(t, srv.OllamaURL())
-	r := smallRepo(t)
+	r := clitest.SmallRepo(t)
 	mustRun(t, home, "index", r.Dir)
 	done := make(chan result)
 	go func() { done <- cra(t, home, "", "enrich", "--jobs", "1", r.Dir) }()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/kb"
 )
 
@@ -15,7 +16,7 @@ import (
 // (nothing done), 130 interrupted.
 func TestEveryDocumentedExitPath(t *testing.T) {
 	t.Parallel()
-	r := historyRepo(t)
+	r := clitest.HistoryRepo(t)
 	fresh := func(t *testing.T) env { return env{newHome(t)} }
 	for _, tc := range []struct {
 		name   string
@@ -59,7 +60,7 @@ func TestEveryDocumentedExitPath(t *testing.T) {
 		{"usage: export into a non-empty directory", func(t *testing.T) env {
 			e := fresh(t)
 			mustRun(t, e.home, "bootstrap", r.Dir)
-			trainAll(t, e.home)
+			clitest.TrainAll(t, e.home)
 			mustRun(t, e.home, "curate-data", "--name", "d")
 			os.WriteFile(filepath.Join(e.home, "exports", "taken"), nil, 0o644)
 			return e

@@ -6,19 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cra-dev/cra/internal/gittest"
+	"github.com/cra-dev/cra/internal/clitest"
 )
-
-func smallRepo(t *testing.T) *gittest.Repo {
-	r := gittest.New(t)
-	r.Write("pkg/util.py", "def helper(x):\n    return x\n")
-	r.Write("pkg/main.py", "from pkg.util import helper\n\n\ndef run():\n    return helper(1)\n")
-	r.WriteBytes("logo.png", []byte("\x89PNG\x00\x00"))
-	r.Commit("first")
-	r.Write("pkg/util.py", "def helper(x):\n    return x + 1\n")
-	r.Commit("second")
-	return r
-}
 
 type indexSummary struct {
 	Repos []struct {
@@ -36,7 +25,7 @@ type indexSummary struct {
 
 func TestIndexCommandIsIncrementalAndQueryable(t *testing.T) {
 	home := newHome(t)
-	r := smallRepo(t)
+	r := clitest.SmallRepo(t)
 	var first indexSummary
 	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "index", r.Dir)), &first); err != nil {
 		t.Fatal(err)
@@ -65,7 +54,7 @@ func TestIndexCommandIsIncrementalAndQueryable(t *testing.T) {
 
 func TestIndexExitCodes(t *testing.T) {
 	home := newHome(t)
-	r := smallRepo(t)
+	r := clitest.SmallRepo(t)
 	if res := cra(t, home, "", "index"); res.code != exitUsage || !strings.Contains(res.stderr, "at least one repository") {
 		t.Errorf("no args: exit %d, stderr %q", res.code, res.stderr)
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/cra-dev/cra/internal/clitest"
 )
 
 // commandPaths is every command cra runs, as the words that name it
@@ -145,7 +145,7 @@ func TestJSONErrorsForEveryCommand(t *testing.T) {
 					if res.code != plain.code {
 						t.Errorf("cra %s: exit %d, without --json %d", strings.Join(args, " "), res.code, plain.code)
 					}
-					got := oneJSONObject(t, res.stdout)
+					got := clitest.OneJSONObject(t, res.stdout)
 					if got["error"] != msg || got["exit_code"] != float64(plain.code) || len(got) != 2 {
 						t.Errorf("cra %s: stdout %s\nwant error %q, exit_code %d", strings.Join(args, " "), res.stdout, msg, plain.code)
 					}
@@ -155,29 +155,14 @@ func TestJSONErrorsForEveryCommand(t *testing.T) {
 	}
 }
 
-// oneJSONObject decodes s, which must hold one JSON object and nothing
-// after it.
-func oneJSONObject(t *testing.T, s string) map[string]any {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	var v map[string]any
-	if err := dec.Decode(&v); err != nil || v == nil {
-		t.Fatalf("stdout is no JSON object (%v): %.500q", err, s)
-	}
-	if err := dec.Decode(new(any)); !errors.Is(err, io.EOF) {
-		t.Fatalf("stdout holds more than one JSON document: %.500q", s)
-	}
-	return v
-}
-
 // A command that printed its summary and then failed (some inputs did)
 // prints one object: the summary's fields, then "error" and "exit_code".
 func TestJSONSummaryOfAFailureCarriesTheError(t *testing.T) {
 	home := newHome(t)
-	r := historyRepo(t)
+	r := clitest.HistoryRepo(t)
 	notRepo := t.TempDir()
 	res := cra(t, home, "", "--json", "bootstrap", notRepo, r.Dir)
-	got := oneJSONObject(t, res.stdout)
+	got := clitest.OneJSONObject(t, res.stdout)
 	if res.code != exitFailures || got["error"] != "1 of 2 inputs failed" || got["exit_code"] != float64(exitFailures) {
 		t.Errorf("bootstrap: exit %d, %s", res.code, res.stdout)
 	}
@@ -188,7 +173,7 @@ func TestJSONSummaryOfAFailureCarriesTheError(t *testing.T) {
 	down := filepath.Join(t.TempDir(), "home")
 	mustRun(t, down, "init", "--provider", "ollama", "--base-url", "http://127.0.0.1:1", "--coding-model", "c:1b", "--reasoning-model", "r:1b")
 	res = cra(t, down, "", "--json", "models", "check")
-	got = oneJSONObject(t, res.stdout)
+	got = clitest.OneJSONObject(t, res.stdout)
 	checks, _ := got["checks"].([]any)
 	if res.code != exitFailures || len(checks) == 0 || got["exit_code"] != float64(exitFailures) || !strings.Contains(got["error"].(string), "inputs failed") {
 		t.Errorf("models check: exit %d, %s", res.code, res.stdout)
@@ -209,7 +194,7 @@ func TestWithError(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
 			}
-			oneJSONObject(t, got)
+			clitest.OneJSONObject(t, got)
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -25,12 +24,6 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Run(context.Background(), a, os.Stdin, os.Stdout, os.Stderr))
 	}
-	// The fake teacher's key, as a user exports it: set once for the
-	// whole package, so the distill tests (which read it) run in parallel
-	// rather than each setting it with t.Setenv.
-	if err := os.Setenv(distillKeyEnv, distillKey); err != nil {
-		panic(err)
-	}
 	evaltest.UsePython()
 	clitest.MoreParallel()
 	code := m.Run()
@@ -44,12 +37,7 @@ func TestMain(m *testing.M) {
 func craProcesses(t *testing.T, runs ...[]string) []result {
 	t.Helper()
 	var out []result
-	for _, r := range clitest.Processes(t, func(args []string) *exec.Cmd {
-		js, _ := json.Marshal(args)
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "CRA_TEST_CLI_ARGS="+string(js))
-		return cmd
-	}, runs...) {
+	for _, r := range clitest.Processes(t, runs...) {
 		out = append(out, result{r.Code, r.Stdout, r.Stderr})
 	}
 	return out
@@ -61,12 +49,12 @@ func craProcesses(t *testing.T, runs ...[]string) []result {
 func TestTwoCurateDataProcessesOnOneName(t *testing.T) {
 	t.Parallel()
 	home := newHome(t)
-	r := historyRepo(t)
+	r := clitest.HistoryRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
-	trainAll(t, home)
+	clitest.TrainAll(t, home)
 	single := newHome(t)
 	mustRun(t, single, "bootstrap", r.Dir)
-	trainAll(t, single)
+	clitest.TrainAll(t, single)
 	mustRun(t, single, "curate-data", "--name", "rel")
 	want := mustRun(t, single, "sql", "--format", "csv", "select id, stage, split from raw.training_examples order by all")
 

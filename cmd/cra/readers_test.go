@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -18,15 +17,6 @@ import (
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/kb"
 )
-
-// craChild starts cra with args as a process of its own (this test
-// binary, see TestMain).
-func craChild(args ...string) *exec.Cmd {
-	js, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "CRA_TEST_CLI_ARGS="+string(js))
-	return cmd
-}
 
 // runChild runs cmd to its end and returns what it printed and its exit code.
 func runChild(t *testing.T, cmd *exec.Cmd) result {
@@ -87,7 +77,7 @@ func besideABootstrap(t *testing.T, home string, commits int, commands [][]strin
 	// raw store (reads the branches' targets, writes the merge tasks)
 	// while the commands go on.
 	gittest.Synthetic{Files: 30, Commits: commits, Funcs: 4, Realistic: true, MergedBranches: true}.Build(t, repo)
-	boot := craChild("--home", home, "bootstrap", "--jobs", "1", repo)
+	boot := clitest.Child("--home", home, "bootstrap", "--jobs", "1", repo)
 	var bootOut, bootErr bytes.Buffer
 	boot.Stdout, boot.Stderr = &bootOut, &bootErr
 	start := time.Now()
@@ -117,7 +107,7 @@ func besideABootstrap(t *testing.T, home string, commits int, commands [][]strin
 					return
 				}
 				began := time.Now()
-				res := runChild(t, craChild(args...))
+				res := runChild(t, clitest.Child(args...))
 				took := time.Since(began)
 				mu.Lock()
 				runs++
@@ -180,7 +170,7 @@ func TestReadersWaitForAHeldStore(t *testing.T) {
 				{"sql", "--write", "--wait", "0", "select 1"},
 			} {
 				began := time.Now()
-				res := runChild(t, craChild(append([]string{"--home", home}, args...)...))
+				res := runChild(t, clitest.Child(append([]string{"--home", home}, args...)...))
 				took := time.Since(began)
 				if res.code != exitUsage || !strings.Contains(res.stderr, holder) || !strings.Contains(res.stderr, kind.File()) ||
 					strings.Contains(res.stderr, "waiting") || took > 5*time.Second {
@@ -189,7 +179,7 @@ func TestReadersWaitForAHeldStore(t *testing.T) {
 				}
 			}
 			began := time.Now()
-			res := runChild(t, craChild("--home", home, "status", "--wait", "700ms"))
+			res := runChild(t, clitest.Child("--home", home, "status", "--wait", "700ms"))
 			took := time.Since(began)
 			if res.code != exitUsage || took < 700*time.Millisecond || strings.Count(res.stderr, "waiting") != 1 ||
 				strings.Count(res.stderr, holder) != 2 {
@@ -207,7 +197,7 @@ func TestReadersWaitForAHeldStore(t *testing.T) {
 		s := hold(kb.Raw)
 		time.AfterFunc(800*time.Millisecond, func() { s.Close() })
 		began := time.Now()
-		res := runChild(t, craChild(append([]string{"--home", home}, args...)...))
+		res := runChild(t, clitest.Child(append([]string{"--home", home}, args...)...))
 		took := time.Since(began)
 		if res.code != exitOK || took < 800*time.Millisecond || strings.Count(res.stderr, "waiting") != 1 || !strings.Contains(res.stderr, holder) {
 			t.Errorf("%v with the default wait: exit %d after %v, stderr %q; want exit 0 once the writer let go, having said whom it waited for",
@@ -228,7 +218,7 @@ func TestReadersWaitForAHeldStore(t *testing.T) {
 func TestSQLLetsGoOfTheStoresBeforeItsOutput(t *testing.T) {
 	t.Parallel()
 	home := newHome(t)
-	cmd := craChild("--home", home, "sql", "--format", "csv", "select range as n from range(200000)")
+	cmd := clitest.Child("--home", home, "sql", "--format", "csv", "select range as n from range(200000)")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/usage"
 	"github.com/cra-dev/cra/shards"
 )
@@ -74,7 +75,7 @@ func TestShardsExportImportSQL(t *testing.T) {
 	var repos []string
 	// These origins fall in shards 0 and 1 of 2 (shards' pinned hash).
 	for _, origin := range []string{"git@github.com:cra-dev/cra.git", "https://github.com/psf/requests.git"} {
-		r := historyRepo(t)
+		r := clitest.HistoryRepo(t)
 		r.Git("remote", "add", "origin", origin)
 		repos = append(repos, r.Dir)
 	}

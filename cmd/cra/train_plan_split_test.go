@@ -50,7 +50,7 @@ func TestTrainPlanAfterEvalTrainsOnSomething(t *testing.T) {
 	}
 	k := len(hashes) / 2
 	fraction := (hashes[k-1] + hashes[k]) / 2
-	setCfg(t, home, "[curate]\n", "[curate]\nvalidation_fraction = "+strconv.FormatFloat(fraction, 'g', -1, 64)+"\n")
+	clitest.SetConfig(t, home, "[curate]\n", "[curate]\nvalidation_fraction = "+strconv.FormatFloat(fraction, 'g', -1, 64)+"\n")
 
 	// Evidence enough for a target (eval run 1, its tasks on other
 	// repositories), then a real eval (run 2).
@@ -110,7 +110,7 @@ func TestTrainPlanAfterEvalTrainsOnSomething(t *testing.T) {
 	}
 
 	// Everything held out by the configuration: refused, nothing written.
-	setCfg(t, home, "[curate]\n", fmt.Sprintf("[curate]\nholdout_repos = [%q]\n", repo.Dir))
+	clitest.SetConfig(t, home, "[curate]\n", fmt.Sprintf("[curate]\nholdout_repos = [%q]\n", repo.Dir))
 	res := cra(t, home, "", "curate-data", "--training-plan", planPath, "--name", "held")
 	for _, want := range []string{"no train example for scope", "from held-out repositories [" + stored + "]",
 		"hold fewer repositories out", "No dataset written"} {

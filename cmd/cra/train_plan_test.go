@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/golden"
 )
 
@@ -31,9 +32,9 @@ INSERT INTO raw.eval_results (eval_run_id, task_id, task_run_id, stage, metric, 
 
 func TestTrainPlanCommand(t *testing.T) {
 	home := newHome(t)
-	r := historyRepo(t)
+	r := clitest.HistoryRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir) // synthetic ground truth for curate-data
-	trainAll(t, home)
+	clitest.TrainAll(t, home)
 	mustRun(t, home, "sql", "--write", evalRowsSQL)
 
 	out := filepath.Join(t.TempDir(), "plan")
@@ -99,9 +100,9 @@ func TestTrainPlanOnAnEmptyStore(t *testing.T) {
 
 func TestCurateRefusesAPlanItCannotBuild(t *testing.T) {
 	home := newHome(t)
-	r := historyRepo(t)
+	r := clitest.HistoryRepo(t)
 	mustRun(t, home, "bootstrap", r.Dir)
-	trainAll(t, home)
+	clitest.TrainAll(t, home)
 	dir := t.TempDir()
 	for name, tc := range map[string]struct {
 		plan string

@@ -8,6 +8,7 @@ package clitest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -175,19 +176,6 @@ func RemoveBinary() {
 	}
 }
 
-// Processes runs each argument list as its own cra process (the command
-// cmd makes of it), all at once, and returns their results in order.
-func Processes(t testing.TB, cmd func(args []string) *exec.Cmd, runs ...[]string) []Result {
-	t.Helper()
-	out := make([]Result, len(runs))
-	var wg sync.WaitGroup
-	for i, args := range runs {
-		wg.Go(func() { out[i] = RunChild(t, cmd(args)) })
-	}
-	wg.Wait()
-	return out
-}
-
 // MoreParallel lets 3 × GOMAXPROCS parallel tests run at once instead of
 // GOMAXPROCS, unless -parallel says otherwise: a TestMain of tests that
 // spend most of their time waiting on child processes (git, the fixtures'
@@ -245,4 +233,19 @@ func LineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// OneJSONObject is s, a command's standard output, as the one JSON object
+// it must be; the test fails if it is not that.
+func OneJSONObject(t testing.TB, s string) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil || v == nil {
+		t.Fatalf("stdout is no JSON object (%v): %.500q", err, s)
+	}
+	if err := dec.Decode(new(any)); !errors.Is(err, io.EOF) {
+		t.Fatalf("stdout holds more than one JSON document: %.500q", s)
+	}
+	return v
 }

@@ -109,18 +109,29 @@ func CopyHome(t testing.TB, home string) string {
 func CopyHomeServedBy(t testing.TB, home, from, to string) string {
 	t.Helper()
 	dst := CopyHome(t, home)
-	cfgPath := filepath.Join(dst, "config.toml")
-	cfg, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := fmt.Sprintf("\nbase_url = %q\n", from)
-	if !strings.Contains(string(cfg), old) {
-		t.Fatalf("%s has no line%s", cfgPath, strings.TrimSuffix(old, "\n"))
-	}
-	s := strings.Replace(string(cfg), old, fmt.Sprintf("\nbase_url = %q\n", to), 1)
-	if err := os.WriteFile(cfgPath, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	SetConfig(t, dst, fmt.Sprintf("\nbase_url = %q\n", from), fmt.Sprintf("\nbase_url = %q\n", to))
 	return dst
+}
+
+// SetConfig replaces old with new in home's config.toml, once; the test
+// fails if old is not there.
+func SetConfig(t testing.TB, home, old, new string) {
+	t.Helper()
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil || !strings.Contains(string(cfg), old) {
+		t.Fatalf("%s has no %q (%v)", cfgPath, old, err)
+	}
+	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TrainAll sets [curate] validation_fraction = 0 in home: a test home
+// mines a commit or two from a repository in a temporary directory, whose
+// hashes change with every run, so under the default fraction its dataset
+// is now and then validation only, and curate-data refuses it.
+func TrainAll(t testing.TB, home string) {
+	t.Helper()
+	SetConfig(t, home, "[curate]\n", "[curate]\nvalidation_fraction = 0.0\n")
 }

@@ -38,7 +38,7 @@ func Answer(tasks []eval.Task) func(req fakellm.Request) (stage, right, wrong st
 			return "", "", "", false
 		}
 		system, user := req.Messages[0].Content, req.Messages[len(req.Messages)-1].Content
-		if user == llm.PingPrompt {
+		if IsPing(req) {
 			return "", "ok", "ok", true // a preflight's ping: the model answers
 		}
 		stage := prompt.StageOf(system)
@@ -139,4 +139,10 @@ func keep(files, shown []string) []string {
 		}
 	}
 	return out
+}
+
+// IsPing reports whether req is a preflight's check of a model
+// (llm.PingPrompt), which any answer passes.
+func IsPing(req fakellm.Request) bool {
+	return len(req.Messages) > 0 && req.Messages[len(req.Messages)-1].Content == llm.PingPrompt
 }

@@ -258,7 +258,7 @@ func TestTwoEvalProcessesJudgeTheSameCommits(t *testing.T) {
 	run := func(name string) []string {
 		return []string{"--home", home, "eval", "--name", name, "--sample", "1"}
 	}
-	for i, r := range craProcesses(t, run("a"), run("b")) {
+	for i, r := range clitest.Processes(t, run("a"), run("b")) {
 		if r.Code != clitest.ExitOK {
 			t.Errorf("eval %d: exit %d\n%s", i, r.Code, clitest.LastLines(r.Stderr, 10))
 		}

@@ -1,4 +1,4 @@
-package main
+package solve_test
 
 import (
 	"context"
@@ -18,20 +18,20 @@ import (
 )
 
 // A killed eval's scratch worktree of a commit's own tests is gone after
-// the next eval starts, even though that commit's result is cached by then
+// the next eval starts, even though that commit's clitest.Result is cached by then
 // (so the step that made it never runs again); what a live process works
-// in and the user's result branches stay.
+// in and the user's clitest.Result branches stay.
 func TestEvalRemovesWhatAKilledEvalLeft(t *testing.T) {
 	t.Parallel()
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)
-	home := craCLI.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	home := cli.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
 	clitest.OracleFor(t, srv, home, nil)
-	mustRun(t, home, "eval", "--name", "nightly")
-	commits := strings.Fields(sqlRows(t, home, "select commit from raw.eval_commit_judgements order by all"))[1:]
+	cli.MustRun(t, home, "eval", "--name", "nightly")
+	commits := strings.Fields(cli.SQLRows(t, home, "select commit from raw.eval_commit_judgements order by all"))[1:]
 	if len(commits) == 0 {
-		t.Fatal("no commit's test result is cached")
+		t.Fatal("no commit's test clitest.Result is cached")
 	}
 	// What an eval killed in the middle of a commit's own tests leaves:
 	// the worktree and its branch, no owner.
@@ -43,7 +43,7 @@ func TestEvalRemovesWhatAKilledEvalLeft(t *testing.T) {
 	repo.Git("branch", orchestrator.BranchFor("evalchild-"+commits[0][:16]), commits[0])
 	repo.Git("branch", orchestrator.BranchFor("evaltests-"+commits[0][:16]), commits[0])
 	// A live run's worktrees (this process owns them) and a finished
-	// solve's result branch.
+	// solve's clitest.Result branch.
 	var live []string
 	for _, id := range []string{orchestrator.ScratchPrefix + "evalchild-live", "solve-live"} {
 		w, err := orchestrator.AddWorktree(context.Background(), home, repo.Dir, "HEAD", id)
@@ -53,14 +53,14 @@ func TestEvalRemovesWhatAKilledEvalLeft(t *testing.T) {
 		defer orchestrator.DiscardWorktree(context.Background(), home, repo.Dir, id)
 		live = append(live, w.Dir)
 	}
-	repo.Git("branch", orchestrator.BranchFor("solve-20260101-result"))
+	repo.Git("branch", orchestrator.BranchFor("solve-20260101-clitest.Result"))
 
-	res := craProcesses(t, []string{"--home", home, "eval", "--name", "nightly"})[0]
-	if res.code != exitOK {
-		t.Fatalf("the next eval: exit %d: %s", res.code, res.stderr)
+	res := clitest.Processes(t, []string{"--home", home, "eval", "--name", "nightly"})[0]
+	if res.Code != clitest.ExitOK {
+		t.Fatalf("the next eval: exit %d: %s", res.Code, res.Stderr)
 	}
 	branches := strings.Fields(repo.Git("branch", "--list", "--format=%(refname:short)", "cra/*"))
-	want := []string{"cra/scratch-evalchild-live", "cra/solve-20260101-result", "cra/solve-live"}
+	want := []string{"cra/scratch-evalchild-live", "cra/solve-20260101-clitest.Result", "cra/solve-live"}
 	if !slices.Equal(branches, want) {
 		t.Errorf("branches after the next eval: %q, want %q", branches, want)
 	}
@@ -76,13 +76,13 @@ func TestEvalRemovesWhatAKilledEvalLeft(t *testing.T) {
 
 // cra solve sweeps at its start too: a killed eval's scratch and the
 // worktree of a solve killed after its session was archived go (the
-// latter's branch, its result, stays); a killed solve that --resume can
+// latter's branch, its clitest.Result, stays); a killed solve that --resume can
 // take up keeps its worktree.
 func TestSolveRemovesWhatKilledRunsLeft(t *testing.T) {
-	s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
-	srv := s.server(t)
-	r := calcRepo(t)
-	home := solveHome(t, srv, r, "")
+	s := &clitest.SolveScript{Meta: clitest.OnePart, Part: clitest.OneStep, Implement: []string{clitest.FixAdd}}
+	srv := s.Server(t)
+	r := clitest.CalcRepo(t)
+	home := cli.SolveHome(t, srv, r, "")
 	wt := func(id string) string { return filepath.Join(orchestrator.WorktreesDir(home), id) }
 	for _, id := range []string{orchestrator.ScratchPrefix + "evalchild-0123456789abcdef", "solve-killed-in-finish", "solve-killed-resumable"} {
 		r.Git("worktree", "add", "-q", "-b", orchestrator.BranchFor(id), wt(id), "HEAD")
@@ -93,14 +93,14 @@ func TestSolveRemovesWhatKilledRunsLeft(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(kb.SessionsDir(home), "solve-killed-resumable.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
-	if res.code != exitOK {
-		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	res := cli.Cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
+	if res.Code != clitest.ExitOK {
+		t.Fatalf("exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 	}
 	var out struct {
 		Branch string `json:"branch"`
 	}
-	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil {
 		t.Fatal(err)
 	}
 	branches := strings.Fields(r.Git("branch", "--list", "--format=%(refname:short)", "cra/*"))

@@ -1,4 +1,4 @@
-package main
+package solve_test
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func TestModelServerDownStopsBeforeAnyTask(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.AllowUnused()
 	repo := evaltest.CalcHistory(t)
-	home := craCLI.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
+	home := cli.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]", repo.Dir))
 	down, err := fakellm.Start("")
 	if err != nil {
 		t.Fatal(err)
@@ -46,18 +46,18 @@ func TestModelServerDownStopsBeforeAnyTask(t *testing.T) {
 		{"solve --plan", []string{"solve", "--repo", repo.Dir, "--plan", planFile(t), "Make add right"}, []string{reasoning, coding, next}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := cra(t, home, "", tc.args...)
-			if res.code != exitUsage {
-				t.Errorf("exit %d, want 2\n%s", res.code, res.stderr)
+			res := cli.Cra(t, home, "", tc.args...)
+			if res.Code != clitest.ExitUsage {
+				t.Errorf("exit %d, want 2\n%s", res.Code, res.Stderr)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(res.stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, res.stderr)
+				if !strings.Contains(res.Stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, res.Stderr)
 				}
 			}
 			for _, n := range tc.not {
-				if strings.Contains(res.stderr, n) {
-					t.Errorf("stderr has %q:\n%s", n, res.stderr)
+				if strings.Contains(res.Stderr, n) {
+					t.Errorf("stderr has %q:\n%s", n, res.Stderr)
 				}
 			}
 		})
@@ -66,8 +66,8 @@ func TestModelServerDownStopsBeforeAnyTask(t *testing.T) {
 
 	setModelURL(t, home, down.OllamaURL(), srv.OllamaURL())
 	clitest.OracleFor(t, srv, home, nil)
-	if res := cra(t, home, "", "eval", "--sample", "2"); res.code != exitOK || !strings.Contains(res.stdout, "2 tasks, 2 scored, 0 could not run") {
-		t.Errorf("the server back: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	if res := cli.Cra(t, home, "", "eval", "--sample", "2"); res.Code != clitest.ExitOK || !strings.Contains(res.Stdout, "2 tasks, 2 scored, 0 could not run") {
+		t.Errorf("the server back: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
 	}
 }
 
@@ -105,17 +105,17 @@ func TestSolveWithTheKeyVariableUnsetLeavesNothing(t *testing.T) {
 	const keyVar = "CRA_TEST_SOLVE_KEY"
 	srv := fakellm.New(t)
 	srv.AllowUnused()
-	r := calcRepo(t)
-	home := newHome(t)
-	mustRun(t, home, "init", "--provider", "remote_api", "--base-url", srv.OpenAIURL(), "--api-key-env", keyVar,
+	r := clitest.CalcRepo(t)
+	home := cli.NewHome(t)
+	cli.MustRun(t, home, "init", "--provider", "remote_api", "--base-url", srv.OpenAIURL(), "--api-key-env", keyVar,
 		"--coding-model", "c-1b", "--reasoning-model", "r-1b")
 	cfgPath := filepath.Join(home, "config.toml")
 	cfg, _ := os.ReadFile(cfgPath)
-	cfg = []byte(strings.Replace(string(cfg), "[testing]\n", "[testing]\ntest_command = \""+testCalc+"\"\n", 1))
+	cfg = []byte(strings.Replace(string(cfg), "[testing]\n", "[testing]\ntest_command = \""+clitest.TestCalc+"\"\n", 1))
 	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, home, "index", r.Dir)
+	cli.MustRun(t, home, "index", r.Dir)
 	for _, tc := range []struct {
 		name string
 		set  func()
@@ -126,14 +126,14 @@ func TestSolveWithTheKeyVariableUnsetLeavesNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.set()
-			res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
-			if res.code != exitUsage || !strings.Contains(res.stderr, tc.what) || !strings.Contains(res.stderr, "export the API key") ||
-				strings.Contains(res.stderr, "--resume") {
-				t.Errorf("exit %d, want %d naming %s and what to do, without --resume\nstderr: %s", res.code, exitUsage, keyVar, res.stderr)
+			res := cli.Cra(t, home, "", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
+			if res.Code != clitest.ExitUsage || !strings.Contains(res.Stderr, tc.what) || !strings.Contains(res.Stderr, "export the API key") ||
+				strings.Contains(res.Stderr, "--resume") {
+				t.Errorf("exit %d, want %d naming %s and what to do, without --resume\nstderr: %s", res.Code, clitest.ExitUsage, keyVar, res.Stderr)
 			}
-			res = cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
-			if got := oneJSONObject(t, res.stdout); got["exit_code"] != float64(exitUsage) || !strings.Contains(got["error"].(string), tc.what) {
-				t.Errorf("--json: %s", res.stdout)
+			res = cli.Cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
+			if got := clitest.OneJSONObject(t, res.Stdout); got["exit_code"] != float64(clitest.ExitUsage) || !strings.Contains(got["error"].(string), tc.what) {
+				t.Errorf("--json: %s", res.Stdout)
 			}
 			checkNothingLeft(t, home, r)
 			if got := srv.Requests(); len(got) != 0 {
@@ -152,7 +152,7 @@ func checkNothingLeft(t *testing.T, home string, r *gittest.Repo, tables ...stri
 	for _, table := range append([]string{"task_runs", "orchestrator_runs", "retrieval_llm_calls", "session_archives"}, tables...) {
 		counts = append(counts, "(select count(*) from raw."+table+")")
 	}
-	if written := sqlRows(t, home, "select "+strings.Join(counts, " + ")+" as n"); written != "n\n0\n" {
+	if written := cli.SQLRows(t, home, "select "+strings.Join(counts, " + ")+" as n"); written != "n\n0\n" {
 		t.Errorf("rows written: %q", written)
 	}
 	for _, dir := range []string{"sessions", "worktrees"} {

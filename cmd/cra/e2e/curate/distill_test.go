@@ -1,4 +1,4 @@
-package main
+package curate_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
 )
@@ -44,7 +45,7 @@ func distillHome(t *testing.T, srv *fakellm.Server, extra string) string {
 // distillHomeOf is distillHome with repo's history mined.
 func distillHomeOf(t *testing.T, srv *fakellm.Server, extra string, repo *gittest.Repo) string {
 	t.Helper()
-	home := newHome(t)
+	home := cli.NewHome(t)
 	path := filepath.Join(home, "config.toml")
 	cfg, _ := os.ReadFile(path)
 	text := strings.Replace(string(cfg), "[teacher]\n", "[teacher]\nbase_url = \""+srv.OpenAIURL()+"\"\nmodel = \"teacher-1\"\n"+
@@ -55,26 +56,8 @@ func distillHomeOf(t *testing.T, srv *fakellm.Server, extra string, repo *gittes
 	}
 	srv.SetBilling(fakellm.Billing{InputPerMillion: 3, OutputPerMillion: 15, BatchDiscount: 0.5,
 		Tokens: func(s string) int { return (len(s) + 3) / 4 }})
-	mustRun(t, home, "bootstrap", repo.Dir)
+	cli.MustRun(t, home, "bootstrap", repo.Dir)
 	return home
-}
-
-// startCra runs cra with args as a child process.
-func startCra(t *testing.T, args ...string) *exec.Cmd {
-	t.Helper()
-	js, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "CRA_TEST_CLI_ARGS="+string(js))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill() //nolint:errcheck // the test failed before it could
-			cmd.Wait()         //nolint:errcheck
-		}
-	})
-	return cmd
 }
 
 func kill9(t *testing.T, cmd *exec.Cmd) {
@@ -105,7 +88,7 @@ func TestDistillKilledResumesWithoutPayingTwice(t *testing.T) {
 	home := distillHome(t, srv, "")
 	const answered, jobs = 6, 2
 	srv.HoldAfter(answered)
-	child := startCra(t, "--home", home, "distill", "--jobs", "2")
+	child := clitest.StartChild(t, "--home", home, "distill", "--jobs", "2")
 	srv.WaitUntil(t, "the child's calls held", func() bool { return srv.Answered() == answered && srv.Held() == jobs }, time.Minute)
 	kill9(t, child)
 	// The server learns of the dead client when its connections close:
@@ -115,7 +98,7 @@ func TestDistillKilledResumesWithoutPayingTwice(t *testing.T) {
 	srv.Release()
 	before := srv.Charges()
 
-	out := mustRun(t, home, "--json", "distill")
+	out := cli.MustRun(t, home, "--json", "distill")
 	var sum struct {
 		Totals  struct{ Calls, Verified, Rejected, Left int }
 		Skipped map[string]int
@@ -139,14 +122,14 @@ func TestDistillKilledResumesWithoutPayingTwice(t *testing.T) {
 	if sum.Skipped["judged_before"]+sum.Skipped["verified_before"] != answered || sum.Totals.Left != 0 {
 		t.Errorf("the re-run: %+v, skipped %v; want the %d answers stored before the kill kept", sum.Totals, sum.Skipped, answered)
 	}
-	logged := sqlRows(t, home, "select count(*) from raw.retrieval_llm_calls where call_type = 'distill' and response is not null")
+	logged := cli.SQLRows(t, home, "select count(*) from raw.retrieval_llm_calls where call_type = 'distill' and response is not null")
 	if want := "count_star()\n" + strconv.Itoa(len(srv.Charges())) + "\n"; logged != want {
 		t.Errorf("logged answers %q, want one per paid request (%d)", logged, len(srv.Charges()))
 	}
-	if got := sqlRows(t, home, "select status, count(*) from raw.distill_runs group by all order by all"); got != "status,count_star()\ninterrupted,1\nok,1\n" {
+	if got := cli.SQLRows(t, home, "select status, count(*) from raw.distill_runs group by all order by all"); got != "status,count_star()\ninterrupted,1\nok,1\n" {
 		t.Errorf("runs: %q", got)
 	}
-	if got := sqlRows(t, home, "select count(*) from raw.distill_spend where settled_usd is null"); got != "count_star()\n"+strconv.Itoa(jobs)+"\n" {
+	if got := cli.SQLRows(t, home, "select count(*) from raw.distill_spend where settled_usd is null"); got != "count_star()\n"+strconv.Itoa(jobs)+"\n" {
 		t.Errorf("unsettled reservations %q: want the %d requests cut off", got, jobs)
 	}
 }
@@ -160,7 +143,7 @@ func TestDistillBatchKilledBetweenUploadAndDownload(t *testing.T) {
 	srv.SetDefault(teacherAnswers)
 	home := distillHome(t, srv, "")
 	srv.HoldBatches(true)
-	child := startCra(t, "--home", home, "distill", "--batch")
+	child := clitest.StartChild(t, "--home", home, "distill", "--batch")
 	srv.WaitUntil(t, "the child to poll its batch", func() bool {
 		for _, r := range srv.Requests() {
 			if r.Method == "GET" && strings.HasPrefix(r.Path, "/v1/batches/batch_") {
@@ -171,7 +154,7 @@ func TestDistillBatchKilledBetweenUploadAndDownload(t *testing.T) {
 	}, time.Minute)
 	kill9(t, child)
 	srv.HoldBatches(false)
-	out := mustRun(t, home, "distill", "--batch")
+	out := cli.MustRun(t, home, "distill", "--batch")
 	if srv.Uploads() != 1 || srv.BatchesCreated() != 1 || srv.BatchRequests() == 0 {
 		t.Errorf("uploads %d, batches %d, batch requests %d: want the one batch resumed", srv.Uploads(), srv.BatchesCreated(), srv.BatchRequests())
 	}
@@ -179,7 +162,7 @@ func TestDistillBatchKilledBetweenUploadAndDownload(t *testing.T) {
 	if !strings.Contains(out, "dataset distilled@1") {
 		t.Errorf("no dataset registered:\n%s", out)
 	}
-	if got := sqlRows(t, home, "select count(*) > 0 from raw.training_examples where dataset = 'distilled' and source = 'distilled'"); got != "(count_star() > 0)\ntrue\n" {
+	if got := cli.SQLRows(t, home, "select count(*) > 0 from raw.training_examples where dataset = 'distilled' and source = 'distilled'"); got != "(count_star() > 0)\ntrue\n" {
 		t.Errorf("examples: %q", got)
 	}
 }
@@ -191,7 +174,7 @@ func TestDistillCommandOutput(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.SetDefault(teacherAnswers)
 	home := distillHome(t, srv, "")
-	dry := mustRun(t, home, "distill", "--dry-run", "--stage", "scope,plan")
+	dry := cli.MustRun(t, home, "distill", "--dry-run", "--stage", "scope,plan")
 	for _, want := range []string{"dry run of distilled with teacher teacher-1", "STAGE", "scope", "plan", "total", "estimated cost $", "(±10%), at most $"} {
 		if !strings.Contains(dry, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, dry)
@@ -200,11 +183,11 @@ func TestDistillCommandOutput(t *testing.T) {
 	if srv.Calls() != 0 {
 		t.Fatalf("the dry run sent %d requests", srv.Calls())
 	}
-	res := cra(t, home, "", "distill", "--budget-usd", "0.000001")
-	if res.code != exitOK || !strings.Contains(res.stdout, "stopped: the next call could cost more than the budget left") || srv.Calls() != 0 {
-		t.Errorf("a budget too small: exit %d, %d calls:\n%s%s", res.code, srv.Calls(), res.stdout, res.stderr)
+	res := cli.Cra(t, home, "", "distill", "--budget-usd", "0.000001")
+	if res.Code != clitest.ExitOK || !strings.Contains(res.Stdout, "stopped: the next call could cost more than the budget left") || srv.Calls() != 0 {
+		t.Errorf("a budget too small: exit %d, %d calls:\n%s%s", res.Code, srv.Calls(), res.Stdout, res.Stderr)
 	}
-	out := mustRun(t, home, "distill", "--stage", "scope", "--max-calls", "2")
+	out := cli.MustRun(t, home, "distill", "--stage", "scope", "--max-calls", "2")
 	if srv.Calls() != 2 || !strings.Contains(out, "stopped: --max-calls reached") {
 		t.Errorf("--max-calls 2: %d calls:\n%s", srv.Calls(), out)
 	}
@@ -215,24 +198,24 @@ func TestDistillCommandOutput(t *testing.T) {
 		}
 		SpentUSD float64 `json:"spent_usd"`
 	}
-	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "distill", "--stage", "scope")), &sum); err != nil {
+	if err := json.Unmarshal([]byte(cli.MustRun(t, home, "--json", "distill", "--stage", "scope")), &sum); err != nil {
 		t.Fatal(err)
 	}
 	if s := sum.Stages["scope"]; s.Calls == 0 || s.Verified+s.Rejected != s.Calls || sum.SpentUSD <= 0 {
 		t.Errorf("--json summary %+v", sum)
 	}
-	if st := mustRun(t, home, "status"); !strings.Contains(st, "distilled: ") || !strings.Contains(st, " verified, $") {
+	if st := cli.MustRun(t, home, "status"); !strings.Contains(st, "distilled: ") || !strings.Contains(st, " verified, $") {
 		t.Errorf("cra status does not show the last distill run:\n%s", st)
 	}
 	for _, args := range [][]string{{"distill", "--stage", "review"}, {"distill", "--from", "failed-runs"},
 		{"distill", "--repos", "/nowhere"}, {"distill", "--training-plan", filepath.Join(home, "none.json")}} {
-		if res := cra(t, home, "", args...); res.code != exitUsage {
-			t.Errorf("%v: exit %d, %s", args, res.code, res.stderr)
+		if res := cli.Cra(t, home, "", args...); res.Code != clitest.ExitUsage {
+			t.Errorf("%v: exit %d, %s", args, res.Code, res.Stderr)
 		}
 	}
 	plan := filepath.Join(t.TempDir(), "plan.json")
 	os.WriteFile(plan, []byte(`{"target_stage": "precision"}`), 0o644) //nolint:errcheck
-	if out := mustRun(t, home, "distill", "--dry-run", "--training-plan", plan); !strings.Contains(out, "precision") || strings.Contains(out, "\nscope") {
+	if out := cli.MustRun(t, home, "distill", "--dry-run", "--training-plan", plan); !strings.Contains(out, "precision") || strings.Contains(out, "\nscope") {
 		t.Errorf("--training-plan naming precision:\n%s", out)
 	}
 }
@@ -254,18 +237,18 @@ func TestDistillStopsOnAnOverReportingTeacher(t *testing.T) {
 	})
 	home := distillHome(t, srv, "")
 	const jobs, budget = 2, 0.5
-	res := cra(t, home, "", "distill", "--budget-usd", strconv.FormatFloat(budget, 'f', -1, 64), "--jobs", strconv.Itoa(jobs))
+	res := cli.Cra(t, home, "", "distill", "--budget-usd", strconv.FormatFloat(budget, 'f', -1, 64), "--jobs", strconv.Itoa(jobs))
 	want := "cra: teacher teacher-1 (remote_api at " + srv.OpenAIURL() + ") reported 100000 completion tokens for a request that allowed 512 (max_tokens): a provider fault"
-	if res.code != exitFailures || !strings.Contains(res.stderr, want) ||
-		!strings.Contains(res.stdout, "stopped: the teacher reported more completion tokens than max_tokens allows") {
-		t.Fatalf("exit %d; want 1 and %q\nstdout: %s\nstderr: %s", res.code, want, res.stdout, res.stderr)
+	if res.Code != clitest.ExitFailures || !strings.Contains(res.Stderr, want) ||
+		!strings.Contains(res.Stdout, "stopped: the teacher reported more completion tokens than max_tokens allows") {
+		t.Fatalf("exit %d; want 1 and %q\nstdout: %s\nstderr: %s", res.Code, want, res.Stdout, res.Stderr)
 	}
 	if srv.Calls() == 0 || srv.Calls() > jobs {
 		t.Errorf("%d calls sent; want no call started after the first fault: at most --jobs %d", srv.Calls(), jobs)
 	}
 	value := func(query string) float64 {
 		t.Helper()
-		rows := strings.Split(strings.TrimSpace(sqlRows(t, home, query)), "\n")
+		rows := strings.Split(strings.TrimSpace(cli.SQLRows(t, home, query)), "\n")
 		v, err := strconv.ParseFloat(rows[len(rows)-1], 64)
 		if err != nil {
 			t.Fatalf("%s: %v", query, err)
@@ -311,24 +294,24 @@ func TestDistillKeyNeverLeaks(t *testing.T) {
 		{"--log-level", "debug", "--json", "distill", "--stage", "scope,plan"},
 		{"--log-level", "debug", "distill", "--batch", "--name", "batched"},
 	} {
-		res := cra(t, home, "", args...)
-		output.WriteString(res.stdout + res.stderr)
+		res := cli.Cra(t, home, "", args...)
+		output.WriteString(res.Stdout + res.Stderr)
 	}
 	if !strings.Contains(srv.Requests()[0].Authorization, distillKey) {
 		t.Fatal("the key never reached the server: the test proves nothing")
 	}
-	if n := sqlRows(t, home, "select count(*) from raw.retrieval_llm_calls where response like '%[REDACTED]%' or error like '%[REDACTED]%'"); n == "count_star()\n0\n" {
+	if n := cli.SQLRows(t, home, "select count(*) from raw.retrieval_llm_calls where response like '%[REDACTED]%' or error like '%[REDACTED]%'"); n == "count_star()\n0\n" {
 		t.Fatal("no answer or error carried the key: the test proves nothing")
 	}
 	for _, ref := range []string{"distilled", "batched"} {
 		for _, format := range []string{"parquet", "jsonl"} {
-			output.WriteString(mustRun(t, home, "datasets", "export", ref, "--format", format))
+			output.WriteString(cli.MustRun(t, home, "datasets", "export", ref, "--format", format))
 		}
 	}
 	// Every row of every table, in one cra sql.
-	tables := strings.Split(strings.TrimSpace(sqlRows(t, home,
+	tables := strings.Split(strings.TrimSpace(cli.SQLRows(t, home,
 		"select 'from ' || database_name || '.' || table_name from duckdb_tables() where database_name in ('raw', 'curated')")), "\n")[1:]
-	output.WriteString(mustRun(t, home, "sql", "--format", "jsonl", strings.Join(tables, ";\n")))
+	output.WriteString(cli.MustRun(t, home, "sql", "--format", "jsonl", strings.Join(tables, ";\n")))
 	if strings.Contains(output.String(), distillKey) {
 		t.Error("the key is in a row, a log line, a summary or an export listing")
 	}
@@ -362,8 +345,8 @@ func TestDistillRedactsSecretsBeforeSending(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.SetDefault(teacherAnswers)
 	home := distillHomeOf(t, srv, "", repo)
-	mustRun(t, home, "distill", "--stage", "scope,plan,implement")
-	mustRun(t, home, "distill", "--batch", "--name", "batched", "--stage", "scope,plan,implement")
+	cli.MustRun(t, home, "distill", "--stage", "scope,plan,implement")
+	cli.MustRun(t, home, "distill", "--batch", "--name", "batched", "--stage", "scope,plan,implement")
 	redacted := false
 	for _, req := range srv.Requests() {
 		body := string(req.Body)
@@ -379,7 +362,7 @@ func TestDistillRedactsSecretsBeforeSending(t *testing.T) {
 		t.Fatal("no request carried a redacted credential: the test proves nothing")
 	}
 	for _, table := range []string{"raw.retrieval_llm_calls", "raw.distill_cache", "raw.distill_outcomes", "training_examples"} {
-		if leaks(mustRun(t, home, "sql", "--format", "jsonl", "from "+table)) {
+		if leaks(cli.MustRun(t, home, "sql", "--format", "jsonl", "from "+table)) {
 			t.Errorf("%s holds a credential", table)
 		}
 	}
@@ -394,7 +377,7 @@ func TestDistillRedactsSecretsBeforeSending(t *testing.T) {
 	}
 	os.WriteFile(cfg, []byte(strings.Replace(string(text), "\n# secrets = \"redact\"\n", "\nsecrets = \"drop\"\n", 1)), 0o644) //nolint:errcheck
 	var sum struct{ Skipped map[string]int }
-	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "distill", "--stage", "scope,plan,implement")), &sum); err != nil {
+	if err := json.Unmarshal([]byte(cli.MustRun(t, home, "--json", "distill", "--stage", "scope,plan,implement")), &sum); err != nil {
 		t.Fatal(err)
 	}
 	if sum.Skipped["secret"] == 0 {
@@ -431,7 +414,7 @@ func TestDistillKilledThreeTimesRepeatsAtMostJobsPerKill(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "distill", "--dry-run")), &dry); err != nil {
+	if err := json.Unmarshal([]byte(cli.MustRun(t, home, "--json", "distill", "--dry-run")), &dry); err != nil {
 		t.Fatal(err)
 	}
 	const jobs, kills, answered = 3, 3, 4
@@ -440,7 +423,7 @@ func TestDistillKilledThreeTimesRepeatsAtMostJobsPerKill(t *testing.T) {
 	args := []string{"--home", home, "distill", "--jobs", strconv.Itoa(jobs), "--budget-usd", usd(2 * dry.Totals.Estimate.MaxCostUSD)}
 	for k := 1; k <= kills; k++ {
 		srv.HoldAfter(srv.Answered() + answered)
-		child := startCra(t, args...)
+		child := clitest.StartChild(t, args...)
 		target := srv.Answered() + answered
 		srv.WaitUntil(t, "the child's calls held", func() bool { return srv.Answered() >= target && srv.Held() == jobs }, time.Minute)
 		kill9(t, child)
@@ -450,10 +433,10 @@ func TestDistillKilledThreeTimesRepeatsAtMostJobsPerKill(t *testing.T) {
 	// The last run goes on until a budget stops it: what the kills left
 	// spent, plus what two requests could cost (a call costs far less than
 	// it reserves: about ten fit).
-	spent, _ := strconv.ParseFloat(strings.Fields(sqlRows(t, home, "select sum(coalesce(settled_usd, reserved_usd)) as spent from raw.distill_spend"))[1], 64)
+	spent, _ := strconv.ParseFloat(strings.Fields(cli.SQLRows(t, home, "select sum(coalesce(settled_usd, reserved_usd)) as spent from raw.distill_spend"))[1], 64)
 	budget := usd(spent + 2*dry.Totals.Estimate.MaxCostUSD/float64(dry.Totals.Estimate.Calls))
 	args[len(args)-1] = budget
-	out := mustRun(t, home, append([]string{"--json"}, args[2:]...)...)
+	out := cli.MustRun(t, home, append([]string{"--json"}, args[2:]...)...)
 	var sum struct {
 		Totals   struct{ Calls, Verified, Rejected, Failed, Left int }
 		SpentUSD float64 `json:"spent_usd"`
@@ -483,7 +466,7 @@ func TestDistillKilledThreeTimesRepeatsAtMostJobsPerKill(t *testing.T) {
 		t.Errorf("%d requests received for %d keys: want one each, plus the %d cut off and the %d answered 429",
 			received, len(srv.Received()), repeats, limited)
 	}
-	if got := sqlRows(t, home, "select count(*) from raw.distill_spend where settled_usd is null"); got != "count_star()\n"+strconv.Itoa(cutOff)+"\n" {
+	if got := cli.SQLRows(t, home, "select count(*) from raw.distill_spend where settled_usd is null"); got != "count_star()\n"+strconv.Itoa(cutOff)+"\n" {
 		t.Errorf("unsettled reservations %q: want the %d requests cut off, counted at their reservation", got, cutOff)
 	}
 	if sum.SpentUSD < srv.Spent()-1e-9 {

@@ -1,15 +1,15 @@
-package main
+package solve_test
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/agent/orchestrator"
 	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
@@ -27,7 +27,7 @@ func resumableServer(t *testing.T) *fakellm.Server {
 	breakAgain := "<edit file=\"calc.py\">\n<search>\n    return a + b\n</search>\n<replacement>\n    return a * b\n</replacement>\n</edit>"
 	srv := fakellm.New(t)
 	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
-		if isPing(req) {
+		if evaltest.IsPing(req) {
 			return fakellm.Reply{Text: "ok"}
 		}
 		system, user := req.Messages[0].Content, req.Messages[len(req.Messages)-1].Content
@@ -39,13 +39,13 @@ func resumableServer(t *testing.T) *fakellm.Server {
 		case strings.HasPrefix(system, "You decide how much"):
 			return fakellm.Reply{Text: `{"symbols": {"calc.py:add": "primary"}}`}
 		case strings.HasPrefix(system, "You split a large task"):
-			return fakellm.Reply{Text: onePart}
+			return fakellm.Reply{Text: clitest.OnePart}
 		case strings.HasPrefix(system, "You plan one part"):
 			return fakellm.Reply{Text: twoSteps}
 		case strings.HasPrefix(system, "You implement a code change"):
 			switch {
 			case strings.Contains(user, "Step s1 "):
-				return fakellm.Reply{Text: fixAdd}
+				return fakellm.Reply{Text: clitest.FixAdd}
 			case strings.Contains(user, "<previous_attempt_failed>"):
 				return fakellm.Reply{Text: doc}
 			}
@@ -62,27 +62,6 @@ func resumableServer(t *testing.T) *fakellm.Server {
 	return srv
 }
 
-// solveRows are a home's rows of its one solve run, the run's id
-// replaced, in a stable order: what a resumed run must end with.
-func solveRows(t *testing.T, home string) string {
-	t.Helper()
-	run := strings.TrimSpace(strings.Split(sqlRows(t, home, "select task_id from raw.orchestrator_runs"), "\n")[1])
-	rows := sqlRows(t, home,
-		"select task_id, mode, success, total_tokens, final_diff from raw.task_runs order by 1",
-		"select p.sequence_order, p.pass_type, p.part_id, p.step_id, t.task_id from raw.orchestrator_passes p join raw.task_runs t on t.id = p.task_run_id order by 1",
-		"select t.task_id, a.attempt, a.patch_applied, a.raw_response, v.success, v.failing_tests from raw.run_attempts a join raw.task_runs t on t.id = a.task_run_id join raw.validation_results v on v.attempt_id = a.id order by 1, 2",
-		"select task_id, call_type, prompt, response, count(*) from raw.retrieval_llm_calls group by all order by all",
-		"select task_id, stage, tier, rank, detail_level, included, reason, count(*) from raw.retrieval_decisions group by all order by all",
-		"select task_id, count(*) from raw.session_archives group by all order by all",
-		"select status, total_parts, total_steps, parts_completed, steps_completed from raw.orchestrator_runs",
-	)
-	out := strings.ReplaceAll(strings.ReplaceAll(rows, run, "RUN"), home, "HOME")
-	return testTiming.ReplaceAllString(out, "in TIME")
-}
-
-// testTiming is the one thing a test run prints that changes by itself.
-var testTiming = regexp.MustCompile(`in [0-9.]+s\b`)
-
 // A cra solve process killed -9 at several points, then resumed with
 // --resume, ends with the rows of a run never interrupted: no pass,
 // attempt, call or decision twice, none missing.
@@ -92,24 +71,24 @@ func TestSolveKilledResumesToTheSameRows(t *testing.T) {
 		t.Skip("runs cra solve several times")
 	}
 	srv := resumableServer(t)
-	r := calcRepo(t)
+	r := clitest.CalcRepo(t)
 	// Index every home before any run adds branches to the repository.
-	slow := "sleep 0.4; " + testCalc
-	homes := []string{solveHome(t, srv, r, "")}
+	slow := "sleep 0.4; " + clitest.TestCalc
+	homes := []string{cli.SolveHome(t, srv, r, "")}
 	cfgPath := filepath.Join(homes[0], "config.toml")
 	cfg, _ := os.ReadFile(cfgPath)
-	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), testCalc, slow, 1)), 0o644); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), clitest.TestCalc, slow, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
 		homes = append(homes, clitest.CopyHome(t, homes[0]))
 	}
 	start := time.Now()
-	if res := cra(t, homes[0], "", "solve", "--repo", r.Dir, "Fix add and document double"); res.code != exitOK {
-		t.Fatalf("clean run: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	if res := cli.Cra(t, homes[0], "", "solve", "--repo", r.Dir, "Fix add and document double"); res.Code != clitest.ExitOK {
+		t.Fatalf("clean run: exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 	}
 	took := time.Since(start)
-	want := solveRows(t, homes[0])
+	want := cli.SolveRows(t, homes[0])
 	killed := 0
 	for i, frac := range []float64{0.3, 0.55, 0.8} {
 		home := homes[i+1]
@@ -129,16 +108,16 @@ func TestSolveKilledResumesToTheSameRows(t *testing.T) {
 				}
 			}
 			if runID == "" { // killed after its last write: it was done
-				if got := solveRows(t, home); got != want {
+				if got := cli.SolveRows(t, home); got != want {
 					t.Errorf("a run killed after it ended differs from a clean run's:\n%s", clitest.LineDiff(want, got))
 				}
 				return
 			}
-			t.Logf("killed after %d passes", strings.Count(sqlRows(t, home, "select task_id from raw.task_runs where success is not null"), ":"))
-			if res := cra(t, home, "", "solve", "--resume", runID); res.code != exitOK {
-				t.Fatalf("resume: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+			t.Logf("killed after %d passes", strings.Count(cli.SQLRows(t, home, "select task_id from raw.task_runs where success is not null"), ":"))
+			if res := cli.Cra(t, home, "", "solve", "--resume", runID); res.Code != clitest.ExitOK {
+				t.Fatalf("resume: exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 			}
-			if got := solveRows(t, home); got != want {
+			if got := cli.SolveRows(t, home); got != want {
 				t.Errorf("rows after the resume differ from a clean run's:\n%s", clitest.LineDiff(want, got))
 			}
 			if entries, _ := os.ReadDir(filepath.Join(home, "sessions")); len(entries) != 0 {
@@ -162,12 +141,12 @@ func TestKilledSolveLeavesNoTestProcess(t *testing.T) {
 			if sandbox == "auto" {
 				needBubblewrap(t)
 			}
-			s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
-			srv := s.server(t)
-			r := calcRepo(t)
+			s := &clitest.SolveScript{Meta: clitest.OnePart, Part: clitest.OneStep, Implement: []string{clitest.FixAdd}}
+			srv := s.Server(t)
+			r := clitest.CalcRepo(t)
 			once := filepath.Join(t.TempDir(), "slept")
-			home := solveHome(t, srv, r, "sandbox = \""+sandbox+"\"\n")
-			setCfg(t, home, testCalc, "test -e "+once+" || { touch "+once+"; setsid sleep 901 & sleep 902; }; "+testCalc)
+			home := cli.SolveHome(t, srv, r, "sandbox = \""+sandbox+"\"\n")
+			clitest.SetConfig(t, home, clitest.TestCalc, "test -e "+once+" || { touch "+once+"; setsid sleep 901 & sleep 902; }; "+clitest.TestCalc)
 			var wt string
 			running := func() bool { // both sleeps of the test run started
 				ents, _ := os.ReadDir(filepath.Join(home, "worktrees"))
@@ -194,9 +173,9 @@ func TestKilledSolveLeavesNoTestProcess(t *testing.T) {
 			if len(left) < 2 {
 				t.Fatalf("unconfined, the sleeps should outlive the kill (their sh dies with cra): %v", left)
 			}
-			res := cra(t, home, "", "solve", "--resume", filepath.Base(wt))
-			if res.code != exitOK {
-				t.Fatalf("resume: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+			res := cli.Cra(t, home, "", "solve", "--resume", filepath.Base(wt))
+			if res.Code != clitest.ExitOK {
+				t.Fatalf("resume: exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 			}
 			if left := waitLeftovers(wt, 3*time.Second); len(left) > 0 {
 				orchestrator.KillLeftovers(wt)

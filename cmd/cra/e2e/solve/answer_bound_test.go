@@ -1,4 +1,4 @@
-package main
+package solve_test
 
 import (
 	"context"
@@ -49,16 +49,16 @@ func TestSolveRefusesA40MBAnswerInBoundedMemory(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			huge := strings.Repeat("x", tc.size)
-			s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
+			s := &clitest.SolveScript{Meta: clitest.OnePart, Part: clitest.OneStep, Implement: []string{clitest.FixAdd}}
 			switch tc.kind {
 			case "implement":
-				s.implement = []string{"<edit file=\"calc.py\">\n<search>\n    return a - b\n</search>\n<replacement>\n" + huge + "\n</replacement>\n</edit>"}
+				s.Implement = []string{"<edit file=\"calc.py\">\n<search>\n    return a - b\n</search>\n<replacement>\n" + huge + "\n</replacement>\n</edit>"}
 			default:
-				s.analysis = []string{`{"summary": "` + huge + `", "files": ["calc.py"], "symbols": [], "keywords": []}`}
+				s.Analysis = []string{`{"summary": "` + huge + `", "files": ["calc.py"], "symbols": [], "keywords": []}`}
 			}
-			srv := s.server(t)
-			r := calcRepo(t)
-			home := solveHome(t, srv, r, "")
+			srv := s.Server(t)
+			r := clitest.CalcRepo(t)
+			home := cli.SolveHome(t, srv, r, "")
 			if tc.config != "" {
 				cfgPath := filepath.Join(home, "config.toml")
 				cfg, _ := os.ReadFile(cfgPath)
@@ -79,11 +79,11 @@ func TestSolveRefusesA40MBAnswerInBoundedMemory(t *testing.T) {
 			if st, err := os.Stat(filepath.Join(home, "raw.duckdb")); err != nil || st.Size() > maxRawAfterRun {
 				t.Errorf("raw.duckdb after the run: %v (%d MB), want under %d MB", err, st.Size()>>20, maxRawAfterRun>>20)
 			}
-			refused := sqlRows(t, home, "select count(*) > 0 as refused from raw.retrieval_llm_calls where error like '%answer from % refused: over %'")
+			refused := cli.SQLRows(t, home, "select count(*) > 0 as refused from raw.retrieval_llm_calls where error like '%answer from % refused: over %'")
 			if want := map[bool]string{true: "refused\ntrue\n", false: "refused\nfalse\n"}[tc.refused]; refused != want {
 				t.Errorf("answers refused for their size: %q, want %q; exit %d\n%s", refused, want, m.Code, m.Stderr)
 			}
-			if got := sqlRows(t, home, "select max(len(coalesce(response, ''))) <= "+strconv.Itoa(llm.MaxAnswerBytes)+" as bounded from raw.retrieval_llm_calls"); got != "bounded\ntrue\n" {
+			if got := cli.SQLRows(t, home, "select max(len(coalesce(response, ''))) <= "+strconv.Itoa(llm.MaxAnswerBytes)+" as bounded from raw.retrieval_llm_calls"); got != "bounded\ntrue\n" {
 				t.Errorf("a logged answer is over the ceiling: %q", got)
 			}
 		})

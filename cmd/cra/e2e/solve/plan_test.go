@@ -1,4 +1,4 @@
-package main
+package solve_test
 
 import (
 	"encoding/json"
@@ -8,14 +8,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cra-dev/cra/agent/llm"
+	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
 )
-
-// isPing reports whether req is a preflight's ping, which has no stage.
-func isPing(req fakellm.Request) bool {
-	return len(req.Messages) > 0 && req.Messages[len(req.Messages)-1].Content == llm.PingPrompt
-}
 
 // planServer answers each pipeline stage by its system prompt; bad makes
 // the plan stage answer prose. The plan prompts it got are in *planPrompts.
@@ -24,7 +20,7 @@ func planServer(t *testing.T, bad bool, planPrompts ...*[]string) (*fakellm.Serv
 	var mu sync.Mutex
 	calls := map[string]int{}
 	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
-		if isPing(req) {
+		if evaltest.IsPing(req) {
 			return fakellm.Reply{Text: "ok"}
 		}
 		system := req.Messages[0].Content
@@ -68,15 +64,15 @@ func TestPlanCommand(t *testing.T) {
 	t.Parallel()
 	var prompts []string
 	srv, calls := planServer(t, false, &prompts)
-	home := modelHome(t, srv.OllamaURL())
-	r := smallRepo(t)
-	if res := cra(t, home, "", "plan", "--repo", r.Dir, "Make helper add two"); res.code != exitUsage || !strings.Contains(res.stderr, "cra index "+r.Dir) {
-		t.Fatalf("not indexed: exit %d, %q", res.code, res.stderr)
+	home := cli.ModelHome(t, srv.OllamaURL())
+	r := clitest.SmallRepo(t)
+	if res := cli.Cra(t, home, "", "plan", "--repo", r.Dir, "Make helper add two"); res.Code != clitest.ExitUsage || !strings.Contains(res.Stderr, "cra index "+r.Dir) {
+		t.Fatalf("not indexed: exit %d, %q", res.Code, res.Stderr)
 	}
-	mustRun(t, home, "index", r.Dir)
+	cli.MustRun(t, home, "index", r.Dir)
 
 	out := filepath.Join(t.TempDir(), "plan.json")
-	human := mustRun(t, home, "plan", "--repo", r.Dir, "--output", out, "Make helper add two")
+	human := cli.MustRun(t, home, "plan", "--repo", r.Dir, "--output", out, "Make helper add two")
 	if !strings.Contains(human, "pkg/util.py (modify)") || !strings.Contains(human, "modify helper: add two") {
 		t.Errorf("summary:\n%s", human)
 	}
@@ -95,18 +91,18 @@ func TestPlanCommand(t *testing.T) {
 			t.Errorf("%s: %d calls, want 1", stage, calls()[stage])
 		}
 	}
-	run := mustRun(t, home, "sql", "--format", "csv", "select task_id, mode, success, final_plan->>'task_summary' from raw.task_runs")
+	run := cli.MustRun(t, home, "sql", "--format", "csv", "select task_id, mode, success, final_plan->>'task_summary' from raw.task_runs")
 	lines := strings.Split(strings.TrimSpace(run), "\n")
 	if len(lines) != 2 || !strings.HasSuffix(lines[1], ",plan,true,Make helper add two") {
 		t.Fatalf("task_runs:\n%s", run)
 	}
 	taskID := strings.Split(lines[1], ",")[0]
 	// The run's tokens are its calls' tokens, one stage override or not.
-	if got := mustRun(t, home, "sql", "--format", "csv", `select r.total_tokens = sum(c.prompt_tokens + c.completion_tokens) as same, r.total_tokens > 0 as some
+	if got := cli.MustRun(t, home, "sql", "--format", "csv", `select r.total_tokens = sum(c.prompt_tokens + c.completion_tokens) as same, r.total_tokens > 0 as some
 		from raw.task_runs r join raw.retrieval_llm_calls c using (task_id) group by r.total_tokens`); got != "same,some\ntrue,true\n" {
 		t.Errorf("total tokens: %q", got)
 	}
-	logged := mustRun(t, home, "sql", "--format", "csv", "select call_type, count(*), count(thinking) from raw.retrieval_llm_calls where task_id = '"+taskID+"' group by 1 order by 1")
+	logged := cli.MustRun(t, home, "sql", "--format", "csv", "select call_type, count(*), count(thinking) from raw.retrieval_llm_calls where task_id = '"+taskID+"' group by 1 order by 1")
 	// Thinking, in its own field or in the answer, is logged apart and
 	// never parsed: the precision answer was used at the first try.
 	if logged != "call_type,count_star(),count(thinking)\nplan,1,0\nprecision,1,1\nscope,1,1\ntask_analysis,1,0\n" {
@@ -119,14 +115,14 @@ func TestPlanCommand(t *testing.T) {
 		!strings.Contains(prompts[0], "[history] commit ") {
 		t.Errorf("plan prompt:\n%s", strings.Join(prompts, "\n---\n"))
 	}
-	decisions := mustRun(t, home, "sql", "--format", "csv", "select stage, count(*), count(*) filter (where included) from raw.retrieval_decisions where task_id = '"+taskID+"' group by 1 order by 1")
+	decisions := cli.MustRun(t, home, "sql", "--format", "csv", "select stage, count(*), count(*) filter (where included) from raw.retrieval_decisions where task_id = '"+taskID+"' group by 1 order by 1")
 	if !strings.HasPrefix(decisions, "stage,count_star(),") || !strings.Contains(decisions, "scope,2,2") || !strings.Contains(decisions, "precision,2,2") {
 		t.Errorf("decisions:\n%s", decisions)
 	}
 	// Scope decisions carry their tier and rank; precision ones the
 	// deterministic guess (helper is named by the task analysis: primary;
 	// run calls it: supporting).
-	detail := mustRun(t, home, "sql", "--format", "csv", "select stage, tier, rank, detail_level, reason from raw.retrieval_decisions where task_id = '"+taskID+"' order by stage, reason")
+	detail := cli.MustRun(t, home, "sql", "--format", "csv", "select stage, tier, rank, detail_level, reason from raw.retrieval_decisions where task_id = '"+taskID+"' order by stage, reason")
 	for _, want := range []string{"scope,1,1,,kept by the model (tier 1: mention: defines helper)", "scope,2,1,,kept by the model (tier 2: imports pkg/util.py)",
 		"precision,,,primary,tiered by the model (deterministic guess: primary)", "precision,,,supporting,tiered by the model (deterministic guess: supporting)"} {
 		if !strings.Contains(detail, want+"\n") {
@@ -139,7 +135,7 @@ func TestPlanCommand(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(home, "sessions")); len(entries) != 0 {
 		t.Errorf("session files left: %v", entries)
 	}
-	keys := mustRun(t, home, "sql", "--format", "csv", "select unnest(json_keys(decode(session_blob)::JSON)) as k from raw.session_archives where task_id = '"+taskID+"' order by 1")
+	keys := cli.MustRun(t, home, "sql", "--format", "csv", "select unnest(json_keys(decode(session_blob)::JSON)) as k from raw.session_archives where task_id = '"+taskID+"' order by 1")
 	for _, k := range []string{"final_context", "plan_artifact", "stage_output_plan", "stage_output_precision", "stage_output_scope", "stage_output_task_analysis", "stage_progress", "task_query"} {
 		if !strings.Contains(keys, "\n"+k+"\n") {
 			t.Errorf("the archived session lacks %s:\n%s", k, keys)
@@ -147,38 +143,38 @@ func TestPlanCommand(t *testing.T) {
 	}
 
 	// --rev: the revision must be the one indexed; the next step says how.
-	if res := cra(t, home, "", "plan", "--repo", r.Dir, "--rev", "HEAD~1", "Make helper add two"); res.code != exitUsage ||
-		!strings.Contains(res.stderr, "run `cra index --rev HEAD~1 "+r.Dir+"`") {
-		t.Errorf("--rev not indexed: exit %d, %q", res.code, res.stderr)
+	if res := cli.Cra(t, home, "", "plan", "--repo", r.Dir, "--rev", "HEAD~1", "Make helper add two"); res.Code != clitest.ExitUsage ||
+		!strings.Contains(res.Stderr, "run `cra index --rev HEAD~1 "+r.Dir+"`") {
+		t.Errorf("--rev not indexed: exit %d, %q", res.Code, res.Stderr)
 	}
-	if res := cra(t, home, "", "plan", "--repo", r.Dir, "--rev", "no-such-branch", "Make helper add two"); res.code != exitUsage ||
-		!strings.Contains(res.stderr, "--rev no-such-branch is no commit") {
-		t.Errorf("--rev unknown: exit %d, %q", res.code, res.stderr)
+	if res := cli.Cra(t, home, "", "plan", "--repo", r.Dir, "--rev", "no-such-branch", "Make helper add two"); res.Code != clitest.ExitUsage ||
+		!strings.Contains(res.Stderr, "--rev no-such-branch is no commit") {
+		t.Errorf("--rev unknown: exit %d, %q", res.Code, res.Stderr)
 	}
-	revHome := modelHome(t, srv.OllamaURL())
-	mustRun(t, revHome, "index", "--rev", "HEAD~1", r.Dir)
+	revHome := cli.ModelHome(t, srv.OllamaURL())
+	cli.MustRun(t, revHome, "index", "--rev", "HEAD~1", r.Dir)
 	prompts = nil
-	mustRun(t, revHome, "plan", "--repo", r.Dir, "--rev", "HEAD~1", "Make helper add two")
+	cli.MustRun(t, revHome, "plan", "--repo", r.Dir, "--rev", "HEAD~1", "Make helper add two")
 	if len(prompts) != 1 || !strings.Contains(prompts[0], "def helper(x):\n        return x\n") {
 		t.Errorf("plan at HEAD~1 reads helper as it was then:\n%s", strings.Join(prompts, "\n---\n"))
 	}
 
 	badSrv, badCalls := planServer(t, true)
-	badHome := modelHome(t, badSrv.OllamaURL())
-	mustRun(t, badHome, "index", r.Dir)
-	res := cra(t, badHome, "", "plan", "--repo", r.Dir, "Make helper add two")
-	if res.code != exitFailures || !strings.Contains(res.stderr, "could not be used, twice") || badCalls()["plan"] != 2 {
-		t.Errorf("unusable plan: exit %d, %q, %d plan calls", res.code, res.stderr, badCalls()["plan"])
+	badHome := cli.ModelHome(t, badSrv.OllamaURL())
+	cli.MustRun(t, badHome, "index", r.Dir)
+	res := cli.Cra(t, badHome, "", "plan", "--repo", r.Dir, "Make helper add two")
+	if res.Code != clitest.ExitFailures || !strings.Contains(res.Stderr, "could not be used, twice") || badCalls()["plan"] != 2 {
+		t.Errorf("unusable plan: exit %d, %q, %d plan calls", res.Code, res.Stderr, badCalls()["plan"])
 	}
-	if got := mustRun(t, badHome, "sql", "--format", "csv", "select success from raw.task_runs"); got != "success\nfalse\n" {
+	if got := cli.MustRun(t, badHome, "sql", "--format", "csv", "select success from raw.task_runs"); got != "success\nfalse\n" {
 		t.Errorf("the failed run is recorded as %q", got)
 	}
 
 	// A context window too small for even the primary symbols: the plan
 	// pass is refused before any call, and the assembly row says why.
-	tiny := newHome(t)
+	tiny := cli.NewHome(t)
 	tinySrv, tinyCalls := planServer(t, false)
-	mustRun(t, tiny, "init", "--provider", "ollama", "--base-url", tinySrv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
+	cli.MustRun(t, tiny, "init", "--provider", "ollama", "--base-url", tinySrv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
 	cfgPath := filepath.Join(tiny, "config.toml")
 	cfg, _ := os.ReadFile(cfgPath)
 	cfg = []byte(strings.Replace(string(cfg), "[models]\n", "[models]\ncontext_window = 1150\nmax_tokens = 100\n", 1))
@@ -186,12 +182,12 @@ func TestPlanCommand(t *testing.T) {
 	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, tiny, "index", r.Dir)
-	res = cra(t, tiny, "", "plan", "--repo", r.Dir, "Make helper add two")
-	if res.code != exitFailures || !strings.Contains(res.stderr, "over budget") || tinyCalls()["plan"] != 0 {
-		t.Errorf("tiny budget: exit %d, %q, %d plan calls; want 1, over budget, no plan call", res.code, res.stderr, tinyCalls()["plan"])
+	cli.MustRun(t, tiny, "index", r.Dir)
+	res = cli.Cra(t, tiny, "", "plan", "--repo", r.Dir, "Make helper add two")
+	if res.Code != clitest.ExitFailures || !strings.Contains(res.Stderr, "over budget") || tinyCalls()["plan"] != 0 {
+		t.Errorf("tiny budget: exit %d, %q, %d plan calls; want 1, over budget, no plan call", res.Code, res.Stderr, tinyCalls()["plan"])
 	}
-	if got := mustRun(t, tiny, "sql", "--format", "csv", "select count(*) from raw.retrieval_llm_calls where call_type = 'assembly' and error like '%over budget%'"); got != "count_star()\n1\n" {
+	if got := cli.MustRun(t, tiny, "sql", "--format", "csv", "select count(*) from raw.retrieval_llm_calls where call_type = 'assembly' and error like '%over budget%'"); got != "count_star()\n1\n" {
 		t.Errorf("assembly rows: %q", got)
 	}
 }
@@ -202,23 +198,23 @@ func TestPlanCommand(t *testing.T) {
 func TestPlanRefusesAnIndexBehindHead(t *testing.T) {
 	t.Parallel()
 	srv, calls := planServer(t, false)
-	home := modelHome(t, srv.OllamaURL())
-	r := smallRepo(t)
-	mustRun(t, home, "index", r.Dir)
+	home := cli.ModelHome(t, srv.OllamaURL())
+	r := clitest.SmallRepo(t)
+	cli.MustRun(t, home, "index", r.Dir)
 	indexed := r.Head()
 	r.Write("pkg/util.py", "def helper(x):\n    return x + 2\n")
 	head := r.Commit("third")
 	want := "the index of " + r.Dir + " is at " + indexed[:12] + ", HEAD is at " + head[:12] +
 		": run `cra index " + r.Dir + "` (or pass --rev " + indexed[:12] + ")"
 	for _, cmd := range []string{"plan", "solve"} {
-		if res := cra(t, home, "", cmd, "--repo", r.Dir, "Make helper add two"); res.code != exitUsage || !strings.Contains(res.stderr, want) {
-			t.Errorf("%s with the index behind HEAD: exit %d, %q; want exit 2 saying %q", cmd, res.code, res.stderr, want)
+		if res := cli.Cra(t, home, "", cmd, "--repo", r.Dir, "Make helper add two"); res.Code != clitest.ExitUsage || !strings.Contains(res.Stderr, want) {
+			t.Errorf("%s with the index behind HEAD: exit %d, %q; want exit 2 saying %q", cmd, res.Code, res.Stderr, want)
 		}
 	}
 	if n := len(calls()); n != 0 {
 		t.Fatalf("models called before the refusal: %v", calls())
 	}
-	mustRun(t, home, "plan", "--repo", r.Dir, "--rev", indexed[:12], "Make helper add two")
-	mustRun(t, home, "index", r.Dir)
-	mustRun(t, home, "plan", "--repo", r.Dir, "Make helper add two")
+	cli.MustRun(t, home, "plan", "--repo", r.Dir, "--rev", indexed[:12], "Make helper add two")
+	cli.MustRun(t, home, "index", r.Dir)
+	cli.MustRun(t, home, "plan", "--repo", r.Dir, "Make helper add two")
 }

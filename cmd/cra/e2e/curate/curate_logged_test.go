@@ -1,4 +1,4 @@
-package main
+package curate_test
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,7 +34,7 @@ func loggedStore(t *testing.T) (home string, srv *fakellm.Server) {
 	srv.AllowUnused()
 	home = clitest.CopyHomeServedBy(t, l.home, l.url, srv.OllamaURL())
 	clitest.OracleFor(t, srv, home, map[string]float64{"scope": 1})
-	(&solveScript{meta: onePart, part: twoSteps, implement: []string{breakAdd, fixAdd, docDouble}, adjust: adjustDouble}).install(t, srv)
+	(&clitest.SolveScript{Meta: clitest.OnePart, Part: twoSteps, Implement: []string{clitest.BreakAdd, clitest.FixAdd, docDouble}, Adjust: adjustDouble}).Install(t, srv)
 	return home, srv
 }
 
@@ -58,18 +57,18 @@ var logged = clitest.NewFixture(func(t testing.TB) (l struct{ home, url string }
 	// No validation fraction: the one solve run trains whatever its id and
 	// the temporary paths hash to (curate-data refuses a named stage with
 	// no train example); the eval's repository is held out whole.
-	home := craCLI.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]\nvalidation_fraction = 0.0", repo.Dir))
+	home := cli.EvalHome(t, srv, repo.Dir, fmt.Sprintf("holdout_repos = [%q]\nvalidation_fraction = 0.0", repo.Dir))
 	clitest.OracleFor(t, srv, home, map[string]float64{"scope": 1})
-	if res := cra(t, home, "", "eval", "--name", "nightly"); res.code != exitOK && res.code != exitFailures {
-		t.Fatalf("eval: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	if res := cli.Cra(t, home, "", "eval", "--name", "nightly"); res.Code != clitest.ExitOK && res.Code != clitest.ExitFailures {
+		t.Fatalf("eval: exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 	}
 
-	solve := &solveScript{meta: onePart, part: twoSteps, implement: []string{breakAdd, fixAdd, docDouble}, adjust: adjustDouble}
-	solve.install(t, srv)
-	r := calcRepo(t)
-	mustRun(t, home, "index", r.Dir)
-	if res := cra(t, home, "", "solve", "--repo", r.Dir, "Fix add and document double (deploy key "+plantedKey+")"); res.code != exitOK {
-		t.Fatalf("solve: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	solve := &clitest.SolveScript{Meta: clitest.OnePart, Part: twoSteps, Implement: []string{clitest.BreakAdd, clitest.FixAdd, docDouble}, Adjust: adjustDouble}
+	solve.Install(t, srv)
+	r := clitest.CalcRepo(t)
+	cli.MustRun(t, home, "index", r.Dir)
+	if res := cli.Cra(t, home, "", "solve", "--repo", r.Dir, "Fix add and document double (deploy key "+plantedKey+")"); res.Code != clitest.ExitOK {
+		t.Fatalf("solve: exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 	}
 	// Nothing may call this model once it is built: its script reports to
 	// a test that is over by then.
@@ -87,23 +86,23 @@ func TestCurateDataFromLoggedRuns(t *testing.T) {
 		t.Skip("runs cra eval and cra solve")
 	}
 	home, _ := loggedStore(t)
-	res := cra(t, home, "", "--json", "curate-data", "--source", "logged", "--kind", "all", "--name", "logged")
-	if res.code != exitOK {
-		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	res := cli.Cra(t, home, "", "--json", "curate-data", "--source", "logged", "--kind", "all", "--name", "logged")
+	if res.Code != clitest.ExitOK {
+		t.Fatalf("exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 	}
 	var sum struct {
 		Runs    int                                  `json:"runs"`
 		Kinds   map[string]map[string]map[string]int `json:"kinds"`
 		Signals map[string]int                       `json:"signals"`
 	}
-	if err := json.Unmarshal([]byte(res.stdout), &sum); err != nil {
+	if err := json.Unmarshal([]byte(res.Stdout), &sum); err != nil {
 		t.Fatal(err)
 	}
 	if sum.Runs < 2 {
 		t.Errorf("runs read %d", sum.Runs)
 	}
 
-	q := func(query string) string { return sqlRows(t, home, query) }
+	q := func(query string) string { return cli.SQLRows(t, home, query) }
 	const solveRows = "FROM raw.training_examples WHERE dataset = 'logged' AND task_id IS NULL"
 	// SFT from the solve run: the passing retry and the second step (by
 	// their tests), the plan passes of the complete run, and the scope and
@@ -168,16 +167,16 @@ func TestCurateDataFromLoggedRuns(t *testing.T) {
 
 	// Balance: with a positive fraction of one half, each stage keeps as
 	// many positive as negative KTO rows.
-	res = cra(t, home, "", "--json", "curate-data", "--source", "logged", "--kind", "kto", "--positive-fraction", "0.5", "--name", "kto")
-	if res.code != exitOK {
-		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	res = cli.Cra(t, home, "", "--json", "curate-data", "--source", "logged", "--kind", "kto", "--positive-fraction", "0.5", "--name", "kto")
+	if res.Code != clitest.ExitOK {
+		t.Fatalf("exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 	}
 	if got := q("SELECT stage, count(*) FILTER (WHERE label = 'positive') = count(*) FILTER (WHERE label = 'negative') AS even FROM raw.training_examples " +
 		"WHERE dataset = 'kto' AND stage IN ('implement', 'scope') GROUP BY ALL ORDER BY ALL"); got != "stage,even\nimplement,true\nscope,true\n" {
 		t.Errorf("KTO balance:\n%s", got)
 	}
-	if !strings.Contains(res.stdout, `"kto_balance"`) {
-		t.Errorf("the summary does not count the rows balance left out:\n%s", res.stdout)
+	if !strings.Contains(res.Stdout, `"kto_balance"`) {
+		t.Errorf("the summary does not count the rows balance left out:\n%s", res.Stdout)
 	}
 	if got := q("SELECT kind, sum(positive_count), sum(negative_count) FROM raw.training_datasets WHERE name = 'kto' GROUP BY ALL"); !strings.HasPrefix(got, "kind,sum(positive_count),sum(negative_count)\nkto,") {
 		t.Errorf("training_datasets of the KTO dataset:\n%s", got)
@@ -185,7 +184,7 @@ func TestCurateDataFromLoggedRuns(t *testing.T) {
 
 	// --repos keeps the rows of that repository's runs only.
 	solveRepo := strings.TrimSpace(strings.TrimPrefix(q("SELECT DISTINCT repo_path FROM raw.task_runs WHERE starts_with(task_id, 'solve-')"), "repo_path\n"))
-	mustRun(t, home, "curate-data", "--source", "logged", "--kind", "all", "--repos", solveRepo, "--name", "one-repo")
+	cli.MustRun(t, home, "curate-data", "--source", "logged", "--kind", "all", "--repos", solveRepo, "--name", "one-repo")
 	if got := q("SELECT DISTINCT repo_path = '" + solveRepo + "' AS only, count(*) > 0 AS some FROM raw.training_examples WHERE dataset = 'one-repo' GROUP BY ALL"); got != "only,some\ntrue,true\n" {
 		t.Errorf("--repos %s:\n%s", solveRepo, got)
 	}
@@ -193,9 +192,9 @@ func TestCurateDataFromLoggedRuns(t *testing.T) {
 	// Decontamination: with the eval's repository no longer held out, its
 	// evaluated commits' synthetic examples would enter train: refused,
 	// nothing written.
-	if res := cra(t, home, "", "curate-data", "--source", "all", "--kind", "all", "--holdout-repos", solveRepo, "--name", "leak"); res.code != exitUsage ||
-		!strings.Contains(res.stderr, "commits cra eval scored the agent on") {
-		t.Errorf("a leak: exit %d, %s", res.code, res.stderr)
+	if res := cli.Cra(t, home, "", "curate-data", "--source", "all", "--kind", "all", "--holdout-repos", solveRepo, "--name", "leak"); res.Code != clitest.ExitUsage ||
+		!strings.Contains(res.Stderr, "commits cra eval scored the agent on") {
+		t.Errorf("a leak: exit %d, %s", res.Code, res.Stderr)
 	}
 	if got := q("SELECT count(*) FROM raw.training_examples WHERE dataset = 'leak'"); got != "count_star()\n0\n" {
 		t.Errorf("the refused dataset wrote rows: %s", got)
@@ -206,7 +205,7 @@ func TestCurateDataFromLoggedRuns(t *testing.T) {
 	plan := filepath.Join(t.TempDir(), "plan.json")
 	os.WriteFile(plan, []byte(`{"target_stage": "implement", "data_criteria": {"stages": ["implement"], "sources": ["logged"],
 		"logged_outcome": "success", "positive_fraction": 1, "preference_pairs": true}}`), 0o644)
-	mustRun(t, home, "curate-data", "--training-plan", plan, "--name", "planned")
+	cli.MustRun(t, home, "curate-data", "--training-plan", plan, "--name", "planned")
 	if got := q("SELECT DISTINCT kind, stage, source FROM raw.training_examples WHERE dataset = 'planned' ORDER BY ALL"); got !=
 		"kind,stage,source\npreference,implement,logged\nsft,implement,logged\n" {
 		t.Errorf("the plan's selection:\n%s", got)
@@ -229,13 +228,13 @@ func TestLoggedDatasetExportsAndTeacherPairs(t *testing.T) {
 		t.Skip("runs cra eval, cra solve and cra distill")
 	}
 	home, srv := loggedStore(t)
-	mustRun(t, home, "curate-data", "--source", "logged", "--kind", "all", "--name", "logged")
+	cli.MustRun(t, home, "curate-data", "--source", "logged", "--kind", "all", "--name", "logged")
 	for _, args := range [][]string{
 		{"--layout", "trl", "--format", "parquet"}, {"--layout", "trl", "--format", "jsonl"},
 		{"--layout", "axolotl", "--format", "jsonl"}, {"--layout", "openai", "--format", "jsonl", "--kinds", "sft,preference"},
 	} {
 		out := filepath.Join(t.TempDir(), "export")
-		mustRun(t, home, append([]string{"datasets", "export", "logged", "--out", out}, args...)...)
+		cli.MustRun(t, home, append([]string{"datasets", "export", "logged", "--out", out}, args...)...)
 		files := 0
 		filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
@@ -260,13 +259,13 @@ func TestLoggedDatasetExportsAndTeacherPairs(t *testing.T) {
 	// reader beside them: each builds a whole version with the same rows
 	// as the single run; the reader reads whole versions only, or is told
 	// which process holds the store.
-	res := craProcesses(t,
+	res := clitest.Processes(t,
 		[]string{"--home", home, "curate-data", "--source", "logged", "--kind", "all", "--name", "logged", "--wait", "1m"},
 		[]string{"--home", home, "curate-data", "--source", "logged", "--kind", "all", "--name", "logged", "--wait", "1m"},
 		[]string{"--home", home, "--json", "datasets", "show", "logged"})
 	for i, r := range res[:2] {
-		if r.code != exitOK {
-			t.Fatalf("process %d: exit %d, %s", i, r.code, r.stderr)
+		if r.Code != clitest.ExitOK {
+			t.Fatalf("process %d: exit %d, %s", i, r.Code, r.Stderr)
 		}
 	}
 	total := func(examples map[string]map[string]int) (n int) {
@@ -280,16 +279,16 @@ func TestLoggedDatasetExportsAndTeacherPairs(t *testing.T) {
 	var first, seen struct {
 		Examples map[string]map[string]int `json:"examples"`
 	}
-	json.Unmarshal([]byte(mustRun(t, home, "--json", "datasets", "show", "logged@1")), &first)
-	if r := res[2]; r.code == exitOK {
-		if err := json.Unmarshal([]byte(r.stdout), &seen); err != nil || total(seen.Examples) != total(first.Examples) {
+	json.Unmarshal([]byte(cli.MustRun(t, home, "--json", "datasets", "show", "logged@1")), &first)
+	if r := res[2]; r.Code == clitest.ExitOK {
+		if err := json.Unmarshal([]byte(r.Stdout), &seen); err != nil || total(seen.Examples) != total(first.Examples) {
 			t.Errorf("the reader saw a version of %d examples, not %d: %v", total(seen.Examples), total(first.Examples), err)
 		}
-	} else if !strings.Contains(r.stderr, "cra curate-data") {
-		t.Errorf("the reader: exit %d, %q", r.code, r.stderr)
+	} else if !strings.Contains(r.Stderr, "cra curate-data") {
+		t.Errorf("the reader: exit %d, %q", r.Code, r.Stderr)
 	}
 	one := "SELECT id, kind, stage, split, label FROM raw.training_examples WHERE dataset = 'logged' AND version = %d ORDER BY ALL"
-	if a, b, c := sqlRows(t, home, fmt.Sprintf(one, 1)), sqlRows(t, home, fmt.Sprintf(one, 2)), sqlRows(t, home, fmt.Sprintf(one, 3)); a != b || a != c {
+	if a, b, c := cli.SQLRows(t, home, fmt.Sprintf(one, 1)), cli.SQLRows(t, home, fmt.Sprintf(one, 2)), cli.SQLRows(t, home, fmt.Sprintf(one, 3)); a != b || a != c {
 		t.Errorf("versions built side by side differ from the single run's")
 	}
 
@@ -302,12 +301,12 @@ func TestLoggedDatasetExportsAndTeacherPairs(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv.SetDefault(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Text: fixAdd} })
-	if res := cra(t, home, "", "distill", "--from", "failed-runs", "--stage", "implement", "--name", "teach"); res.code != exitOK && res.code != exitFailures {
-		t.Fatalf("distill: exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	srv.SetDefault(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Text: clitest.FixAdd} })
+	if res := cli.Cra(t, home, "", "distill", "--from", "failed-runs", "--stage", "implement", "--name", "teach"); res.Code != clitest.ExitOK && res.Code != clitest.ExitFailures {
+		t.Fatalf("distill: exit %d: %s\n%s", res.Code, res.Stderr, res.Stdout)
 	}
-	mustRun(t, home, "curate-data", "--source", "distilled", "--kind", "preference", "--name", "pairs")
-	got := sqlRows(t, home, "SELECT chosen[1].content LIKE '%return a + b%' AS fix, rejected[1].content LIKE '%return a * b%' AS broken, "+
+	cli.MustRun(t, home, "curate-data", "--source", "distilled", "--kind", "preference", "--name", "pairs")
+	got := cli.SQLRows(t, home, "SELECT chosen[1].content LIKE '%return a + b%' AS fix, rejected[1].content LIKE '%return a * b%' AS broken, "+
 		"messages[2].content LIKE '%"+plantedKey+"%' AS leak, c.call_type FROM raw.training_examples e "+
 		"JOIN raw.retrieval_llm_calls c ON c.id = (e.evidence->>'student_call_id')::BIGINT WHERE e.dataset = 'pairs' AND e.signal = 'teacher_student' "+
 		"AND starts_with(c.task_id, 'solve-')")
@@ -328,37 +327,35 @@ func TestCurateDataLoggedKilledThenRunAgain(t *testing.T) {
 	rows := "SELECT id, kind, stage, split, label, signal, messages, chosen, rejected FROM raw.training_examples " +
 		"WHERE dataset = 'k' AND version = (SELECT max(version) FROM raw.dataset_versions WHERE name = 'k') ORDER BY id"
 	args := []string{"--home", home, "curate-data", "--source", "logged", "--kind", "all", "--name", "k"}
-	js, _ := json.Marshal(args)
 	// A clean build in a child process, as the killed ones run: how long
 	// it takes, start-up included.
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), "CRA_TEST_CLI_ARGS="+string(js))
+	child := clitest.Child(args...)
 	start := time.Now()
 	if out, err := child.CombinedOutput(); err != nil {
 		t.Fatalf("clean build: %v\n%s", err, out)
 	}
 	took := time.Since(start)
-	want := sqlRows(t, home, rows)
+	want := cli.SQLRows(t, home, rows)
 	for _, frac := range []float64{0.3, 0.6, 0.85} {
-		killed := storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(js)}, time.Duration(frac*float64(took)))
-		t.Logf("at %.0f%%: killed %v, leaving %s", frac*100, killed, strings.ReplaceAll(sqlRows(t, home,
+		killed := storetest.KillAfter(t, []string{clitest.ChildEnv(args...)}, time.Duration(frac*float64(took)))
+		t.Logf("at %.0f%%: killed %v, leaving %s", frac*100, killed, strings.ReplaceAll(cli.SQLRows(t, home,
 			"SELECT count(*) AS staged_rows FROM raw.training_examples_staging WHERE dataset = 'k'"), "\n", " "))
-		if got := sqlRows(t, home, "SELECT count(*) FROM raw.training_examples WHERE dataset = 'k' AND version NOT IN "+
+		if got := cli.SQLRows(t, home, "SELECT count(*) FROM raw.training_examples WHERE dataset = 'k' AND version NOT IN "+
 			"(SELECT version FROM raw.dataset_versions WHERE name = 'k')"); got != "count_star()\n0\n" {
 			t.Errorf("at %.0f%%: rows of a version never registered are visible: %s", frac*100, got)
 		}
-		if got := sqlRows(t, home, rows); got != want {
+		if got := cli.SQLRows(t, home, rows); got != want {
 			t.Errorf("at %.0f%%: the newest visible version differs from a clean build's", frac*100)
 		}
-		mustRun(t, home, args[2:]...)
-		if got := sqlRows(t, home, rows); got != want {
+		cli.MustRun(t, home, args[2:]...)
+		if got := cli.SQLRows(t, home, rows); got != want {
 			t.Errorf("at %.0f%%: the build after the kill differs from a clean build's", frac*100)
 		}
 	}
-	if got := sqlRows(t, home, "SELECT count(*) FROM (SELECT version, id FROM raw.training_examples WHERE dataset = 'k' GROUP BY ALL HAVING count(*) > 1)"); got != "count_star()\n0\n" {
+	if got := cli.SQLRows(t, home, "SELECT count(*) FROM (SELECT version, id FROM raw.training_examples WHERE dataset = 'k' GROUP BY ALL HAVING count(*) > 1)"); got != "count_star()\n0\n" {
 		t.Errorf("rows written twice: %s", got)
 	}
-	if got := sqlRows(t, home, "SELECT count(*) FROM raw.training_examples e WHERE dataset = 'k' AND version NOT IN (SELECT version FROM raw.dataset_versions WHERE name = 'k')"); got != "count_star()\n0\n" {
+	if got := cli.SQLRows(t, home, "SELECT count(*) FROM raw.training_examples e WHERE dataset = 'k' AND version NOT IN (SELECT version FROM raw.dataset_versions WHERE name = 'k')"); got != "count_star()\n0\n" {
 		t.Errorf("rows of versions never registered: %s", got)
 	}
 }

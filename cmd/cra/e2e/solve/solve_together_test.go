@@ -1,15 +1,14 @@
-package main
+package solve_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/cra-dev/cra/agent/orchestrator"
+	"github.com/cra-dev/cra/internal/clitest"
 )
 
 // Two cra solve processes in one home at once (overlapping jobs), each
@@ -28,11 +27,11 @@ func TestTwoSolvesInOneHomeAtOnce(t *testing.T) {
 			if sandbox == "auto" {
 				needBubblewrap(t)
 			}
-			s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
-			srv := s.server(t)
-			r := calcRepo(t)
-			home := solveHome(t, srv, r, "sandbox = \""+sandbox+"\"\n")
-			setCfg(t, home, testCalc, "setsid sleep 600 & sleep 1; "+testCalc)
+			s := &clitest.SolveScript{Meta: clitest.OnePart, Part: clitest.OneStep, Implement: []string{clitest.FixAdd}}
+			srv := s.Server(t)
+			r := clitest.CalcRepo(t)
+			home := cli.SolveHome(t, srv, r, "sandbox = \""+sandbox+"\"\n")
+			clitest.SetConfig(t, home, clitest.TestCalc, "setsid sleep 600 & sleep 1; "+clitest.TestCalc)
 			var reads, failedReads atomic.Int32
 			done := make(chan struct{})
 			var wg sync.WaitGroup
@@ -45,18 +44,18 @@ func TestTwoSolvesInOneHomeAtOnce(t *testing.T) {
 						return
 					default:
 					}
-					res := craProcesses(t, []string{"--home", home, "sql", "select count(*) from raw.task_runs"})[0]
+					res := clitest.Processes(t, []string{"--home", home, "sql", "select count(*) from raw.task_runs"})[0]
 					reads.Add(1)
-					if res.code != exitOK {
+					if res.Code != clitest.ExitOK {
 						failedReads.Add(1)
-						t.Errorf("cra sql during the runs: exit %d: %s", res.code, res.stderr)
+						t.Errorf("cra sql during the runs: exit %d: %s", res.Code, res.Stderr)
 					}
 				}
 			}()
 			solve := func(task string) []string {
 				return []string{"--home", home, "--json", "solve", "--repo", r.Dir, task}
 			}
-			runs := craProcesses(t, solve("Fix add: it must return the sum"), solve("Fix add, said another way"))
+			runs := clitest.Processes(t, solve("Fix add: it must return the sum"), solve("Fix add, said another way"))
 			close(done)
 			wg.Wait()
 			for i, res := range runs {
@@ -64,15 +63,15 @@ func TestTwoSolvesInOneHomeAtOnce(t *testing.T) {
 					TaskID string `json:"task_id"`
 					Status string `json:"status"`
 				}
-				if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || res.code != exitOK || out.Status != "complete" {
-					t.Fatalf("run %d: exit %d, %v\n%s\n%s", i, res.code, err, res.stdout, res.stderr)
+				if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil || res.Code != clitest.ExitOK || out.Status != "complete" {
+					t.Fatalf("run %d: exit %d, %v\n%s\n%s", i, res.Code, err, res.Stdout, res.Stderr)
 				}
 				if left := orchestrator.Leftovers(filepath.Join(home, "worktrees", out.TaskID)); len(left) > 0 {
 					orchestrator.KillLeftovers(filepath.Join(home, "worktrees", out.TaskID))
 					t.Errorf("run %d left test processes %v", i, left)
 				}
 			}
-			if got := sqlRows(t, home, "select status, count(*) from raw.orchestrator_runs group by all"); got != "status,count_star()\ncomplete,2\n" {
+			if got := cli.SQLRows(t, home, "select status, count(*) from raw.orchestrator_runs group by all"); got != "status,count_star()\ncomplete,2\n" {
 				t.Errorf("orchestrator runs: %q", got)
 			}
 			t.Logf("%d reads beside the runs", reads.Load())
@@ -80,18 +79,5 @@ func TestTwoSolvesInOneHomeAtOnce(t *testing.T) {
 				t.Errorf("%d reads beside the runs, %d failed", reads.Load(), failedReads.Load())
 			}
 		})
-	}
-}
-
-// setCfg replaces old with new in home's config.toml.
-func setCfg(t *testing.T, home, old, new string) {
-	t.Helper()
-	cfgPath := filepath.Join(home, "config.toml")
-	cfg, err := os.ReadFile(cfgPath)
-	if err != nil || !strings.Contains(string(cfg), old) {
-		t.Fatalf("config.toml has no %q (%v)", old, err)
-	}
-	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), old, new, 1)), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

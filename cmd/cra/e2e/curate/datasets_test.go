@@ -1,4 +1,4 @@
-package main
+package curate_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/golden"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
@@ -17,18 +18,22 @@ import (
 
 func TestDatasetsCommands(t *testing.T) {
 	t.Parallel()
-	home := newHome(t)
-	r := historyRepo(t)
-	mustRun(t, home, "bootstrap", r.Dir)
+	home := cli.NewHome(t)
+	r := clitest.HistoryRepo(t)
+	cli.MustRun(t, home, "bootstrap", r.Dir)
 	// The repository held out: its one commit is in validation whatever the
 	// temporary path it lives at hashes to (an evaluation set, on purpose).
-	mustRun(t, home, "curate-data", "--name", "ds", "--holdout-repos", r.Dir, "--validation-only")
+	cli.MustRun(t, home, "curate-data", "--name", "ds", "--holdout-repos", r.Dir, "--validation-only")
 
 	created := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
-	list := created.ReplaceAllString(mustRun(t, home, "datasets", "list"), "CREATED")
+	list := created.ReplaceAllString(cli.MustRun(t, home, "datasets", "list"), "CREATED")
 	golden.Assert(t, filepath.Join("testdata", "datasets", "list.golden"), []byte(list))
-	show := created.ReplaceAllString(mustRun(t, home, "datasets", "show", "ds"), "CREATED")
+	show := created.ReplaceAllString(cli.MustRun(t, home, "datasets", "show", "ds"), "CREATED")
 	show = strings.ReplaceAll(show, kb.CanonicalPath(r.Dir), "REPO")
+	// The binary's version: make's build has its commit's, go build's
+	// within a test none.
+	version := strings.TrimSpace(strings.TrimPrefix(cli.MustRun(t, home, "version"), "cra version "))
+	show = strings.Replace(show, "by cra "+version+")", "by cra VERSION)", 1)
 	golden.Assert(t, filepath.Join("testdata", "datasets", "show.golden"), []byte(show))
 
 	out := filepath.Join(t.TempDir(), "export")
@@ -38,30 +43,30 @@ func TestDatasetsCommands(t *testing.T) {
 			Rows int    `json:"rows"`
 		} `json:"files"`
 	}
-	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "datasets", "export", "ds", "--out", out)), &m); err != nil {
+	if err := json.Unmarshal([]byte(cli.MustRun(t, home, "--json", "datasets", "export", "ds", "--out", out)), &m); err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Files) == 0 {
 		t.Fatal("no files exported")
 	}
-	if res := cra(t, home, "", "datasets", "inspect", out); res.code != exitOK || !strings.Contains(res.stdout, "every file matches the manifest") {
-		t.Errorf("inspect: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	if res := cli.Cra(t, home, "", "datasets", "inspect", out); res.Code != clitest.ExitOK || !strings.Contains(res.Stdout, "every file matches the manifest") {
+		t.Errorf("inspect: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
 	}
 	jsonl := filepath.Join(t.TempDir(), "jsonl")
-	mustRun(t, home, "datasets", "export", "ds", "--format", "jsonl", "--out", jsonl)
+	cli.MustRun(t, home, "datasets", "export", "ds", "--format", "jsonl", "--out", jsonl)
 	if _, err := os.Stat(filepath.Join(jsonl, m.Files[0].Path[:len(m.Files[0].Path)-len("parquet")]+"jsonl")); err != nil {
 		t.Errorf("the JSONL export lacks the Parquet export's shard: %v", err)
 	}
 
 	// Damage: inspect exits 1 naming the file.
 	os.WriteFile(filepath.Join(out, filepath.FromSlash(m.Files[0].Path)), []byte("garbage"), 0o644) //nolint:errcheck
-	if res := cra(t, home, "", "datasets", "inspect", out); res.code != exitFailures || !strings.Contains(res.stdout, m.Files[0].Path) {
-		t.Errorf("inspect of a damaged export: exit %d\n%s", res.code, res.stdout)
+	if res := cli.Cra(t, home, "", "datasets", "inspect", out); res.Code != clitest.ExitFailures || !strings.Contains(res.Stdout, m.Files[0].Path) {
+		t.Errorf("inspect of a damaged export: exit %d\n%s", res.Code, res.Stdout)
 	}
-	if res := cra(t, home, "", "datasets", "show", "nope"); res.code != exitUsage || !strings.Contains(res.stderr, "cra datasets list") {
-		t.Errorf("unknown dataset: exit %d, %q", res.code, res.stderr)
+	if res := cli.Cra(t, home, "", "datasets", "show", "nope"); res.Code != clitest.ExitUsage || !strings.Contains(res.Stderr, "cra datasets list") {
+		t.Errorf("unknown dataset: exit %d, %q", res.Code, res.Stderr)
 	}
-	if res := cra(t, home, "", "datasets", "export", "ds", "--out", out); res.code == exitOK {
+	if res := cli.Cra(t, home, "", "datasets", "export", "ds", "--out", out); res.Code == clitest.ExitOK {
 		t.Error("export into a non-empty directory succeeded")
 	}
 }
@@ -74,7 +79,7 @@ func TestDatasetsCommands(t *testing.T) {
 // reads every layout back.
 func TestDatasetsExportLayouts(t *testing.T) {
 	t.Parallel()
-	home := newHome(t)
+	home := cli.NewHome(t)
 	at := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 	sys, user := kb.Message{Role: "system", Content: "You plan."}, kb.Message{Role: "user", Content: "Plan the fix."}
 	good, bad := kb.Message{Role: "assistant", Content: `{"steps": 1}`}, kb.Message{Role: "assistant", Content: "no"}
@@ -90,21 +95,21 @@ func TestDatasetsExportLayouts(t *testing.T) {
 	}
 	storetest.Dataset(t, home, "mix", examples)
 
-	res := cra(t, home, "", "datasets", "export", "mix", "--layout", "openai")
-	if res.code != exitUsage || !strings.Contains(res.stderr, "--layout trl or axolotl") || !strings.Contains(res.stderr, "--kinds sft,preference") {
-		t.Errorf("openai export of kto rows: exit %d, %q; want 2 naming the layouts and --kinds", res.code, res.stderr)
+	res := cli.Cra(t, home, "", "datasets", "export", "mix", "--layout", "openai")
+	if res.Code != clitest.ExitUsage || !strings.Contains(res.Stderr, "--layout trl or axolotl") || !strings.Contains(res.Stderr, "--kinds sft,preference") {
+		t.Errorf("openai export of kto rows: exit %d, %q; want 2 naming the layouts and --kinds", res.Code, res.Stderr)
 	}
-	res = cra(t, home, "", "datasets", "export", "mix", "--layout", "openai", "--format", "jsonl", "--kinds", "sft,preference")
-	got := res.stdout
+	res = cli.Cra(t, home, "", "datasets", "export", "mix", "--layout", "openai", "--format", "jsonl", "--kinds", "sft,preference")
+	got := res.Stdout
 	openai := filepath.Join(home, "exports", "mix-v1-openai-jsonl")
-	if res.code != exitOK || !strings.Contains(got, "(openai layout): 4 rows in 4 files to "+openai) || !strings.Contains(got, "left out 2 kto rows (--kinds)") {
-		t.Errorf("openai export with --kinds: exit %d\n%s%s", res.code, got, res.stderr)
+	if res.Code != clitest.ExitOK || !strings.Contains(got, "(openai layout): 4 rows in 4 files to "+openai) || !strings.Contains(got, "left out 2 kto rows (--kinds)") {
+		t.Errorf("openai export with --kinds: exit %d\n%s%s", res.Code, got, res.Stderr)
 	}
 	// Every split has one row, fewer than OpenAI takes: each is named on
 	// stderr.
 	for _, w := range []string{"config plan-sft, split train: 1 row", "config plan-preference, split validation: 1 row"} {
-		if !strings.Contains(res.stderr, w) {
-			t.Errorf("openai export of 1-row splits: stderr does not warn %q:\n%s", w, res.stderr)
+		if !strings.Contains(res.Stderr, w) {
+			t.Errorf("openai export of 1-row splits: stderr does not warn %q:\n%s", w, res.Stderr)
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(openai, "plan", "preference", "train-00000-of-00001.jsonl")); err != nil ||
@@ -113,13 +118,13 @@ func TestDatasetsExportLayouts(t *testing.T) {
 	}
 	for _, layout := range []string{"trl", "axolotl"} {
 		out := filepath.Join(t.TempDir(), layout)
-		mustRun(t, home, "datasets", "export", "mix", "--layout", layout, "--out", out)
-		res := cra(t, home, "", "datasets", "inspect", out)
-		if res.code != exitOK || !strings.Contains(res.stdout, layout+" layout") || !strings.Contains(res.stdout, "plan   kto         1      1") {
-			t.Errorf("inspect %s: exit %d\n%s%s", layout, res.code, res.stdout, res.stderr)
+		cli.MustRun(t, home, "datasets", "export", "mix", "--layout", layout, "--out", out)
+		res := cli.Cra(t, home, "", "datasets", "inspect", out)
+		if res.Code != clitest.ExitOK || !strings.Contains(res.Stdout, layout+" layout") || !strings.Contains(res.Stdout, "plan   kto         1      1") {
+			t.Errorf("inspect %s: exit %d\n%s%s", layout, res.Code, res.Stdout, res.Stderr)
 		}
 	}
-	if res := cra(t, home, "", "datasets", "inspect", openai); res.code != exitOK {
-		t.Errorf("inspect openai: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	if res := cli.Cra(t, home, "", "datasets", "inspect", openai); res.Code != clitest.ExitOK {
+		t.Errorf("inspect openai: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
 	}
 }

@@ -1,10 +1,12 @@
-package main
+package solve_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/agent/eval/evaltest"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/fakellm"
 )
 
@@ -24,7 +26,7 @@ func jsonBombs() map[string]string {
 // starts with stage get bomb for an answer.
 func bombAt(t *testing.T, srv *fakellm.Server, stage, bomb string, next func(fakellm.Request) fakellm.Reply) {
 	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
-		if !isPing(req) && strings.HasPrefix(req.Messages[0].Content, stage) {
+		if !evaltest.IsPing(req) && strings.HasPrefix(req.Messages[0].Content, stage) {
 			return fakellm.Reply{Text: bomb}
 		}
 		return next(req)
@@ -42,11 +44,11 @@ func TestJSONBombAnswerIsUnusable(t *testing.T) {
 		t.Run("plan/"+name, func(t *testing.T) {
 			srv, _ := planServer(t, false)
 			next := srv.Default()
-			home := modelHome(t, srv.OllamaURL())
-			r := smallRepo(t)
-			mustRun(t, home, "index", r.Dir)
+			home := cli.ModelHome(t, srv.OllamaURL())
+			r := clitest.SmallRepo(t)
+			cli.MustRun(t, home, "index", r.Dir)
 			bombAt(t, srv, "You plan a code change", bomb, next)
-			checkBombExit(t, cra(t, home, "", "--json", "plan", "--repo", r.Dir, "Make helper add two"))
+			checkBombExit(t, cli.Cra(t, home, "", "--json", "plan", "--repo", r.Dir, "Make helper add two"))
 		})
 		t.Run("solve/"+name, func(t *testing.T) {
 			checkBombExit(t, bombedSolve(t, "You split a large task", bomb))
@@ -62,13 +64,13 @@ func TestJSONBombAnswerIsUnusable(t *testing.T) {
 				Error    string `json:"error"`
 				ExitCode int    `json:"exit_code"`
 			}
-			if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
-				t.Fatalf("stdout is no JSON object (%v): %.300q", err, res.stdout)
+			if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil {
+				t.Fatalf("stdout is no JSON object (%v): %.300q", err, res.Stdout)
 			}
 			// The step failed, its answers unusable; the run went on to its end.
-			if res.code != exitFailures || out.Status != "failed" || len(out.Steps) != 1 || out.Steps[0].Passed || out.Steps[0].Attempts != 2 ||
-				out.Error != "1 of 1 inputs failed" || out.ExitCode != exitFailures {
-				t.Errorf("exit %d, %+v\nstderr: %s", res.code, out, res.stderr)
+			if res.Code != clitest.ExitFailures || out.Status != "failed" || len(out.Steps) != 1 || out.Steps[0].Passed || out.Steps[0].Attempts != 2 ||
+				out.Error != "1 of 1 inputs failed" || out.ExitCode != clitest.ExitFailures {
+				t.Errorf("exit %d, %+v\nstderr: %s", res.Code, out, res.Stderr)
 			}
 		})
 	}
@@ -76,31 +78,31 @@ func TestJSONBombAnswerIsUnusable(t *testing.T) {
 
 // bombedSolve runs cra solve --json with bomb for the answer to the calls
 // whose system prompt starts with stage.
-func bombedSolve(t *testing.T, stage, bomb string) result {
+func bombedSolve(t *testing.T, stage, bomb string) clitest.Result {
 	t.Helper()
-	s := &solveScript{meta: onePart, part: oneStep, implement: []string{fixAdd}}
-	srv := s.server(t)
+	s := &clitest.SolveScript{Meta: clitest.OnePart, Part: clitest.OneStep, Implement: []string{clitest.FixAdd}}
+	srv := s.Server(t)
 	srv.AllowUnused()
 	next := srv.Default()
-	r := calcRepo(t)
-	home := solveHome(t, srv, r, "")
+	r := clitest.CalcRepo(t)
+	home := cli.SolveHome(t, srv, r, "")
 	bombAt(t, srv, stage, bomb, next)
-	return cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
+	return cli.Cra(t, home, "", "--json", "solve", "--repo", r.Dir, "Fix add: it must return the sum")
 }
 
-func checkBombExit(t *testing.T, res result) {
+func checkBombExit(t *testing.T, res clitest.Result) {
 	t.Helper()
-	if res.code != exitFailures {
-		t.Errorf("exit %d, want %d\nstderr: %s", res.code, exitFailures, res.stderr)
+	if res.Code != clitest.ExitFailures {
+		t.Errorf("exit %d, want %d\nstderr: %s", res.Code, clitest.ExitFailures, res.Stderr)
 	}
-	if strings.Contains(res.stderr, "0 of 0") {
-		t.Errorf("stderr counts no input: %s", res.stderr)
+	if strings.Contains(res.Stderr, "0 of 0") {
+		t.Errorf("stderr counts no input: %s", res.Stderr)
 	}
 	var out map[string]any
-	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || out == nil {
-		t.Fatalf("stdout is no JSON object (%v): %.300q", err, res.stdout)
+	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil || out == nil {
+		t.Fatalf("stdout is no JSON object (%v): %.300q", err, res.Stdout)
 	}
-	if msg, _ := out["error"].(string); !strings.Contains(msg, "could not be used") || out["exit_code"] != float64(exitFailures) {
+	if msg, _ := out["error"].(string); !strings.Contains(msg, "could not be used") || out["exit_code"] != float64(clitest.ExitFailures) {
 		t.Errorf("the JSON says error %q, exit_code %v", msg, out["exit_code"])
 	}
 }

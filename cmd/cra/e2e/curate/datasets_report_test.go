@@ -1,4 +1,4 @@
-package main
+package curate_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cra-dev/cra/internal/clitest"
 )
 
 // TestDatasetsShowReport builds two versions of a dataset with curate-data
@@ -14,14 +16,14 @@ import (
 // writes the report of each through `cra datasets show --report`.
 func TestDatasetsShowReport(t *testing.T) {
 	t.Parallel()
-	home := newHome(t)
-	r := historyRepo(t)
-	mustRun(t, home, "bootstrap", r.Dir)
-	mustRun(t, home, "curate-data", "--name", "ds", "--stages", "implement,plan", "--holdout-repos", r.Dir, "--validation-only")
-	mustRun(t, home, "curate-data", "--name", "ds", "--holdout-repos", r.Dir, "--validation-only")
+	home := cli.NewHome(t)
+	r := clitest.HistoryRepo(t)
+	cli.MustRun(t, home, "bootstrap", r.Dir)
+	cli.MustRun(t, home, "curate-data", "--name", "ds", "--stages", "implement,plan", "--holdout-repos", r.Dir, "--validation-only")
+	cli.MustRun(t, home, "curate-data", "--name", "ds", "--holdout-repos", r.Dir, "--validation-only")
 
 	dir := filepath.Join(t.TempDir(), "report-v2")
-	out := mustRun(t, home, "datasets", "show", "ds@2", "--report", dir)
+	out := cli.MustRun(t, home, "datasets", "show", "ds@2", "--report", dir)
 	md, html := filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html")
 	if !strings.Contains(out, "dataset ds@2") || !strings.Contains(out, "report:\n  "+md+"\n  "+html+"\n") {
 		t.Errorf("show --report printed\n%s\nwant the version, then the paths written", out)
@@ -53,7 +55,7 @@ func TestDatasetsShowReport(t *testing.T) {
 		Report  []string `json:"report"`
 	}
 	latest := filepath.Join(t.TempDir(), "latest")
-	if err := json.Unmarshal([]byte(mustRun(t, home, "--json", "datasets", "show", "ds", "--report", latest)), &shown); err != nil {
+	if err := json.Unmarshal([]byte(cli.MustRun(t, home, "--json", "datasets", "show", "ds", "--report", latest)), &shown); err != nil {
 		t.Fatal(err)
 	}
 	if shown.Version != 2 || len(shown.Report) != 2 || shown.Report[0] != filepath.Join(latest, "report.md") {
@@ -64,15 +66,15 @@ func TestDatasetsShowReport(t *testing.T) {
 	}
 
 	first := filepath.Join(t.TempDir(), "v1")
-	mustRun(t, home, "datasets", "show", "ds@1", "--report", first)
+	cli.MustRun(t, home, "datasets", "show", "ds@1", "--report", first)
 	if v1 := readText(t, filepath.Join(first, "report.md")); !strings.Contains(v1, "First version of ds") {
 		t.Errorf("report of ds@1 does not say it is the first version:\n%s", v1)
 	}
 
 	// No report for a version that does not exist, and no directory either.
 	missing := filepath.Join(t.TempDir(), "missing")
-	if res := cra(t, home, "", "datasets", "show", "ds@3", "--report", missing); res.code != exitUsage || !strings.Contains(res.stderr, "1, 2") {
-		t.Errorf("ds@3: exit %d, %q; want 2 listing the versions", res.code, res.stderr)
+	if res := cli.Cra(t, home, "", "datasets", "show", "ds@3", "--report", missing); res.Code != clitest.ExitUsage || !strings.Contains(res.Stderr, "1, 2") {
+		t.Errorf("ds@3: exit %d, %q; want 2 listing the versions", res.Code, res.Stderr)
 	}
 	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a report of a missing version created %s", missing)

@@ -1,4 +1,4 @@
-package main
+package curate_test
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cra-dev/cra/agent/eval"
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/config"
 	"github.com/cra-dev/cra/internal/fakellm"
 	"github.com/cra-dev/cra/internal/gittest"
@@ -29,21 +30,21 @@ func TestHeldOutRepositoryNeverTrainsByAnySource(t *testing.T) {
 	held := gittest.PythonHistory(t)
 	home := distillHomeOf(t, srv, "", held)
 	shop := gittest.ShopWithMergedBranch(t)
-	mustRun(t, home, "bootstrap", shop.Dir)
+	cli.MustRun(t, home, "bootstrap", shop.Dir)
 	heldPath := kb.CanonicalPath(held.Dir)
 	// No validation by hash: whatever is in validation is held out.
-	setCfg(t, home, "[curate]\n", "[curate]\nvalidation_fraction = 0.0\n")
-	mustRun(t, home, "distill", "--name", "early", "--stage", "scope")
+	clitest.SetConfig(t, home, "[curate]\n", "[curate]\nvalidation_fraction = 0.0\n")
+	cli.MustRun(t, home, "distill", "--name", "early", "--stage", "scope")
 	if n := storetest.Rows(t, home, kb.Raw, `SELECT count(*) FROM distill_outcomes WHERE repo_path = ? AND verified AND split = 'train'`,
 		heldPath); n[0] == "0" {
 		t.Fatal("nothing of the repository was distilled into train before it was held out: the test proves nothing")
 	}
 
-	setCfg(t, home, "[curate]\n", fmt.Sprintf("[curate]\nholdout_repos = [%q]\n", held.Dir))
-	mustRun(t, home, "curate-data", "--name", "all", "--source", "all")
-	mustRun(t, home, "curate-data", "--name", "taught", "--source", "distilled", "--validation-only") // early's answers stored in train; all held out now
-	mustRun(t, home, "distill", "--stage", "scope")                                                   // a new name, after: its dataset
-	mustRun(t, home, "distill", "--name", "early", "--stage", "plan")                                 // an old name's next version
+	clitest.SetConfig(t, home, "[curate]\n", fmt.Sprintf("[curate]\nholdout_repos = [%q]\n", held.Dir))
+	cli.MustRun(t, home, "curate-data", "--name", "all", "--source", "all")
+	cli.MustRun(t, home, "curate-data", "--name", "taught", "--source", "distilled", "--validation-only") // early's answers stored in train; all held out now
+	cli.MustRun(t, home, "distill", "--stage", "scope")                                                   // a new name, after: its dataset
+	cli.MustRun(t, home, "distill", "--name", "early", "--stage", "plan")                                 // an old name's next version
 	latest := `WITH v AS (SELECT name, max(version) AS version FROM dataset_versions GROUP BY name)
 		SELECT e.dataset || '@' || e.version, e.source, e.split, count(*) FROM training_examples e
 		JOIN v ON v.name = e.dataset AND v.version = e.version WHERE e.repo_path = ? GROUP BY ALL ORDER BY ALL`
@@ -90,7 +91,7 @@ func TestMergedBranchAndItsPartsShareOneSplit(t *testing.T) {
 	if h(m.Merge) < v {
 		want = kb.SplitValidation
 	}
-	setCfg(t, home, "[curate]\n", fmt.Sprintf("[curate]\nvalidation_fraction = %v\n", v))
+	clitest.SetConfig(t, home, "[curate]\n", fmt.Sprintf("[curate]\nvalidation_fraction = %v\n", v))
 	group := append([]string{m.Merge}, m.Parts...)
 	if n := storetest.Rows(t, home, kb.Raw, `SELECT count(*) FROM synthetic_tasks WHERE commit IN (SELECT unnest(?::VARCHAR[]))`, group); n[0] != "4" {
 		t.Fatalf("%s of the merge task and its 3 parts mined", n[0])
@@ -100,8 +101,8 @@ func TestMergedBranchAndItsPartsShareOneSplit(t *testing.T) {
 	if want == kb.SplitValidation { // v can be large enough to leave nothing of the shop in train
 		curateArgs = append(curateArgs, "--validation-only")
 	}
-	mustRun(t, home, curateArgs...)
-	mustRun(t, home, "distill", "--stage", "plan")
+	cli.MustRun(t, home, curateArgs...)
+	cli.MustRun(t, home, "distill", "--stage", "plan")
 	for _, q := range []string{
 		`SELECT commit, split FROM training_examples WHERE dataset = 'ds' AND commit IN (SELECT unnest(?::VARCHAR[]))`,
 		`SELECT commit, split FROM distill_outcomes WHERE commit IN (SELECT unnest(?::VARCHAR[]))`,
@@ -159,21 +160,21 @@ func TestResplitAlongsideOtherProcesses(t *testing.T) {
 	held := gittest.PythonHistory(t)
 	home := distillHomeOf(t, srv, "", held)
 	heldPath := kb.CanonicalPath(held.Dir)
-	trainAll(t, home)
-	mustRun(t, home, "distill", "--name", "early", "--stage", "scope")
+	clitest.TrainAll(t, home)
+	cli.MustRun(t, home, "distill", "--name", "early", "--stage", "scope")
 	if n := storetest.Rows(t, home, kb.Raw, `SELECT count(*) FROM distill_outcomes WHERE name = 'early' AND verified AND split = 'train'`); n[0] == "0" {
 		t.Fatal("no answer of early stored in train: the re-split has nothing to do")
 	}
-	setCfg(t, home, "validation_fraction = 0.0\n", fmt.Sprintf("validation_fraction = 0.0\nholdout_repos = [%q]\n", held.Dir))
+	clitest.SetConfig(t, home, "validation_fraction = 0.0\n", fmt.Sprintf("validation_fraction = 0.0\nholdout_repos = [%q]\n", held.Dir))
 
-	runs := craProcesses(t,
+	runs := clitest.Processes(t,
 		[]string{"--home", home, "distill", "--name", "early", "--stage", "plan"},
 		[]string{"--home", home, "distill", "--name", "other", "--stage", "scope,plan"},
 		[]string{"--home", home, "curate-data", "--name", "taught", "--source", "distilled", "--validation-only", "--wait", "1m"},
 		[]string{"--home", home, "sql", "--format", "csv", "SELECT name, split, count(*) FROM raw.distill_outcomes GROUP BY ALL"})
 	for i, r := range runs {
-		if r.code != exitOK {
-			t.Errorf("process %d: exit %d\n%s", i, r.code, r.stderr)
+		if r.Code != clitest.ExitOK {
+			t.Errorf("process %d: exit %d\n%s", i, r.Code, r.Stderr)
 		}
 	}
 	if n := storetest.Rows(t, home, kb.Raw, `SELECT count(*) FROM distill_outcomes WHERE repo_path = ? AND split = 'train'`, heldPath); n[0] != "0" {

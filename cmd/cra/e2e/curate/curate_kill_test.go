@@ -1,7 +1,6 @@
-package main
+package curate_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/notebooks"
@@ -23,13 +23,12 @@ import (
 // build.
 func TestCurateDataKilledWhileWritingShowsNoUnregisteredRows(t *testing.T) {
 	t.Parallel()
-	home := newHome(t)
+	home := cli.NewHome(t)
 	storetest.SyntheticTasks(t, home, 2500) // 10,000 targets: five batches of examples
 	args := []string{"--home", home, "curate-data", "--name", "kj"}
-	js, _ := json.Marshal(args)
-	env := []string{"CRA_TEST_CLI_ARGS=" + string(js)}
+	env := []string{clitest.ChildEnv(args...)}
 	start := time.Now()
-	mustRun(t, home, args[2:]...)
+	cli.MustRun(t, home, args[2:]...)
 	t.Logf("a clean build: %v", time.Since(start))
 	want := versionRows(t, home, "kj", 1)
 	notebook := notebookFile(t, "dataset_composition.sql")
@@ -49,28 +48,28 @@ func TestCurateDataKilledWhileWritingShowsNoUnregisteredRows(t *testing.T) {
 		v := i + 2 // the version the killed run builds
 		// A killed run's log is replayed now, not taken for this run's.
 		if _, err := os.Stat(wal); err == nil {
-			mustRun(t, home, "sql", "--write", "CHECKPOINT raw")
+			cli.MustRun(t, home, "sql", "--write", "CHECKPOINT raw")
 		}
 		killed := storetest.KillWhen(t, env, writing, after)
-		staged := sqlRows(t, home, "SELECT count(*) FROM raw.training_examples_staging WHERE dataset = 'kj'")
-		registered := sqlRows(t, home, "SELECT count(*) FROM raw.dataset_versions WHERE name = 'kj' AND version = "+strconv.Itoa(v))
+		staged := cli.SQLRows(t, home, "SELECT count(*) FROM raw.training_examples_staging WHERE dataset = 'kj'")
+		registered := cli.SQLRows(t, home, "SELECT count(*) FROM raw.dataset_versions WHERE name = 'kj' AND version = "+strconv.Itoa(v))
 		t.Logf("kill %d (%v after the first commit): killed %v, staged rows %s, version %d registered %s", i, after, killed,
 			strings.Fields(staged)[1], v, strings.Fields(registered)[1])
 		if killed && registered == "count_star()\n0\n" && staged != "count_star()\n0\n" {
 			inWrite++
 		}
-		if got := sqlRows(t, home, "SELECT version, count(*) FROM raw.training_examples WHERE dataset = 'kj' "+
+		if got := cli.SQLRows(t, home, "SELECT version, count(*) FROM raw.training_examples WHERE dataset = 'kj' "+
 			"AND version NOT IN (SELECT version FROM raw.dataset_versions WHERE name = 'kj') GROUP BY ALL"); got != "version,count_star()\n" {
 			t.Errorf("kill %d: raw.training_examples shows rows of versions never registered:\n%s", i, got)
 		}
-		for _, line := range strings.Split(mustRun(t, home, "sql", "--format", "csv", "-f", notebook), "\n") {
+		for _, line := range strings.Split(cli.MustRun(t, home, "sql", "--format", "csv", "-f", notebook), "\n") {
 			if strings.HasPrefix(line, "kj,"+strconv.Itoa(v)+",") && registered == "count_star()\n0\n" {
 				t.Errorf("kill %d: the notebook reports version %d, never registered: %s", i, v, line)
 				break
 			}
 		}
 		if registered == "count_star()\n0\n" {
-			mustRun(t, home, args[2:]...)
+			cli.MustRun(t, home, args[2:]...)
 		}
 		if got := versionRows(t, home, "kj", v); got != want {
 			t.Errorf("kill %d: version %d after the kill holds %s, a clean build %s", i, v, got, want)
@@ -79,7 +78,7 @@ func TestCurateDataKilledWhileWritingShowsNoUnregisteredRows(t *testing.T) {
 	if inWrite == 0 {
 		t.Error("no kill landed between the first batch and the registration: the test proved nothing")
 	}
-	if got := sqlRows(t, home, "SELECT count(*) FROM raw.training_examples_staging"); got != "count_star()\n0\n" {
+	if got := cli.SQLRows(t, home, "SELECT count(*) FROM raw.training_examples_staging"); got != "count_star()\n0\n" {
 		t.Errorf("staged rows left after every version was registered: %s", got)
 	}
 }
@@ -88,7 +87,7 @@ func TestCurateDataKilledWhileWritingShowsNoUnregisteredRows(t *testing.T) {
 // of every row but its version and time, in id order.
 func versionRows(t *testing.T, home, name string, v int) string {
 	t.Helper()
-	out := sqlRows(t, home, "SELECT count(*) || ' rows, md5 ' || coalesce(md5(string_agg(concat_ws('|', id, stage, source, split, kind, label, "+
+	out := cli.SQLRows(t, home, "SELECT count(*) || ' rows, md5 ' || coalesce(md5(string_agg(concat_ws('|', id, stage, source, split, kind, label, "+
 		"repo_path, commit, target_id, messages::VARCHAR, prompt_tokens, completion_tokens), chr(10) ORDER BY id)), '') "+
 		"FROM raw.training_examples WHERE dataset = '"+name+"' AND version = "+strconv.Itoa(v))
 	return strings.TrimSpace(out[strings.Index(out, "\n")+1:])
