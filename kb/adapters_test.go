@@ -11,6 +11,7 @@ import (
 // next; the latest gate of a version is read back whole; the champion of
 // a stage is the `to` of its latest event, none when that is NULL.
 func TestAdapterRegistryRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	write := func(fn func(w Writer) error) {

@@ -8,6 +8,7 @@ import (
 // An empty session has every table of both stores, resolved as Attach
 // resolves them, and the version this binary writes.
 func TestAttachEmptyHoldsTheSchema(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, err := AttachEmpty(ctx)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // head, a marker naming its size and its tail, never over the limit and
 // never splitting a character.
 func TestBound(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 600) + strings.Repeat("z", 600)
 	for _, tc := range []struct {
 		name  string
@@ -62,6 +63,7 @@ func TestBound(t *testing.T) {
 // final diff and the session archive keep their head, a marker and their
 // tail; the archive stays a JSON object whose small keys are whole.
 func TestRunRowsAreBounded(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	answer := "<edit>" + strings.Repeat("<x&>", MaxAttemptBytes) + "</edit>"

@@ -11,6 +11,7 @@ import (
 // Compact gives back the space deleted rows left, keeps every row and the
 // sequences' positions, and refuses while another process has the store.
 func TestCompactShrinksAndKeepsEveryRow(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	s, err := Open(ctx, dir, Raw, Options{Write: true, Command: "test"})

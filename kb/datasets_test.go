@@ -31,6 +31,7 @@ func countRows(t *testing.T, dir, q string) int {
 // is not what was staged registers nothing; the next build of the name
 // clears what a dead one staged.
 func TestStagedExamplesBecomeVisibleWhenRegistered(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	write := func(fn func(w Writer) error) error {
@@ -84,6 +85,7 @@ func TestStagedExamplesBecomeVisibleWhenRegistered(t *testing.T) {
 // killed before it left in training_examples, and keeps every registered
 // version's.
 func TestMigrationRemovesUnregisteredRowsOfOldKilledBuilds(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	err := WithWriter(ctx, dir, Raw, Options{Command: "test"}, func(w Writer) error {

@@ -46,6 +46,7 @@ func usedBlocks(t *testing.T, p string) int64 {
 // sessions alike, with a DamagedError that names the file and says what
 // to do; nothing is done on it.
 func TestDamagedStoreIsRefusedAtOpen(t *testing.T) {
+	t.Parallel()
 	for name, damage := range map[string]func(path string) error{
 		"truncated in half": func(p string) error {
 			st, err := os.Stat(p)
@@ -104,6 +105,7 @@ func TestDamagedStoreIsRefusedAtOpen(t *testing.T) {
 // blocks or part of one, is whole: a kill -9 while a checkpoint extended
 // the file leaves it so, and CI once saw a raw store refused after one.
 func TestStoreLongerThanItsHeaderOpens(t *testing.T) {
+	t.Parallel()
 	for name, tail := range map[string]int{"part of a block": 13 * 4096, "two blocks and a part": 2*blockBytes + 4096} {
 		t.Run(name, func(t *testing.T) {
 			dir := initHome(t)
@@ -136,6 +138,7 @@ func TestStoreLongerThanItsHeaderOpens(t *testing.T) {
 
 // A whole store, just written, is not taken for a damaged one.
 func TestWholeStoreOpens(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	fill(t, dir)
 	for _, k := range Kinds {
@@ -156,6 +159,7 @@ func TestWholeStoreOpens(t *testing.T) {
 // errors, with what failed kept and DuckDB's tuning advice left out;
 // other errors pass unchanged.
 func TestExplainSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	SetMemoryLimit("3GiB")
 	t.Cleanup(func() { SetMemoryLimit("") })
 	duck := func(s string) error {
@@ -192,6 +196,7 @@ func TestExplainSaysWhatToDo(t *testing.T) {
 // folder of its own under the home's tmp/, whose leftovers from a dead
 // process are removed at the next open.
 func TestStoresOpenWithTheMemoryLimitAndSpillInTheHome(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	SetMemoryLimit("700MiB")
 	t.Cleanup(func() { SetMemoryLimit("") })
@@ -261,6 +266,7 @@ func TestStoresOpenWithTheThreadsSet(t *testing.T) {
 
 // The default memory limit is a thirty-second of the memory, between 1 and 4 GiB.
 func TestDefaultMemoryLimit(t *testing.T) {
+	t.Parallel()
 	for total, want := range map[int64]string{
 		0: "1024MiB", 8 << 30: "1024MiB", 24 << 30: "1024MiB", 32 << 30: "1024MiB", 48 << 30: "1536MiB",
 		64 << 30: "2048MiB", 128 << 30: "4096MiB", 130 << 30: "4096MiB", 1 << 40: "4096MiB",
@@ -276,6 +282,7 @@ func TestDefaultMemoryLimit(t *testing.T) {
 // and damaged when it holds anything else; a store with a version is
 // never questioned here.
 func TestCheckMigratable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		setup   string

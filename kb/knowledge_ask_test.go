@@ -7,6 +7,7 @@ import (
 )
 
 func TestKnowledgeCallEdges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		for _, tc := range []struct {
@@ -27,6 +28,7 @@ func TestKnowledgeCallEdges(t *testing.T) {
 }
 
 func TestKnowledgeRepoDocstrings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		ds, err := k.RepoDocstrings(ctx, 1)
@@ -58,6 +60,7 @@ func TestKnowledgeRepoDocstrings(t *testing.T) {
 }
 
 func TestKnowledgeGetCommitsForFileMatching(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := knowledgeHome(t, `UPDATE commits SET message = 'Fix the cache miss' WHERE id = 2;
 		UPDATE commits SET message = 'BUGFIX: evict' WHERE id = 3`)

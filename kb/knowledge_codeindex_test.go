@@ -7,6 +7,7 @@ import (
 )
 
 func TestKnowledgeSearchCodeIndex(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		entryID := func(e CodeIndexEntry) int64 { return e.ID }

@@ -9,6 +9,7 @@ import (
 )
 
 func TestKnowledgeDependencies(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		type d struct {
@@ -64,6 +65,7 @@ func subgraphString(g *DependencySubgraph) string {
 }
 
 func TestKnowledgeDependencySubgraph(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		tests := []struct {
@@ -136,6 +138,7 @@ func scaleHome(t testing.TB) *Store {
 }
 
 func TestKnowledgeDependencySubgraphScale(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	k := NewKnowledgeBase(scaleHome(t).DB)
 	tests := []struct {
@@ -194,6 +197,7 @@ func BenchmarkDependencySubgraph(b *testing.B) {
 }
 
 func TestKnowledgeCoChangeNeighbors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		tests := []struct {

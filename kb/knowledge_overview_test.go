@@ -10,6 +10,7 @@ import (
 func commitIDOf(c Commit) int64 { return c.ID }
 
 func TestKnowledgeRecentCommits(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		tests := []struct {
@@ -49,6 +50,7 @@ func TestKnowledgeRecentCommits(t *testing.T) {
 }
 
 func TestKnowledgeFileContext(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		fc, err := k.GetFileContext(ctx, 1)
@@ -91,6 +93,7 @@ func TestKnowledgeFileContext(t *testing.T) {
 }
 
 func TestKnowledgeRepoOverview(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		type deg struct {
@@ -140,6 +143,7 @@ func TestKnowledgeRepoOverview(t *testing.T) {
 }
 
 func TestKnowledgeCaps(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// repo 3: files f1000..f1029, the first 15 a chain 1000 -> ... -> 1014,
 	// all co-changing 3 times with pkg/e.py (7)
@@ -175,6 +179,7 @@ func TestKnowledgeCaps(t *testing.T) {
 }
 
 func TestKnowledgeAdapterForStage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		a, err := k.GetAdapterForStage(ctx, "scope")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestRepoContents(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		c, err := k.RepoContents(ctx, 1)

@@ -11,6 +11,7 @@ import (
 func symbolIDOf(s Symbol) int64 { return s.ID }
 
 func TestKnowledgeSymbolsForFile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		tests := []struct {
@@ -54,6 +55,7 @@ func TestKnowledgeSymbolsForFile(t *testing.T) {
 }
 
 func TestKnowledgeSearchSymbolsByName(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		tests := []struct {
@@ -93,6 +95,7 @@ func TestKnowledgeSearchSymbolsByName(t *testing.T) {
 }
 
 func TestKnowledgeSymbolNeighbors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		type n struct {
@@ -145,6 +148,7 @@ func TestKnowledgeSymbolNeighbors(t *testing.T) {
 }
 
 func TestKnowledgeDocstringsAndComments(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		ds, err := k.GetDocstringsForFile(ctx, 1)
@@ -197,6 +201,7 @@ func TestKnowledgeDocstringsAndComments(t *testing.T) {
 }
 
 func TestParsedFieldsScan(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   any

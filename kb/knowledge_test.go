@@ -87,6 +87,7 @@ func assertNotFound(t *testing.T, what string, err error) {
 }
 
 func TestKnowledgeRepos(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		rs, err := k.Repos(ctx)
@@ -115,6 +116,7 @@ func TestKnowledgeRepos(t *testing.T) {
 }
 
 func TestKnowledgeFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		tests := []struct {
@@ -163,6 +165,7 @@ func TestKnowledgeFiles(t *testing.T) {
 }
 
 func TestKnowledgeSearchFilesByMetadata(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eachKnowledgeBase(t, func(t *testing.T, k *KnowledgeBase) {
 		tests := []struct {
@@ -212,6 +215,7 @@ func TestKnowledgeSearchFilesByMetadata(t *testing.T) {
 }
 
 func TestKnowledgeMetadataUnpopulated(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := knowledgeHome(t, "DELETE FROM file_metadata")
 	s, err := Open(ctx, dir, Curated, Options{})
@@ -238,6 +242,7 @@ func TestKnowledgeMetadataUnpopulated(t *testing.T) {
 }
 
 func TestLikePattern(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"load", "%load%"},
 		{"load*", "load%"},
@@ -255,6 +260,7 @@ func TestLikePattern(t *testing.T) {
 }
 
 func TestToStrings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      any
 		want    []string

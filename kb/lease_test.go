@@ -25,6 +25,7 @@ func readOnce(t *testing.T, home string) string {
 // closed: a reader gets in and sees every row, and the next write opens
 // the store again.
 func TestLeaseHoldsTheStoreAcrossABurstAndLetsGoWhenIdle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	home := initHome(t)
 	l := NewLease(home, Raw, Options{Command: "cra eval"}, 300*time.Millisecond)
@@ -86,6 +87,7 @@ loop:
 // lease lets go within idle, so the reader's next try gets in; with no
 // one wanting it, the lease lets go once hold has passed.
 func TestLeaseHoldsUntilSomeoneWantsTheStore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	home := initHome(t)
 	const idle = 50 * time.Millisecond
@@ -126,6 +128,7 @@ func TestLeaseHoldsUntilSomeoneWantsTheStore(t *testing.T) {
 // lease's hold would end; the lease's next write opens the store again
 // and sees the other process's row.
 func TestLeaseLetsAWaitingWriterProcessIn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	home := initHome(t)
 	l := NewLease(home, Raw, Options{Command: "cra eval"}, 50*time.Millisecond)

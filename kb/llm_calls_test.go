@@ -8,6 +8,7 @@ import (
 
 // The calls read back under OpenTelemetry's GenAI names.
 func TestGenAICallsView(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	resp, thinking, in, out := "{}", "hm", 12, 3
@@ -50,6 +51,7 @@ func TestGenAICallsView(t *testing.T) {
 // A call an adapter answered keeps its name, version and sha256, in the
 // table and the view; a call of the base model has NULLs.
 func TestLLMCallAdapter(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	err := WithWriter(ctx, dir, Raw, Options{}, func(w Writer) error {

@@ -8,6 +8,7 @@ import (
 // The holder a refused process is told about: its pid, what it runs when
 // it said so, and since when; never an empty field between commas.
 func TestLockedErrorNamesTheHolder(t *testing.T) {
+	t.Parallel()
 	since := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		err  LockedError

@@ -15,6 +15,7 @@ import (
 // A writer refused because a reader (`cra sql`) has the store open names
 // that reader, never itself.
 func TestWriterRefusedByAReaderNamesTheReader(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	reader, stop := startReader(t, dir)
 	defer stop()
@@ -39,6 +40,7 @@ func TestWriterRefusedByAReaderNamesTheReader(t *testing.T) {
 // A writer with a wait waits for the reader, saying once what it waits for,
 // and gets the store when the reader leaves.
 func TestWriterWaitsForAReaderAndSaysSoOnce(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	reader, stop := startReader(t, dir)
 	time.AfterFunc(700*time.Millisecond, stop)
@@ -56,6 +58,7 @@ func TestWriterWaitsForAReaderAndSaysSoOnce(t *testing.T) {
 
 // A reader that died leaves a note that the next writer cleans up.
 func TestStaleReaderNoteIsIgnored(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	path := readerPath(dir+"/raw.duckdb", 999999)
 	if err := os.WriteFile(path, []byte(`{"pid":999999,"command":"cra sql"}`), 0o644); err != nil {
@@ -70,6 +73,7 @@ func TestStaleReaderNoteIsIgnored(t *testing.T) {
 }
 
 func TestInputLockIsExclusiveAndNamesTheHolder(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	first, err := LockInput(ctx, dir, "bootstrap", "/clones/click", "cra bootstrap /clones/click", 0)
@@ -104,6 +108,7 @@ func TestInputLockIsExclusiveAndNamesTheHolder(t *testing.T) {
 }
 
 func TestRunLockTellsLiveFromStale(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	l, err := LockRun(dir, "bootstrap", 7)
 	if err != nil {
@@ -127,6 +132,7 @@ func TestRunLockTellsLiveFromStale(t *testing.T) {
 // AppendNew writes only rows whose key is new, to the table and within the
 // batch: the anti-join every raw load goes through.
 func TestAppendNewAntiJoinsOnTheKey(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	cols := []string{"run_id", "repo_path", "commit", "parents", "committed_at", "files", "insertions", "deletions", "outcome"}
@@ -170,6 +176,7 @@ func TestAppendNewAntiJoinsOnTheKey(t *testing.T) {
 // the same id under the same version is skipped, under another version
 // written.
 func TestAppendNewWithAnIntegerKeyColumn(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	ex := func(id string, version int) TrainingExample {
@@ -204,6 +211,7 @@ func TestAppendNewWithAnIntegerKeyColumn(t *testing.T) {
 // forked while its parent held the lock keeps the flock until it execs,
 // here played by a second open file holding it for 15 ms.
 func TestLockJustReleasedIsNotBusy(t *testing.T) {
+	t.Parallel()
 	path := t.TempDir() + "/x.lock"
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

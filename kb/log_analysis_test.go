@@ -91,6 +91,7 @@ func withLogs(t *testing.T, home string, fn func(*kb.LogAnalysis)) {
 }
 
 func TestLogAnalysisEval(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	withLogs(t, logHome(t), func(la *kb.LogAnalysis) {
 		runs, err := la.EvalRuns(ctx, kb.LogFilter{})
@@ -133,6 +134,7 @@ func TestLogAnalysisEval(t *testing.T) {
 }
 
 func TestLogAnalysisSolveRunsAndData(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	withLogs(t, logHome(t), func(la *kb.LogAnalysis) {
 		runs, err := la.SolveRuns(ctx, kb.LogFilter{})
@@ -195,6 +197,7 @@ func TestLogAnalysisSolveRunsAndData(t *testing.T) {
 }
 
 func TestTrainingPlanRows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	home := storetest.Home(t)
 	err := kb.WithWriter(ctx, home, kb.Raw, kb.Options{}, func(w kb.Writer) error {
@@ -228,6 +231,7 @@ func TestTrainingPlanRows(t *testing.T) {
 // one (mixed); a stage with no call is absent, a task with none has no
 // map, and rows that are no model's answer count for no stage.
 func TestEvalOutcomesAnsweredBy(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	home := storetest.Home(t)
 	s, err := kb.Open(ctx, home, kb.Raw, kb.Options{Write: true})

@@ -77,6 +77,7 @@ var (
 // non-test .go file for FROM/JOIN/INTO/UPDATE <table>, and the table a
 // call of an Append* method names.
 func TestSQLOwnership(t *testing.T) {
+	t.Parallel()
 	tables := migrationTables(t)
 	for _, tb := range tables {
 		if tableOwners[tb] == "" {
@@ -205,6 +206,7 @@ func sqlUses(t *testing.T, tables []string) map[string]string {
 // The scan finds a table after each SQL keyword, with or without its
 // catalog, and not in prose.
 func TestSQLNameRE(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"SELECT x FROM task_runs t", "task_runs"},
 		{"a JOIN eval_tasks e ON", "eval_tasks"},

@@ -10,6 +10,7 @@ import (
 // cra's own table whatever the prefix, quoting or case, and leaves the
 // user's own tables and other statements alone.
 func TestScriptOwnTarget(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := writableHome(t)
 	for _, q := range []string{"create table raw.mine (x int)", "create table curated.mine2 (x int)", "create view raw.myview as select 1"} {
@@ -86,6 +87,7 @@ func TestScriptOwnTarget(t *testing.T) {
 // RunScript refuses a change of cra's own tables with --write unless
 // AllowDDL, and runs a script dropping the user's own table.
 func TestScriptRefusesOwnTableDDL(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := writableHome(t)
 	noQuery := func(int, string) error { return nil }

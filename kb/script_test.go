@@ -8,6 +8,7 @@ import (
 )
 
 func TestSplitStatements(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, in string
 		want     []string
@@ -34,6 +35,7 @@ func TestSplitStatements(t *testing.T) {
 }
 
 func TestReturnsRows(t *testing.T) {
+	t.Parallel()
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)

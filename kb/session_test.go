@@ -10,6 +10,7 @@ import (
 )
 
 func TestSessionPersistsAndArchives(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	s, err := OpenSession(dir, "run1")
 	if err != nil {
@@ -57,6 +58,7 @@ func TestSessionPersistsAndArchives(t *testing.T) {
 // PutAll puts its keys together or not at all: the keys a kill must
 // never separate (a step's result and the cumulative diff) are one write.
 func TestSessionPutAllIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := OpenSession(dir, "run1")
 	if err != nil {

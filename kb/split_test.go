@@ -14,6 +14,7 @@ import (
 // whichever side its own hash is on. Flipping `<`, making it `<=`,
 // ignoring the held-out repositories or the group each fails a row.
 func TestSplitRule(t *testing.T) {
+	t.Parallel()
 	const repo, other = "/r", "/o"
 	h := func(unit string) float64 { return UnitHash(repo, unit) }
 	// part's own hash and its merge's fall on either side of mid.
@@ -71,6 +72,7 @@ func TestSplitRule(t *testing.T) {
 // [curate] gives the fraction and the held-out repositories; an override
 // (--holdout-repos, a plan's) replaces the list, an empty one does not.
 func TestNewSplitRule(t *testing.T) {
+	t.Parallel()
 	c := config.Curate{ValidationFraction: 0.2, HoldoutRepos: []string{"/b", "/a/../a"}}
 	for _, tt := range []struct {
 		name     string
@@ -99,6 +101,7 @@ func TestNewSplitRule(t *testing.T) {
 // in two merged branches joins them under the smaller merge commit; the
 // same commit in another repository is its own.
 func TestSplitRuleLoadsMergedBranches(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	commits := []struct{ repo, commit, parents string }{

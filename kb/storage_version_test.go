@@ -26,6 +26,7 @@ func storageVersion(t *testing.T, path string) string {
 // copy Compact writes, so compact brings a store an older cra made (in
 // DuckDB's default v1.0.0 format, which an open leaves as it is) to it.
 func TestStoresAreMadeInTheStorageVersion(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	want := StorageVersion + "+"
 	home := t.TempDir()

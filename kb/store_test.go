@@ -107,6 +107,7 @@ func initHome(t *testing.T) string {
 }
 
 func TestMigrationsCreateExactlyTheSchema(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	for _, k := range Kinds {
 		s, err := Open(context.Background(), dir, k, Options{})
@@ -138,6 +139,7 @@ func TestMigrationsCreateExactlyTheSchema(t *testing.T) {
 }
 
 func TestReopenIsANoOp(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	for range 2 {
 		if err := Init(context.Background(), dir, "cra init"); err != nil {
@@ -165,6 +167,7 @@ func TestReopenIsANoOp(t *testing.T) {
 // version, without the tables of shards (which ran), and the error names
 // the migration that failed.
 func TestFailingMigrationLeavesTheStoreAtItsVersion(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ms, err := Migrations(Raw)
 	if err != nil {
@@ -214,6 +217,7 @@ func TestFailingMigrationLeavesTheStoreAtItsVersion(t *testing.T) {
 }
 
 func TestNewerStoreIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	s, err := Open(context.Background(), dir, Raw, Options{Write: true})
 	if err != nil {
@@ -248,6 +252,7 @@ func TestNewerStoreIsRefused(t *testing.T) {
 // input lock or a run lock there says to run cra init, and leaves the
 // folder as it found it (empty, or missing).
 func TestUninitialisedHomeStaysUntouched(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	empty, missing := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	for name, dir := range map[string]string{"empty": empty, "missing": missing} {
@@ -288,6 +293,7 @@ func TestUninitialisedHomeStaysUntouched(t *testing.T) {
 }
 
 func TestReadOnlyOpenOfMissingStoreSaysRunInit(t *testing.T) {
+	t.Parallel()
 	_, err := Open(context.Background(), t.TempDir(), Curated, Options{})
 	var ni *NotInitializedError
 	if !errors.As(err, &ni) || !strings.Contains(err.Error(), "cra init") {
@@ -302,6 +308,7 @@ func TestReadOnlyOpenOfMissingStoreSaysRunInit(t *testing.T) {
 // TestShippedMigrationsAreNeverEdited pins the checksum of every migration
 // once shipped: editing one fails here; a new one is appended with -update.
 func TestShippedMigrationsAreNeverEdited(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join("testdata", "migrations.sha256")
 	var b strings.Builder
 	for _, k := range Kinds {
@@ -357,6 +364,7 @@ func startProcess(t *testing.T, env string) (*exec.Cmd, func()) {
 }
 
 func TestSecondWriterIsRefusedNamingTheHolder(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	cmd, stop := startHolder(t, dir)
 	defer stop()
@@ -392,6 +400,7 @@ func TestSecondWriterIsRefusedNamingTheHolder(t *testing.T) {
 }
 
 func TestKilledWriterLeavesNoLock(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	cmd, stop := startHolder(t, dir)
 	defer stop()
@@ -414,6 +423,7 @@ func TestKilledWriterLeavesNoLock(t *testing.T) {
 }
 
 func TestOpenWaitsForAHeldStore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := initHome(t)
 	held, err := Open(ctx, dir, Raw, Options{Write: true, Command: "holder"})

@@ -9,6 +9,7 @@ import (
 // A run's row is written when it starts and finished when it ends; its
 // decisions are rows of their own, file- and symbol-level.
 func TestTaskRunAndDecisions(t *testing.T) {
+	t.Parallel()
 	dir := initHome(t)
 	ctx := context.Background()
 	sym := int64(7)

@@ -15,6 +15,7 @@ import (
 // The writer gets the store once the first reader leaves; the queued
 // reader gets it once the writer has written.
 func TestAWaitingWriterGoesBeforeNewReaders(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := initHome(t)
 	_, stop := startReader(t, dir)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
@@ -28,10 +29,11 @@ func dumpConn(t *testing.T, conn *sql.Conn, queries map[string]string) map[strin
 	return out
 }
 
-// homeDump is a home's answers to queries, read as `cra sql` reads it.
+// homeDump is a home's answers to queries, read as `cra sql` reads it:
+// waiting for a writer (another test's export of a shared shard home).
 func homeDump(t *testing.T, home string, queries map[string]string) map[string][]string {
 	t.Helper()
-	a, err := kb.Attach(context.Background(), home, false, "test")
+	a, err := kb.AttachWith(context.Background(), home, kb.Options{Command: "test", Wait: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 // the views see no row of the killed one. Exporting again completes the
 // union and removes what the killed one left.
 func TestKilledExportLeavesNoPartialShard(t *testing.T) {
+	t.Parallel()
 	want := homeDump(t, singleHome(t), Checks)
 	homes := shardHomes(t, 2)
 	empty := newHome(t, "empty")
@@ -67,6 +68,7 @@ func TestKilledExportLeavesNoPartialShard(t *testing.T) {
 // home that opens and holds no row twice; running it again completes the
 // union.
 func TestKilledImportIsCompletedByARerun(t *testing.T) {
+	t.Parallel()
 	want := homeDump(t, singleHome(t), Checks)
 	dir := tempDir(t, "shards")
 	exportAll(t, shardHomes(t, 2), dir)

@@ -18,6 +18,7 @@ var readsExportedOnly = []string{"bootstrap_funnel.sql"}
 // The notebooks over exported tables answer the same on `cra sql
 // --shards DIR` as on a home that imported DIR (run numbers included).
 func TestNotebooksAgreeOnShardsAndImportedHome(t *testing.T) {
+	t.Parallel()
 	dir := tempDir(t, "shards")
 	exportAll(t, shardHomes(t, 3), dir)
 	home := newHome(t, "notebooks")

@@ -20,6 +20,7 @@ import (
 // twice, and the home ends with the union once — the rows of one import,
 // and as many runs.
 func TestTwoImportsAndAReaderAtOnce(t *testing.T) {
+	t.Parallel()
 	want := homeDump(t, singleHome(t), Checks)
 	dir := tempDir(t, "shards")
 	exportAll(t, shardHomes(t, 2), dir)

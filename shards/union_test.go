@@ -8,6 +8,7 @@ import (
 // The union of the shards of N homes, imported into a new home or queried
 // in place, is what one home mining every repository holds.
 func TestUnionEqualsOneRun(t *testing.T) {
+	t.Parallel()
 	want := homeDump(t, singleHome(t), Checks)
 	if len(want["tasks"]) < fixtureRepos*5 || len(want["merges"]) == 0 {
 		t.Fatalf("the single run mined %d tasks and %d merges: the fixture is too small to compare", len(want["tasks"]), len(want["merges"]))
@@ -27,6 +28,7 @@ func TestUnionEqualsOneRun(t *testing.T) {
 // Importing the same shards again adds nothing: every table's rows, run
 // ids included, are as the first import left them.
 func TestImportTwiceAddsNothing(t *testing.T) {
+	t.Parallel()
 	dir := tempDir(t, "shards")
 	exportAll(t, shardHomes(t, 2), dir)
 	home := newHome(t, "twice")
@@ -54,6 +56,7 @@ func TestImportTwiceAddsNothing(t *testing.T) {
 // repositories shards 0 and 1 of 2 hold too), an import after each and
 // the views in place still hold each row once.
 func TestRepositoryMovedByANewCountIsNeitherLostNorDoubled(t *testing.T) {
+	t.Parallel()
 	want := homeDump(t, singleHome(t), Checks)
 	dir := tempDir(t, "shards")
 	home := newHome(t, "moved")

@@ -59,6 +59,7 @@ func (m *keepModel) Complete(_ context.Context, req llm.Request) (llm.Response, 
 // the files, symbols and dependencies the part plan gave it; a step it
 // leaves out is dropped.
 func TestAdjustmentKeptStepReachesImplementAsPlanned(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	repo := gittest.New(t)
 	repo.Write("calc.py", "def add(a, b):\n    return a + b\n")

@@ -52,6 +52,7 @@ func TestNewBoxModes(t *testing.T) {
 // In bubblewrap a test writes its worktree and a private /tmp, nothing
 // else, and has no network.
 func TestBoxConfinesATest(t *testing.T) {
+	t.Parallel()
 	box := bwrapBox(t)
 	if box.Warning != "" {
 		t.Errorf("a confined box warns: %q", box.Warning)
@@ -90,6 +91,7 @@ func TestBoxConfinesATest(t *testing.T) {
 // No process a test starts outlives its run, in either mode: not one that
 // left the process group with setsid, nor a double-forked daemon.
 func TestNoTestProcessOutlivesItsRun(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{config.SandboxNone, config.SandboxBwrap} {
 		t.Run(mode, func(t *testing.T) {
 			box := testBox(t, config.Testing{Sandbox: mode})
@@ -113,6 +115,7 @@ func TestNoTestProcessOutlivesItsRun(t *testing.T) {
 // dies with it; unconfined, what is left is killed by the next run in the
 // worktree (a --resume) or the sweep, by its mark.
 func TestKillOfCraLeavesNoTestProcess(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CRA_BOX_HELPER") != "" {
 		box := testBox(t, config.Testing{Sandbox: os.Getenv("CRA_BOX_HELPER")})
 		RunShell(context.Background(), box, os.Getenv("CRA_BOX_DIR"), KindTest, "setsid sleep 623 & sleep 624", time.Minute)

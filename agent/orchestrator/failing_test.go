@@ -10,6 +10,7 @@ import (
 // FailingTests on real outputs of each runner (testdata/failing: each
 // runner run on a small suite with passing and failing tests).
 func TestFailingTests(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file string
 		want []string

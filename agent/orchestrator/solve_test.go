@@ -13,6 +13,7 @@ import (
 // fake model over real HTTP, a real repository and test command, the
 // rows a real raw store holds.
 func TestSolveLoop(t *testing.T) {
+	t.Parallel()
 	f := newSolveFixture(t)
 	t.Run("parts in dependency order, steps in plan order", func(t *testing.T) { testStepOrder(t, f) })
 	t.Run("a failing step retried with its test output", func(t *testing.T) { testRetry(t, f) })

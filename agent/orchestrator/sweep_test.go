@@ -57,6 +57,7 @@ func worktreeOwner(t *testing.T, home, repo, taskID string) (kill func()) {
 // killed run a session can resume, a finished run's result branch, the
 // user's own branches and worktrees stay.
 func TestSweepStaleRemovesOnlyWhatDeadRunsLeft(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := gittest.New(t)
 	r.Write("a.py", "a = 1\n")

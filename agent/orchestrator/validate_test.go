@@ -16,6 +16,7 @@ import (
 )
 
 func TestRunCapturesExitAndOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := runUnboxed(context.Background(), dir, KindTest, "echo out; echo err >&2; pwd; exit 3", 10*time.Second)
 	if r.ExitCode != 3 || r.Passed || r.TimedOut || !strings.Contains(r.Output, "out\n") || !strings.Contains(r.Output, "err\n") ||
@@ -34,6 +35,7 @@ func TestRunCapturesExitAndOutput(t *testing.T) {
 
 // A hanging command is killed at the timeout with every child it started.
 func TestRunKillsTheProcessGroupAtTheTimeout(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	start := time.Now()
 	r := runUnboxed(context.Background(), dir, KindTest, "sleep 100 & echo $! > child.pid; sleep 100", time.Second)
@@ -56,6 +58,7 @@ func TestRunKillsTheProcessGroupAtTheTimeout(t *testing.T) {
 
 // A real go test run: its failing test is named.
 func TestValidateRealGoTest(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, text := range map[string]string{
 		"go.mod":       "module example.com/v\n\ngo 1.22\n",
@@ -92,6 +95,7 @@ func TestValidateRealGoTest(t *testing.T) {
 }
 
 func TestTail(t *testing.T) {
+	t.Parallel()
 	out := "first line\nsecond line\nthird line\n"
 	if got := Tail(out, 100); got != out {
 		t.Errorf("short output: %q", got)
@@ -123,6 +127,7 @@ func TestValidateKeepsKeysFromTheTests(t *testing.T) {
 // A test command printing far more than MaxOutputBytes keeps its end: the
 // failing test printed last is still named, and the output stays bounded.
 func TestRunKeepsTheEndOfAHugeOutput(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ line, want string }{
 		{"FAIL: test_add (tests.test_calc.TestCalc.test_add)", "tests.test_calc.TestCalc.test_add"},
 		{"--- FAIL: TestAdd (0.00s)", "TestAdd"},
@@ -147,6 +152,7 @@ func TestRunKeepsTheEndOfAHugeOutput(t *testing.T) {
 // capped keeps the head and the tail whatever the write sizes, cut at line
 // ends, and says how many bytes it cut.
 func TestCappedKeepsHeadAndTail(t *testing.T) {
+	t.Parallel()
 	lines := func(from, to int) string {
 		var b strings.Builder
 		for i := from; i < to; i++ {

@@ -9,6 +9,7 @@ import (
 // Real outputs of the runners (go test -v through GOFLAGS, unittest with
 // and without -v, pytest -rA), read test by test.
 func TestVerdictsOfNamesEveryTest(t *testing.T) {
+	t.Parallel()
 	goOut := strings.Join([]string{
 		"=== RUN   TestA", "--- PASS: TestA (0.00s)", "PASS", "ok  \tgv\t(cached)",
 		"# gv/broken [gv/broken.test]", "broken/b.go:2:23: undefined: undefined", "FAIL\tgv/broken [build failed]",

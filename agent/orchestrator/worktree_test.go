@@ -19,6 +19,7 @@ import (
 // is the whole change, the user's checkout is never touched, and --apply
 // brings the change in only when it applies cleanly.
 func TestWorktree(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := gittest.New(t)
 	r.Write("a.py", "a = 1\n")
@@ -91,6 +92,7 @@ func TestWorktree(t *testing.T) {
 // Runs of one repository at once (cra eval's --jobs) add, remove and
 // discard worktrees side by side: none of them breaks another's.
 func TestWorktreesOfOneRepositoryAtOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := gittest.New(t)
 	r.Write("a.py", "a = 1\n")
@@ -136,6 +138,7 @@ func TestWorktreesOfOneRepositoryAtOnce(t *testing.T) {
 // in the user's tree, a file already there, and git's own words when it
 // names no path.
 func TestApplyErrorNamesWhatGitRefused(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ out, want string }{
 		{"error: affected file 'linked/a.py' is beyond a symbolic link\n", "(conflicts in linked/a.py)"},
 		{"error: c.py: already exists in working directory\n", "(conflicts in c.py)"},
