@@ -87,7 +87,7 @@ func disown(home, taskID string) {
 // removed. Failures to remove are not errors: what is left is tried again
 // at the next start.
 func SweepStale(ctx context.Context, home, repo string) []string {
-	defer lockRepo(repo)()
+	defer lockRepo(ctx, repo)()
 	wts, err := worktrees(ctx, repo)
 	if err != nil {
 		return nil

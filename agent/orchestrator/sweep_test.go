@@ -17,7 +17,8 @@ import (
 
 // TestMain lets a test start a process that owns a worktree, as a run of
 // cra solve or cra eval does: CRA_TEST_WORKTREE=home,repo,task id adds it,
-// prints "ready" and waits for stdin to close (or a kill).
+// prints "ready" and waits for stdin to close (or a kill). With
+// CRA_TEST_WORKTREE_CHURN it is churnWorktrees.
 func TestMain(m *testing.M) {
 	if spec := os.Getenv("CRA_TEST_WORKTREE"); spec != "" {
 		f := strings.Split(spec, ",")
@@ -28,6 +29,9 @@ func TestMain(m *testing.M) {
 		println("ready")
 		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 		os.Exit(0)
+	}
+	if spec := os.Getenv("CRA_TEST_WORKTREE_CHURN"); spec != "" {
+		os.Exit(churnWorktrees(strings.Split(spec, ",")))
 	}
 	os.Exit(m.Run())
 }

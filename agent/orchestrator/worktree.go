@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/cra-dev/cra/kb/schema"
 )
@@ -39,21 +41,60 @@ func BranchFor(taskID string) string {
 }
 
 // repoLocks serialise the changes to a repository's list of worktrees
-// made in this process: git does not guard them against each other (a
-// remove reading the entry an add is writing fails), and cra eval runs
-// several tasks of one repository at once.
+// made in this process, and the flock of the repository's git directory
+// (lockGitDir) those of every cra process: git does not guard them against
+// each other (a remove reading the entry an add is writing fails, and so
+// does an add whose .git/worktrees another remove takes away), and cra
+// eval runs several tasks of one repository at once, as overlapping cron
+// jobs run several evals and solves.
 var repoLocks sync.Map // repository path → *sync.Mutex
 
-func lockRepo(repo string) func() {
+func lockRepo(ctx context.Context, repo string) func() {
 	m, _ := repoLocks.LoadOrStore(repo, &sync.Mutex{})
 	mu := m.(*sync.Mutex)
 	mu.Lock()
-	return mu.Unlock
+	unlock := lockGitDir(ctx, repo)
+	return func() {
+		unlock()
+		mu.Unlock()
+	}
+}
+
+// gitDirWait bounds the wait for another process's change of the
+// worktrees, which takes a git command or two: past it (a process
+// stopped while it held the lock), the change goes ahead, as it did
+// before there was a lock.
+const gitDirWait = 30 * time.Second
+
+// lockGitDir takes the flock of repo's git directory (the common one, as
+// its worktrees share it), polling until it is free, ctx ends or
+// gitDirWait passes, and returns its release. A directory that is not a
+// repository is not locked: git's own error comes next.
+func lockGitDir(ctx context.Context, repo string) func() {
+	common, err := git(ctx, repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return func() {}
+	}
+	f, err := os.Open(common)
+	if err != nil {
+		return func() {}
+	}
+	for deadline := time.Now().Add(gitDirWait); ; {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() } // closing drops the flock
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || ctx.Err() != nil || time.Now().After(deadline) {
+			f.Close()
+			return func() {}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // AddWorktree creates the run's worktree of repo at rev, on a new branch.
 func AddWorktree(ctx context.Context, home, repo, rev, taskID string) (*Worktree, error) {
-	defer lockRepo(repo)()
+	defer lockRepo(ctx, repo)()
 	base, err := git(ctx, repo, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
 		return nil, fmt.Errorf("%s is no commit of %s", rev, repo)
@@ -78,7 +119,7 @@ func AddWorktree(ctx context.Context, home, repo, rev, taskID string) (*Worktree
 // resumed after a kill) starts clean.
 // A worktree another live process owns is left alone.
 func DiscardWorktree(ctx context.Context, home, repo, taskID string) {
-	defer lockRepo(repo)()
+	defer lockRepo(ctx, repo)()
 	if own(ctx, home, taskID, 0) != nil {
 		return
 	}
@@ -88,7 +129,7 @@ func DiscardWorktree(ctx context.Context, home, repo, taskID string) {
 }
 
 // removeWorktree removes the worktree at dir and git's entry for it; the
-// caller holds lockRepo(repo) and owns the worktree.
+// caller holds lockRepo(ctx, repo) and owns the worktree.
 func removeWorktree(ctx context.Context, repo, dir string) {
 	_, _ = git(ctx, repo, "worktree", "remove", "--force", dir)
 	_ = os.RemoveAll(dir)
@@ -162,7 +203,7 @@ func (w *Worktree) Diff(ctx context.Context) (string, error) {
 
 // Remove deletes the worktree; the branch stays.
 func (w *Worktree) Remove(ctx context.Context) error {
-	defer lockRepo(w.Repo)()
+	defer lockRepo(ctx, w.Repo)()
 	_, err := git(ctx, w.Repo, "worktree", "remove", "--force", w.Dir)
 	if err == nil {
 		w.Release()
