@@ -1,6 +1,7 @@
 package clitest
 
 import (
+	"maps"
 	"regexp"
 	"strings"
 	"sync"
@@ -95,11 +96,7 @@ func (s *SolveScript) Prompts(kind string) []string {
 func (s *SolveScript) Calls() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := make(map[string]int, len(s.calls))
-	for k, n := range s.calls {
-		m[k] = n
-	}
-	return m
+	return maps.Clone(s.calls)
 }
 
 // The answers and the project of the solve tests: CalcRepo's add is wrong
