@@ -26,7 +26,7 @@ install:
 # them: gold, where the machine has it (binutils on Debian), links each
 # with about a third less CPU than the default linker, and without a
 # symbol table or DWARF (-s -w: a test binary is run, not debugged; its
-# panics still print Go's stack traces) another third less.
+# panics still print Go's stack traces) a quarter to a third less again.
 TESTLINK = -ldflags='-s -w$(if $(shell command -v ld.gold 2>/dev/null), -extldflags=-fuse-ld=gold)'
 
 # The packages in the order go test starts their test binaries (two at a

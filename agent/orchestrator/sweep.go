@@ -87,7 +87,8 @@ func disown(home, taskID string) {
 // removed. Failures to remove are not errors: what is left is tried again
 // at the next start.
 func SweepStale(ctx context.Context, home, repo string) []string {
-	defer lockRepo(ctx, repo)()
+	common, unlock := lockRepo(ctx, repo)
+	defer unlock()
 	wts, err := worktrees(ctx, repo)
 	if err != nil {
 		return nil
@@ -105,7 +106,7 @@ func SweepStale(ctx context.Context, home, repo string) []string {
 		if slices.Contains(resumable, taskID) && !isScratch(taskID) {
 			inUse[wt.branch] = true // cra solve --resume (or the eval that ran it) takes it up
 		} else {
-			removeWorktree(ctx, repo, wt.dir)
+			removeWorktree(ctx, repo, common, wt.dir)
 			removed = append(removed, wt.dir)
 		}
 		disown(home, taskID)

@@ -49,13 +49,13 @@ func BranchFor(taskID string) string {
 // jobs run several evals and solves.
 var repoLocks sync.Map // repository path → *sync.Mutex
 
-func lockRepo(ctx context.Context, repo string) func() {
+func lockRepo(ctx context.Context, repo string) (common string, unlock func()) {
 	m, _ := repoLocks.LoadOrStore(repo, &sync.Mutex{})
 	mu := m.(*sync.Mutex)
 	mu.Lock()
-	unlock := lockGitDir(ctx, repo)
-	return func() {
-		unlock()
+	common, release := lockGitDir(ctx, repo)
+	return common, func() {
+		release()
 		mu.Unlock()
 	}
 }
@@ -68,25 +68,26 @@ const gitDirWait = 30 * time.Second
 
 // lockGitDir takes the flock of repo's git directory (the common one, as
 // its worktrees share it), polling until it is free, ctx ends or
-// gitDirWait passes, and returns its release. A directory that is not a
-// repository is not locked: git's own error comes next.
-func lockGitDir(ctx context.Context, repo string) func() {
+// gitDirWait passes, and returns that directory and the lock's release.
+// A directory that is not a repository is not locked (common is ""):
+// git's own error comes next.
+func lockGitDir(ctx context.Context, repo string) (common string, release func()) {
 	common, err := git(ctx, repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
-		return func() {}
+		return "", func() {}
 	}
 	f, err := os.Open(common)
 	if err != nil {
-		return func() {}
+		return common, func() {}
 	}
 	for deadline := time.Now().Add(gitDirWait); ; {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return func() { f.Close() } // closing drops the flock
+			return common, func() { f.Close() } // closing drops the flock
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) || ctx.Err() != nil || time.Now().After(deadline) {
 			f.Close()
-			return func() {}
+			return common, func() {}
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -94,7 +95,8 @@ func lockGitDir(ctx context.Context, repo string) func() {
 
 // AddWorktree creates the run's worktree of repo at rev, on a new branch.
 func AddWorktree(ctx context.Context, home, repo, rev, taskID string) (*Worktree, error) {
-	defer lockRepo(ctx, repo)()
+	_, unlock := lockRepo(ctx, repo)
+	defer unlock()
 	base, err := git(ctx, repo, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
 		return nil, fmt.Errorf("%s is no commit of %s", rev, repo)
@@ -119,24 +121,26 @@ func AddWorktree(ctx context.Context, home, repo, rev, taskID string) (*Worktree
 // resumed after a kill) starts clean.
 // A worktree another live process owns is left alone.
 func DiscardWorktree(ctx context.Context, home, repo, taskID string) {
-	defer lockRepo(ctx, repo)()
+	common, unlock := lockRepo(ctx, repo)
+	defer unlock()
 	if own(ctx, home, taskID, 0) != nil {
 		return
 	}
 	defer disown(home, taskID)
-	removeWorktree(ctx, repo, filepath.Join(WorktreesDir(home), taskID))
+	removeWorktree(ctx, repo, common, filepath.Join(WorktreesDir(home), taskID))
 	_, _ = git(ctx, repo, "branch", "-D", BranchFor(taskID))
 }
 
-// removeWorktree removes the worktree at dir and git's entry for it; the
-// caller holds lockRepo(ctx, repo) and owns the worktree.
-func removeWorktree(ctx context.Context, repo, dir string) {
+// removeWorktree removes the worktree at dir and git's entry for it in
+// common, repo's git directory; the caller holds lockRepo(ctx, repo), which
+// found common, and owns the worktree.
+func removeWorktree(ctx context.Context, repo, common, dir string) {
 	_, _ = git(ctx, repo, "worktree", "remove", "--force", dir)
 	_ = os.RemoveAll(dir)
 	// The entry of a worktree whose directory went first (a kill): its
 	// own, not a `git worktree prune`, which would take the entries other
 	// processes are creating too.
-	if common, err := git(ctx, repo, "rev-parse", "--path-format=absolute", "--git-common-dir"); err == nil {
+	if common != "" {
 		_ = os.RemoveAll(filepath.Join(common, "worktrees", filepath.Base(dir)))
 	}
 }
@@ -203,7 +207,8 @@ func (w *Worktree) Diff(ctx context.Context) (string, error) {
 
 // Remove deletes the worktree; the branch stays.
 func (w *Worktree) Remove(ctx context.Context) error {
-	defer lockRepo(ctx, w.Repo)()
+	_, unlock := lockRepo(ctx, w.Repo)
+	defer unlock()
 	_, err := git(ctx, w.Repo, "worktree", "remove", "--force", w.Dir)
 	if err == nil {
 		w.Release()

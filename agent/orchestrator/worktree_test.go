@@ -156,3 +156,30 @@ func TestApplyErrorNamesWhatGitRefused(t *testing.T) {
 		}
 	}
 }
+
+// A run whose worktree lost its .git file before git's entry went (a kill
+// while it was removed: git worktree remove then refuses the directory)
+// is discarded whole: the entry goes too, so a run starting again under
+// that id (a resumed eval) gets its worktree.
+func TestDiscardRemovesTheEntryOfAHalfRemovedWorktree(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("a.py", "x = 1\n")
+	r.Commit("first")
+	home := storetest.Home(t)
+	ctx := context.Background()
+	w, err := AddWorktree(ctx, home, r.Dir, "HEAD", "evalchild-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(w.Dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	DiscardWorktree(ctx, home, r.Dir, "evalchild-1")
+	if got := r.Git("worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
+		t.Errorf("git still lists the worktree:\n%s", got)
+	}
+	if _, err := AddWorktree(ctx, home, r.Dir, "HEAD", "evalchild-1"); err != nil {
+		t.Errorf("the run cannot start again: %v", err)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -13,16 +12,12 @@ import (
 )
 
 // TestMain lets a test run the real CLI in a child process: this test
-// binary with CRA_TEST_CLI_ARGS (a JSON list of arguments) is cra; started
+// binary started with clitest.ChildEnv is cra; started
 // by e2e.Measure, it is the wrapper measuring a child's peak RSS.
 func TestMain(m *testing.M) {
 	e2e.MeasureMain() // the recipe test's measuring wrapper (recipe_test.go)
-	if args := os.Getenv("CRA_TEST_CLI_ARGS"); args != "" {
-		var a []string
-		if err := json.Unmarshal([]byte(args), &a); err != nil {
-			panic(err)
-		}
-		os.Exit(Run(context.Background(), a, os.Stdin, os.Stdout, os.Stderr))
+	if args, ok := clitest.ChildArgs(); ok {
+		os.Exit(Run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr))
 	}
 	evaltest.UsePython()
 	clitest.MoreParallel()

@@ -68,8 +68,9 @@ var mayImport = map[string][]string{
 	// make shards compares a union with one run by shards.Checks.
 	"internal/e2e": {"agent/eval", "agent/ask", "kb", "shards"},
 	// The command line's test helpers make eval homes and the fake
-	// model's oracle from a home's held-out tasks.
-	"internal/clitest": {"agent/eval", "kb"},
+	// model's oracle from a home's held-out tasks, and answer a solve's
+	// calls by the stage its prompt names.
+	"internal/clitest": {"agent/eval", "agent/prompt", "kb"},
 }
 
 // TestImportsFollowTheDesign reads the imports of every non-test Go file

@@ -1,7 +1,6 @@
 package clitest
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"syscall"
@@ -23,18 +22,14 @@ const (
 // the built cra binary in child processes (cmd/cra/e2e and the packages
 // under it): it sets *cli to run $CRA_E2E_BIN, building cra first unless
 // the variable names one, runs the tests and exits. Started with
-// CRA_TEST_CLI_ARGS (a JSON list of arguments) by storetest.KillAfter,
+// ChildEnv (by Child, or storetest.KillAfter with ChildEnv),
 // the test binary becomes cra itself (exec), so that the kill hits cra;
 // started by e2e.Measure, it is the wrapper measuring a child's peak RSS.
 func BinaryMain(m *testing.M, cli **CLI) {
 	e2e.MeasureMain()
-	if args := os.Getenv("CRA_TEST_CLI_ARGS"); args != "" {
-		var a []string
-		if err := json.Unmarshal([]byte(args), &a); err != nil {
-			panic(err)
-		}
+	if args, ok := ChildArgs(); ok {
 		bin := os.Getenv("CRA_E2E_BIN")
-		panic(syscall.Exec(bin, append([]string{bin}, a...), os.Environ()))
+		panic(syscall.Exec(bin, append([]string{bin}, args...), os.Environ()))
 	}
 	if os.Getenv("CRA_E2E_BIN") == "" {
 		bin, err := BuildBinary()

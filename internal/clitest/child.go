@@ -2,11 +2,29 @@ package clitest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"sync"
 	"testing"
 )
+
+// childArgsEnv holds a child's arguments, a JSON list.
+const childArgsEnv = "CRA_TEST_CLI_ARGS"
+
+// ChildArgs are the arguments this test binary was started with as cra
+// (ChildEnv), and whether it was.
+func ChildArgs() ([]string, bool) {
+	js := os.Getenv(childArgsEnv)
+	if js == "" {
+		return nil, false
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(js), &args); err != nil {
+		panic(fmt.Sprintf("%s: %v", childArgsEnv, err)) // only ChildEnv sets it
+	}
+	return args, true
+}
 
 // ChildEnv is the environment entry that makes this test binary cra with
 // args (the program name left out): the TestMain of every package that
@@ -16,7 +34,7 @@ func ChildEnv(args ...string) string {
 	if err != nil {
 		panic(err) // strings always encode
 	}
-	return "CRA_TEST_CLI_ARGS=" + string(js)
+	return childArgsEnv + "=" + string(js)
 }
 
 // Child is cra with args as a process of its own, not started: this test

@@ -3,9 +3,12 @@ package clitest
 import (
 	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cra-dev/cra/agent/prompt"
 
 	"github.com/cra-dev/cra/agent/eval/evaltest"
 	"github.com/cra-dev/cra/internal/fakellm"
@@ -57,21 +60,21 @@ func (s *SolveScript) Install(t testing.TB, srv *fakellm.Server) {
 			}
 			return fakellm.Reply{Text: answers[len(answers)-1]}
 		}
-		switch {
-		case strings.HasPrefix(system, "You read a coding task"):
-			return take(schema.StageTaskAnalysis, s.Analysis, `{"summary": "", "files": ["calc.py"], "symbols": ["add"], "keywords": []}`)
-		case strings.HasPrefix(system, "You select the files"):
-			return take(schema.StageScope, nil, `{"relevant": ["calc.py", "util.py"]}`)
-		case strings.HasPrefix(system, "You decide how much"):
-			return take(schema.StagePrecision, nil, `{"symbols": {"calc.py:add": "primary"}}`)
-		case strings.HasPrefix(system, "You split a large task"):
-			return take(schema.StageMetaPlan, nil, s.Meta)
-		case strings.HasPrefix(system, "You plan one part"):
-			return take(schema.StagePartPlan, nil, s.Part)
-		case strings.HasPrefix(system, "You implement a code change"):
-			return take(schema.StageImplement, s.Implement, "")
-		case strings.HasPrefix(system, "You revise a plan"):
-			return take(schema.StageAdjustment, s.Adjust, `{"revised_steps": [], "rationale": "nothing left", "changes_made": []}`)
+		switch stage := prompt.StageOf(system); stage {
+		case schema.StageTaskAnalysis:
+			return take(stage, s.Analysis, `{"summary": "", "files": ["calc.py"], "symbols": ["add"], "keywords": []}`)
+		case schema.StageScope:
+			return take(stage, nil, `{"relevant": ["calc.py", "util.py"]}`)
+		case schema.StagePrecision:
+			return take(stage, nil, `{"symbols": {"calc.py:add": "primary"}}`)
+		case schema.StageMetaPlan:
+			return take(stage, nil, s.Meta)
+		case schema.StagePartPlan:
+			return take(stage, nil, s.Part)
+		case schema.StageImplement:
+			return take(stage, s.Implement, "")
+		case schema.StageAdjustment:
+			return take(stage, s.Adjust, `{"revised_steps": [], "rationale": "nothing left", "changes_made": []}`)
 		}
 		t.Errorf("unexpected system prompt %.60q", system)
 		return fakellm.Reply{Status: 500}
@@ -89,7 +92,7 @@ func (s *SolveScript) Count(kind string) int {
 func (s *SolveScript) Prompts(kind string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.prompts[kind]...)
+	return slices.Clone(s.prompts[kind])
 }
 
 // Calls counts the calls answered, by kind.

@@ -162,8 +162,8 @@ func TestAskEvalKilledResumesToTheSameRows(t *testing.T) {
 	cli.MustRun(t, clean, "ask", "--eval", "--name", "k")
 	took := time.Since(start)
 	want := askEvalRows(t, clean)
-	args, _ := json.Marshal([]string{"--home", killed, "ask", "--eval", "--name", "k"})
-	if !storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, took/2) {
+	args := []string{"--home", killed, "ask", "--eval", "--name", "k"}
+	if !storetest.KillAfter(t, []string{clitest.ChildEnv(args...)}, took/2) {
 		t.Error("the ask eval was not killed mid-run: the test proved nothing")
 	}
 	t.Logf("killed with %s questions done", strings.TrimSpace(strings.Split(cli.SQLRows(t, killed, "select count(*) from raw.eval_tasks"), "\n")[1]))

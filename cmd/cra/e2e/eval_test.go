@@ -67,8 +67,8 @@ func TestEvalCommandAndItsResumeAfterKill(t *testing.T) {
 	for i, frac := range []float64{0.25, 0.5} {
 		home := homes[i+1]
 		t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
-			args, _ := json.Marshal([]string{"--home", home, "eval", "--name", "nightly"})
-			if storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, 300*time.Millisecond+time.Duration(frac*float64(took))) {
+			args := []string{"--home", home, "eval", "--name", "nightly"}
+			if storetest.KillAfter(t, []string{clitest.ChildEnv(args...)}, 300*time.Millisecond+time.Duration(frac*float64(took))) {
 				killed++ // else it finished first: the re-run must still change nothing
 			}
 			t.Logf("killed with %s tasks done", strings.TrimSpace(strings.Split(cli.SQLRows(t, home, "select count(*) from raw.eval_tasks"), "\n")[1]))

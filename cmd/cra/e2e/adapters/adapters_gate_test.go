@@ -199,8 +199,8 @@ func TestAdaptersGateResumesAfterKill(t *testing.T) {
 	for i, frac := range []float64{0.25, 0.5} { // in the baseline, about where the candidate starts
 		home := homes[i+1]
 		t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
-			args, _ := json.Marshal([]string{"--home", home, "adapters", "eval", "sc"})
-			if storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, time.Duration(frac*float64(took))) {
+			args := []string{"--home", home, "adapters", "eval", "sc"}
+			if storetest.KillAfter(t, []string{clitest.ChildEnv(args...)}, time.Duration(frac*float64(took))) {
 				killed++
 			}
 			t.Logf("killed with %s", strings.ReplaceAll(cli.SQLRows(t, home, "select name, count(t.task_id) from raw.eval_runs r left join raw.eval_tasks t on t.eval_run_id = r.id group by all"), "\n", " "))

@@ -1,7 +1,6 @@
 package solve_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -93,9 +92,9 @@ func TestSolveKilledResumesToTheSameRows(t *testing.T) {
 	for i, frac := range []float64{0.3, 0.55, 0.8} {
 		home := homes[i+1]
 		t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
-			args, _ := json.Marshal([]string{"--home", home, "solve", "--repo", r.Dir, "Fix add and document double"})
+			args := []string{"--home", home, "solve", "--repo", r.Dir, "Fix add and document double"}
 			// The child starts slower than the in-process run: count that in.
-			if !storetest.KillAfter(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, 300*time.Millisecond+time.Duration(frac*float64(took))) {
+			if !storetest.KillAfter(t, []string{clitest.ChildEnv(args...)}, 300*time.Millisecond+time.Duration(frac*float64(took))) {
 				return // finished first (a loaded machine): nothing to resume; the other points count
 			}
 			killed++
@@ -158,8 +157,8 @@ func TestKilledSolveLeavesNoTestProcess(t *testing.T) {
 				}
 				return false
 			}
-			args, _ := json.Marshal([]string{"--home", home, "solve", "--repo", r.Dir, "Fix add"})
-			if !storetest.KillWhen(t, []string{"CRA_TEST_CLI_ARGS=" + string(args)}, running, 100*time.Millisecond) {
+			args := []string{"--home", home, "solve", "--repo", r.Dir, "Fix add"}
+			if !storetest.KillWhen(t, []string{clitest.ChildEnv(args...)}, running, 100*time.Millisecond) {
 				t.Fatal("cra solve was not killed while its tests ran")
 			}
 			left := waitLeftovers(wt, 3*time.Second)
