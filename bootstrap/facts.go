@@ -71,6 +71,10 @@ type factEntry struct {
 // factCacheBytes bounds the fact caches of a run, all repositories together.
 const factCacheBytes = 64 << 20
 
+// chunkCacheBytes bounds the facts of top-level statements each
+// repository's replay keeps by their text (lang.ChunkCache).
+const chunkCacheBytes = 4 << 20
+
 // treeSourceBytes bounds the source behind each repository's kept trees
 // (a tree takes tens of times its source in C memory). The files a
 // history changes again and again fit in it: with 2 MB, requests + click
@@ -173,35 +177,33 @@ func (f *facts) estimate() int64 {
 
 // extract parses src with the worker's extractors and keeps what replay needs.
 func extract(set *lang.Set, path string, src []byte) *facts {
-	f, kept := extractFrom(set, path, src, nil)
+	f, kept := extractFrom(set, nil, path, src, nil)
 	kept.Close()
 	return f
 }
 
 // extractFrom is extract parsing from base, the tree of another version of
-// the file (nil: none), with the same facts; it also returns the tree of
-// src when there is one to keep as the base of a later version.
-func extractFrom(set *lang.Set, path string, src []byte, base *lang.Tree) (*facts, *lang.Tree) {
+// the file (nil: none), and taking the facts of the statements chunks
+// holds from it (nil: none), with the same facts; it also returns the
+// tree of src when there is one to keep as the base of a later version.
+func extractFrom(set *lang.Set, chunks *lang.ChunkCache, path string, src []byte, base *lang.Tree) (*facts, *lang.Tree) {
 	ex, err := set.ForPath(path)
 	if err != nil || ex == nil {
 		return &facts{failed: "no extractor"}, nil
 	}
-	ff, kept, err := lang.ExtractFrom(ex, path, src, base)
+	ff, kept, err := lang.ExtractStructure(ex, path, src, base, chunks)
 	if err != nil {
 		return &facts{language: ex.Language(), failed: err.Error()}, kept
 	}
-	syms := make([]lang.Symbol, len(ff.Symbols))
 	texts := make([]string, 0, len(ff.Symbols)+len(ff.Docstrings))
-	for i, s := range ff.Symbols {
-		s.Raises, s.ErrorStrings, s.Mutates = nil, nil, nil
-		syms[i] = s
+	for _, s := range ff.Symbols {
 		texts = append(texts, s.Name)
 	}
 	for _, d := range ff.Docstrings {
 		texts = append(texts, d.Content)
 	}
 	return &facts{
-		language: ff.Language, symbols: syms, imports: ff.Imports,
+		language: ff.Language, symbols: ff.Symbols, imports: ff.Imports,
 		refs: ff.References, errorNodes: ff.ErrorNodes, terms: retrieval.Terms(texts...),
 	}, kept
 }

@@ -22,6 +22,7 @@ type worker struct {
 	langs   *lang.Set
 	cache   *factCache
 	trees   *trees
+	chunks  *lang.ChunkCache
 	mods    *moduleCache
 	maxSize int64
 	texts   docTexts
@@ -118,7 +119,7 @@ func (w *worker) facts(p string, h plumbing.Hash, src []byte) (*facts, error) {
 		}
 		w.cache.parsed.Add(1)
 		w.cache.bytes.Add(int64(len(src)))
-		f, kept := extractFrom(w.langs, p, src, w.trees.base(p))
+		f, kept := extractFrom(w.langs, w.chunks, p, src, w.trees.base(p))
 		w.trees.put(p, kept)
 		return f
 	})

@@ -72,12 +72,18 @@ typedef struct {
 } flat_node;
 
 // flatten writes the visible nodes of the tree under root in pre-order to
-// out, up to cap of them, and returns how many there are.
-static uint32_t flatten(TSNode root, flat_node *out, uint32_t cap) {
+// out, up to cap of them, and returns how many there are. With take, only
+// the subtrees of root's children i with take[i] set are written (root's
+// visible children, in order, as top_children lists them; those past
+// ntake are not).
+static uint32_t flatten(TSNode root, const uint8_t *take, uint32_t ntake, flat_node *out, uint32_t cap) {
 	TSTreeCursor c = ts_tree_cursor_new(root);
-	uint32_t n = 0;
+	uint32_t n = 0, depth = 0, top = 0;
 	int32_t parent = -1, cur = -1;
 	for (;;) {
+		if (take && depth == 1 && (top >= ntake || !take[top])) {
+			goto next; // a child of root not taken: skipped whole
+		}
 		if (n < cap) {
 			TSNode node = ts_tree_cursor_current_node(&c);
 			TSPoint s = ts_node_start_point(node), e = ts_node_end_point(node);
@@ -101,16 +107,22 @@ static uint32_t flatten(TSNode root, flat_node *out, uint32_t cap) {
 		cur = (int32_t)n++;
 		if (ts_tree_cursor_goto_first_child(&c)) {
 			parent = cur;
+			depth++;
 			continue;
 		}
+	next:
 		while (!ts_tree_cursor_goto_next_sibling(&c)) {
 			if (!ts_tree_cursor_goto_parent(&c)) {
 				ts_tree_cursor_delete(&c);
 				return n;
 			}
+			depth--;
 			// Past cap nothing is written and parents no longer matter.
 			cur = parent;
 			parent = (cur >= 0 && (uint32_t)cur < cap) ? out[cur].parent : -1;
+		}
+		if (depth == 1) {
+			top++;
 		}
 	}
 }
@@ -124,16 +136,54 @@ typedef struct {
 
 // parse_flatten parses src, from old when not NULL (a tree edited to src),
 // and flattens the tree into out (see flatten). The caller deletes the tree.
-static parsed parse_flatten(TSParser *p, const TSTree *old, const char *src, uint32_t len, flat_node *out, uint32_t cap) {
+static parsed parse_flatten(TSParser *p, const TSTree *old, const char *src, uint32_t len,
+		const uint8_t *take, uint32_t ntake, flat_node *out, uint32_t cap) {
 	parsed r = {ts_parser_parse_string(p, old, src, len), 0};
 	if (r.tree) {
-		r.n = flatten(ts_tree_root_node(r.tree), out, cap);
+		r.n = flatten(ts_tree_root_node(r.tree), take, ntake, out, cap);
 	}
 	return r;
 }
 
-static uint32_t flatten_tree(TSTree *tree, flat_node *out, uint32_t cap) {
-	return flatten(ts_tree_root_node(tree), out, cap);
+static uint32_t flatten_tree(TSTree *tree, const uint8_t *take, uint32_t ntake, flat_node *out, uint32_t cap) {
+	return flatten(ts_tree_root_node(tree), take, ntake, out, cap);
+}
+
+// top_node is one visible child of a tree's root. Keep in step with
+// topNode in Go.
+typedef struct {
+	uint32_t start_byte, end_byte, start_row, end_row;
+	uint16_t symbol;
+	uint8_t named, extra;
+} top_node;
+
+// top_children writes the visible children of tree's root to out, up to
+// cap of them, and returns how many there are.
+static uint32_t top_children(TSTree *tree, top_node *out, uint32_t cap) {
+	TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(tree));
+	uint32_t n = 0;
+	if (ts_tree_cursor_goto_first_child(&c)) {
+		do {
+			if (n < cap) {
+				TSNode node = ts_tree_cursor_current_node(&c);
+				top_node *t = &out[n];
+				t->start_byte = ts_node_start_byte(node);
+				t->end_byte = ts_node_end_byte(node);
+				t->start_row = ts_node_start_point(node).row;
+				t->end_row = ts_node_end_point(node).row;
+				t->symbol = ts_node_symbol(node);
+				t->named = ts_node_is_named(node);
+				t->extra = ts_node_is_extra(node);
+			}
+			n++;
+		} while (ts_tree_cursor_goto_next_sibling(&c));
+	}
+	ts_tree_cursor_delete(&c);
+	return n;
+}
+
+static bool tree_has_error(TSTree *tree) {
+	return ts_node_has_error(ts_tree_root_node(tree));
 }
 
 static TSNode to_node(flat_node f, const TSTree *tree) {
@@ -194,6 +244,9 @@ func init() {
 	if unsafe.Sizeof(flatNode{}) != C.sizeof_flat_node {
 		panic("lang: flatNode does not match flat_node")
 	}
+	if unsafe.Sizeof(topNode{}) != C.sizeof_top_node {
+		panic("lang: topNode does not match top_node")
+	}
 }
 
 // cLanguage returns the TSLanguage behind a go-tree-sitter Language, whose
@@ -250,28 +303,71 @@ const maxKeptNodes = 1 << 16
 
 // parse parses src with p, from old when not nil (a tree edited to src),
 // copies the tree into t and returns the copy of its root, or nil if the
-// parse ran out of time. The tree stays open until close. src is read in
-// place: tree-sitter keeps no reference to it.
-func (t *flatTree) parse(p parser, g *grammar, src []byte, old *C.TSTree) *node {
+// parse ran out of time. take chooses the children of the root whose
+// subtrees are copied (see flatten): nil all of them, an empty slice none.
+// The tree stays open until close. src is read in place: tree-sitter
+// keeps no reference to it.
+func (t *flatTree) parse(p parser, g *grammar, src []byte, old *C.TSTree, take []uint8) *node {
 	if cap(t.flat) == 0 {
 		t.flat = make([]flatNode, len(src)/2+64) // about what source code needs
 	}
 	t.flat = t.flat[:cap(t.flat)]
 	r := C.parse_flatten(p.c, old, (*C.char)(unsafe.Pointer(unsafe.SliceData(src))), C.uint32_t(len(src)),
-		(*C.flat_node)(unsafe.Pointer(&t.flat[0])), C.uint32_t(len(t.flat)))
+		takePtr(take), C.uint32_t(len(take)), (*C.flat_node)(unsafe.Pointer(&t.flat[0])), C.uint32_t(len(t.flat)))
 	if r.tree == nil {
 		C.ts_parser_reset(p.c)
 		return nil
 	}
-	t.g, t.tree, t.byID = g, r.tree, nil
-	if n := int(r.n); n > len(t.flat) {
+	t.g, t.tree = g, r.tree
+	return t.copied(int(r.n), take)
+}
+
+// flatten copies the tree parsed last again, with the children of the
+// root that take chooses, and returns the copy of its root.
+func (t *flatTree) flatten(take []uint8) *node {
+	t.flat = t.flat[:cap(t.flat)]
+	n := C.flatten_tree(t.tree, takePtr(take), C.uint32_t(len(take)), (*C.flat_node)(unsafe.Pointer(&t.flat[0])), C.uint32_t(len(t.flat)))
+	return t.copied(int(n), take)
+}
+
+// copied builds the nodes of the n records flatten found, flattening the
+// tree again into bigger buffers when they did not fit.
+func (t *flatTree) copied(n int, take []uint8) *node {
+	t.byID = nil
+	if n > len(t.flat) {
 		t.flat = make([]flatNode, n+n/4)
-		n = int(C.flatten_tree(r.tree, (*C.flat_node)(unsafe.Pointer(&t.flat[0])), C.uint32_t(len(t.flat))))
-		t.flat = t.flat[:n]
-	} else {
-		t.flat = t.flat[:n]
+		n = int(C.flatten_tree(t.tree, takePtr(take), C.uint32_t(len(take)), (*C.flat_node)(unsafe.Pointer(&t.flat[0])), C.uint32_t(len(t.flat))))
 	}
+	t.flat = t.flat[:n]
 	return t.build()
+}
+
+// takePtr is take as flatten reads it: NULL for nil (every child).
+func takePtr(take []uint8) *C.uint8_t {
+	if take == nil {
+		return nil
+	}
+	return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(append(take[:len(take):len(take)], 0))))
+}
+
+// topNode mirrors the C top_node: a visible child of the root.
+type topNode struct {
+	startByte, endByte uint32
+	startRow, endRow   uint32
+	symbol             uint16
+	named, extra       uint8
+}
+
+// tops lists the visible children of the root of the tree parsed last,
+// into buf.
+func (t *flatTree) tops(buf []topNode) []topNode {
+	buf = buf[:cap(buf)]
+	n := int(C.top_children(t.tree, (*C.top_node)(unsafe.Pointer(unsafe.SliceData(buf))), C.uint32_t(len(buf))))
+	if n > len(buf) {
+		buf = make([]topNode, n)
+		n = int(C.top_children(t.tree, (*C.top_node)(unsafe.Pointer(unsafe.SliceData(buf))), C.uint32_t(len(buf))))
+	}
+	return buf[:n]
 }
 
 // close deletes the tree and drops buffers grown past maxKeptNodes.

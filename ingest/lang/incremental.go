@@ -132,23 +132,30 @@ func ExtractFrom(x Extractor, path string, src []byte, base *Tree) (*FileFacts, 
 		return ff, nil, err
 	}
 	e := in.engine()
+	return e.from(base, func() (*FileFacts, error) { return x.Extract(path, src) })
+}
+
+// from runs extract parsing from base (when of e's language) and keeping
+// the tree parsed, which it returns with extract's facts.
+func (e *engine) from(base *Tree, extract func() (*FileFacts, error)) (*FileFacts, *Tree, error) {
 	if base != nil && base.language == e.name {
 		e.base = base
 	}
 	e.keep = true
 	defer func() { e.base, e.keep, e.kept = nil, false, nil }()
-	ff, err := x.Extract(path, src)
+	ff, err := extract()
 	return ff, e.kept, err
 }
 
 // parseTree parses src into e.tree, from e.base when set, and keeps the
 // tree in e.kept when asked: what engine.parse does once it has checked
-// its input. nil when the parse ran out of time.
-func (e *engine) parseTree(src []byte) *node {
+// its input. take chooses the children of the root copied out (see
+// flatTree.parse). nil when the parse ran out of time.
+func (e *engine) parseTree(src []byte, take []uint8) *node {
 	var root *node
 	if e.base != nil {
 		if old := e.base.editedCopy(src); old != nil {
-			root = e.tree.parse(e.parser, e.g, src, old)
+			root = e.tree.parse(e.parser, e.g, src, old, take)
 			C.ts_tree_delete(old)
 			if root != nil && root.HasError() {
 				e.tree.close() // parsed again from scratch, as the file comment says
@@ -159,7 +166,7 @@ func (e *engine) parseTree(src []byte) *node {
 		}
 	}
 	if root == nil {
-		root = e.tree.parse(e.parser, e.g, src, nil)
+		root = e.tree.parse(e.parser, e.g, src, nil, take)
 	}
 	if root != nil && e.keep && !root.HasError() {
 		e.kept = newTree(e.tree.tree, e.name, src)

@@ -74,7 +74,8 @@ type engine struct {
 	parser parser
 	pats   *patternSet
 	tree   flatTree
-	held   []match // fact matches waiting for the symbol table
+	held   []match   // fact matches waiting for the symbol table
+	tops   []topNode // the root's children, for extractChunked
 	// For ExtractFrom: the tree to parse from, whether to keep the tree
 	// parsed, and the tree kept.
 	base *Tree
@@ -114,7 +115,7 @@ func (e *engine) parse(path string, src []byte) (*node, error) {
 	if len(src) > MaxFileBytes {
 		return nil, fmt.Errorf("parse %s: %d bytes: %w", path, len(src), ErrTooLarge)
 	}
-	root := e.parseTree(src)
+	root := e.parseTree(src, nil)
 	if root == nil {
 		return nil, fmt.Errorf("parse %s: %w", path, sitter.ErrOperationLimit)
 	}

@@ -79,13 +79,18 @@ func (p *PythonExtractor) Close() { p.e.close() }
 
 // Extract parses one Python file.
 func (p *PythonExtractor) Extract(path string, src []byte) (*FileFacts, error) {
-	return p.e.extract(path, src, func(f *file, root *node) {
-		x := &pyFile{file: f}
-		p.e.run(x.def, func() {
-			f.finishSymbols()
-			x.afterSymbols(root)
-		}, x.fact)
-	})
+	return p.e.extract(path, src, p.passes)
+}
+
+// passes extract a parsed file. A statement's structural facts depend on
+// nothing outside it but the symbols around it, so they also run over a
+// tree holding some of the top-level statements (ExtractStructure).
+func (p *PythonExtractor) passes(f *file, root *node) {
+	x := &pyFile{file: f}
+	p.e.run(x.def, func() {
+		f.finishSymbols()
+		x.afterSymbols(root)
+	}, x.fact)
 }
 
 type pyFile struct{ *file }

@@ -1,0 +1,294 @@
+package lang
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// structureChecker extracts versions of files with ExtractStructure, each
+// from the tree of the version before and through one chunk cache, and
+// fails when the facts differ from Structure of a fresh Extract.
+type structureChecker struct {
+	t     testing.TB
+	x     Extractor
+	fresh Extractor
+	cache *ChunkCache
+	bases map[string]*Tree
+}
+
+func newStructureChecker(t testing.TB, language string) *structureChecker {
+	x, err := New(language)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := New(language)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &structureChecker{t: t, x: x, fresh: fresh, cache: NewChunkCache(8 << 20), bases: map[string]*Tree{}}
+	t.Cleanup(func() {
+		for _, b := range c.bases {
+			b.Close()
+		}
+		x.Close()
+		fresh.Close()
+	})
+	return c
+}
+
+// check extracts a version of path and compares; what names the version
+// in a failure.
+func (c *structureChecker) check(path, src, what string) {
+	c.t.Helper()
+	want, wantErr := c.fresh.Extract(path, []byte(src))
+	got, kept, err := ExtractStructure(c.x, path, []byte(src), c.bases[path], c.cache)
+	if (err != nil) != (wantErr != nil) {
+		c.t.Fatalf("%s: error %v, a fresh extraction's %v", what, err, wantErr)
+	}
+	if kept != nil {
+		c.bases[path].Close()
+		c.bases[path] = kept
+	}
+	if err != nil {
+		return
+	}
+	Structure(want)
+	if !reflect.DeepEqual(got, want) {
+		c.t.Fatalf("%s: the chunked facts differ from a fresh extraction's:\n got %s\nwant %s", what, dumpFacts(got), dumpFacts(want))
+	}
+}
+
+// dumpFacts renders facts for a failure message.
+func dumpFacts(f *FileFacts) string {
+	var b strings.Builder
+	for _, l := range symbolLines(f) {
+		b.WriteString("\n  " + l)
+	}
+	for _, d := range f.Docstrings {
+		b.WriteString("\n  doc " + strings.Join([]string{itoa(d.Symbol), itoa(d.Line), d.Content}, " "))
+	}
+	for _, im := range f.Imports {
+		b.WriteString("\n  import " + itoa(im.Line) + " " + im.Module)
+	}
+	for _, r := range f.References {
+		b.WriteString("\n  ref " + strings.Join([]string{itoa(r.Symbol), r.Kind, r.Name, itoa(r.Line)}, " "))
+	}
+	return b.String()
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// blobReader reads blobs through a running `git cat-file --batch`.
+type blobReader struct {
+	in  io.Writer
+	out *bufio.Reader
+}
+
+func newBlobReader(in io.Writer, out io.Reader) *blobReader {
+	return &blobReader{in: in, out: bufio.NewReader(out)}
+}
+
+func (b *blobReader) read(id string) ([]byte, error) {
+	if _, err := io.WriteString(b.in, id+"\n"); err != nil {
+		return nil, err
+	}
+	head, err := b.out.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Fields(head)
+	if len(f) != 3 {
+		return nil, fmt.Errorf("cat-file: %q", head)
+	}
+	size, err := strconv.Atoi(f[2])
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, size+1) // and its newline
+	if _, err := io.ReadFull(b.out, buf); err != nil {
+		return nil, err
+	}
+	return buf[:size], nil
+}
+
+// Versions of a Python module that move, copy, change and comment its
+// statements give a whole extraction's structural facts, and reuse the
+// statements they repeat.
+func TestExtractStructureOfPythonVersions(t *testing.T) {
+	const head = `"""The module's docstring."""
+
+import os
+from .util import helper as h
+
+`
+	const f = `def f(a: Path) -> Result:
+    """F does a thing."""
+    return helper(a)
+`
+	const g = `@decorate
+def g(self):
+    x = os.path.join("a")
+    return x
+`
+	const k = `class K(Base, Generic[T]):
+    """A class."""
+
+    limit: Limit = 3
+
+    def m(self, b):
+        def inner():
+            return b.call()
+        return inner()
+
+    @property
+    def p(self):
+        return self.limit
+`
+	versions := []struct{ what, src string }{
+		{"first", head + f + "\n\n" + g + "\n\n" + k},
+		{"a line added to f", head + strings.Replace(f, "    return", "    a.touch()\n    return", 1) + "\n\n" + g + "\n\n" + k},
+		{"the statements in another order", head + k + "\n\n" + g + "\n\n" + f},
+		{"blank lines between them", head + "\n\n\n" + k + "\n\n\n\n" + g + f},
+		{"a comment above g", head + f + "\n# g does things\n# in two lines\n" + g + k},
+		{"the comment changed", head + f + "\n# g does other things\n# in two lines\n" + g + k},
+		{"trailing comments", head + strings.Replace(f, "(a)\n", "(a)  # why\n", 1) + "x = 1  # one\n" + g + k},
+		{"two statements on a line", head + "a = 1; b = 2\n" + f + "c = 3; import sys\n" + g + k},
+		{"f twice", head + f + "\n" + g + "\n" + f + "\n" + k},
+		{"no module docstring", strings.TrimPrefix(head, `"""The module's docstring."""`) + f + g + k},
+		{"a string second, docstring-like", "import os\n\"\"\"Not the docstring.\"\"\"\n" + f + g},
+		{"the docstring back", head + f + g + k},
+		{"a syntax error", head + f + "def broken(:\n" + g + k},
+		{"fixed", head + f + "def fixed():\n    pass\n" + g + k},
+		{"a decorated class", head + "@dataclass\n" + k + f},
+		{"an if at the top level", head + "if os.name == 'nt':\n    def w(): pass\nelse:\n    def w(): return 1\n" + f + g},
+		{"only comments", "# nothing here\n# still nothing\n"},
+		{"one statement", f},
+		{"empty", ""},
+		{"with a BOM", "\uFEFF" + head + f + g + k},
+		{"indented top-level comment", head + f + "    # stray\n" + g + k},
+		{"continuation lines", head + "x = (1 +\n     2)\ny = \\\n    3\n" + f + g},
+	}
+	c := newStructureChecker(t, Python)
+	for _, v := range versions {
+		c.check("m.py", v.src, v.what)
+	}
+	if hits, misses := c.cache.Stats(); hits < 20 || misses == 0 {
+		t.Errorf("the cache served %d statements and extracted %d: chunking is not at work", hits, misses)
+	}
+}
+
+// Random line edits of a real-sized module: every version's facts are a
+// whole extraction's.
+func TestExtractStructureRandomEdits(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "store.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	orig := lines
+	r := rand.New(rand.NewPCG(11, 3))
+	c := newStructureChecker(t, Python)
+	for i := range 300 {
+		cur := slices.Clone(lines)
+		k, m := r.IntN(len(cur)+1), r.IntN(len(cur)+1)
+		switch r.IntN(7) {
+		case 0: // delete a line: often a syntax error
+			if k < len(cur) {
+				cur = slices.Delete(cur, k, k+1)
+			}
+		case 1: // back to the first version
+			cur = slices.Clone(orig)
+		case 2: // change a word
+			if k < len(cur) {
+				cur[k] = strings.Replace(cur[k], "e", "ee", 1)
+			}
+		case 3: // move a block of lines
+			lo, hi := min(k, m), max(k, m)
+			if hi-lo > 20 {
+				hi = lo + 20
+			}
+			block := slices.Clone(cur[lo:hi])
+			cur = slices.Delete(cur, lo, hi)
+			at := r.IntN(len(cur) + 1)
+			cur = slices.Insert(cur, at, block...)
+		case 4: // a top-level statement
+			cur = slices.Insert(cur, k, "x = 1\n")
+		case 5: // a blank line
+			cur = slices.Insert(cur, k, "\n")
+		default: // a comment line
+			cur = slices.Insert(cur, k, "# note\n")
+		}
+		lines = cur
+		c.check("store.py", strings.Join(lines, ""), "edit "+itoa(i))
+	}
+	if hits, _ := c.cache.Stats(); hits < 300 {
+		t.Errorf("the cache served only %d statements over 300 versions", hits)
+	}
+}
+
+// Other languages are extracted whole: their facts are Structure of
+// Extract's.
+func TestExtractStructureOfOtherLanguages(t *testing.T) {
+	for _, name := range []string{"store.go", "widget.ts", "app.jsx"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newStructureChecker(t, LanguageOf(name))
+		c.check(name, string(b), name)
+		c.check(name, string(b)+"\n", name+" again")
+		if hits, misses := c.cache.Stats(); hits+misses != 0 {
+			t.Errorf("%s went through the chunk cache", name)
+		}
+	}
+}
+
+// CRA_CHUNK_REPO (a clone's path) checks every version of every Python
+// file of its history, in commit order: a proof on real code, run by hand
+// (`CRA_CHUNK_REPO=~/clones/click go test -run RealHistory ./ingest/lang/`).
+func TestExtractStructureOverARealHistory(t *testing.T) {
+	repo := os.Getenv("CRA_CHUNK_REPO")
+	if repo == "" {
+		t.Skip("set CRA_CHUNK_REPO to a clone")
+	}
+	out, err := exec.Command("git", "-C", repo, "log", "--all", "--reverse", "--topo-order", "--no-renames",
+		"--format=C %H", "--raw", "--no-abbrev", "--diff-filter=AM", "--", "*.py").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newStructureChecker(t, Python)
+	cat := exec.Command("git", "-C", repo, "cat-file", "--batch")
+	in, _ := cat.StdinPipe()
+	rd, _ := cat.StdoutPipe()
+	if err := cat.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cat.Wait() }()
+	br := newBlobReader(in, rd)
+	n := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		if !strings.HasPrefix(line, ":") {
+			continue
+		}
+		meta, path, _ := strings.Cut(line, "\t")
+		f := strings.Fields(meta)
+		src, err := br.read(f[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.check(path, string(src), path+" "+f[3])
+		n++
+	}
+	hits, misses := c.cache.Stats()
+	t.Logf("%d versions: %d statements from the cache, %d extracted", n, hits, misses)
+}
