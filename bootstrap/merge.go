@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/sync/errgroup"
 
@@ -74,18 +75,22 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	// Each merge's branch.
+	if len(merges) == 0 {
+		return 0, nil
+	}
+	// Each merge's branch, from the commits recorded and walked; where
+	// their ancestry leaves them, a git process per merge, a few at once
+	// (each is mostly its start).
+	graph, err := s.commitGraph(ctx, repo)
+	if err != nil {
+		return 0, fmt.Errorf("commits of %s: %w", repo, err)
+	}
 	branches := make([][]string, len(merges))
 	partCommits := make([][]string, len(merges))
-	// A git process per merge, a few at once: each is mostly its start.
 	var g errgroup.Group
 	g.SetLimit(mergeReaders)
 	for i, m := range merges {
-		g.Go(func() error {
-			branch, err := gitLines(ctx, repo, "rev-list", "--reverse", "--topo-order", "--parents", m.p2, "^"+m.p1)
-			if err != nil {
-				return ctx.Err() // nil: unreadable now (a missing object), undecided
-			}
+		set := func(branch []string) {
 			branches[i] = branch
 			if len(branch) >= 2 && len(branch) <= maxParts {
 				for _, line := range branch {
@@ -93,6 +98,17 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 					partCommits[i] = append(partCommits[i], commit)
 				}
 			}
+		}
+		if branch, ok := graph.branch(m.p2, m.p1); ok {
+			set(branch)
+			continue
+		}
+		g.Go(func() error {
+			branch, err := gitLines(ctx, repo, "rev-list", "--reverse", "--topo-order", "--parents", m.p2, "^"+m.p1)
+			if err != nil {
+				return ctx.Err() // nil: unreadable now (a missing object), undecided
+			}
+			set(branch)
 			return nil
 		})
 	}
@@ -130,6 +146,7 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 	// commit scans the targets once per part, one read of them all holds
 	// them all in memory.
 	var mined map[string]*part
+	var messages map[string][2]string
 	read := 0 // made[:read] have their parts read
 	for k, i := range made {
 		if k == read {
@@ -146,11 +163,16 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 		if err != nil {
 			return 0, fmt.Errorf("merge %s: %w", m.commit, err)
 		}
-		msg, err := gitOutput(ctx, repo, "log", "-1", "--format=%an%x00%B", m.commit)
-		if err != nil {
-			return 0, fmt.Errorf("merge %s: %w", m.commit, err)
+		if k == 0 {
+			var commits []string
+			for _, i := range made {
+				commits = append(commits, merges[i].commit)
+			}
+			if messages, err = commitMessages(ctx, repo, commits); err != nil {
+				return 0, err
+			}
 		}
-		author, message, _ := strings.Cut(msg, "\x00")
+		author, message := messages[m.commit][0], messages[m.commit][1]
 		mt := combine(parts, message, parse)
 		id := syntheticID(repo, m.commit, "")
 		tasks = append(tasks, []driver.Value{id, runID, repo, m.commit, parts[0].parent, author, m.at, message, mt.task,
@@ -447,6 +469,30 @@ func mergeTitle(message string) string {
 		}
 	}
 	return ""
+}
+
+// commitMessages reads the author and message of commits with one git
+// process, as `git log -1 --format=%an%x00%B` does each, trimmed.
+func commitMessages(ctx context.Context, repo string, commits []string) (map[string][2]string, error) {
+	cmd := exec.CommandContext(ctx, "git", "-C", repo, "log", "--no-walk=unsorted", "--stdin", "--format=%H%x00%an%x00%B%x00")
+	cmd.Stdin = strings.NewReader(strings.Join(commits, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("messages of %d merges: %w", len(commits), err)
+	}
+	// Each record is "hash\0author\0message\0\n": a message holds no NUL.
+	fields := strings.Split(string(out), "\x00")
+	msgs := map[string][2]string{}
+	for i := 0; i+2 < len(fields); i += 3 {
+		hash := strings.TrimPrefix(fields[i], "\n")
+		msgs[hash] = [2]string{strings.TrimLeftFunc(fields[i+1], unicode.IsSpace), strings.TrimRightFunc(fields[i+2], unicode.IsSpace)}
+	}
+	for _, c := range commits {
+		if _, ok := msgs[c]; !ok {
+			return nil, fmt.Errorf("git log lists no message for merge %s", c)
+		}
+	}
+	return msgs, nil
 }
 
 func gitOutput(ctx context.Context, repo string, args ...string) (string, error) {
