@@ -51,12 +51,8 @@ func (s *rawStore) backfillDecomposed(ctx context.Context, repo string) (int, er
 		}
 		meta, part := schema.Decompose(task, plan)
 		for stage, v := range map[string]any{schema.StageMetaPlan: meta, schema.StagePartPlan: part} {
-			js, err := json.Marshal(v)
-			if err != nil {
-				rows.Close()
-				return 0, err
-			}
-			targets = append(targets, []driver.Value{syntheticID(repo, commit, stage), id, repo, commit, stage, json.RawMessage(js), now})
+			// Encoded by the Appender (writeBatch says why).
+			targets = append(targets, []driver.Value{syntheticID(repo, commit, stage), id, repo, commit, stage, v, now})
 		}
 	}
 	if err := rows.Close(); err != nil {

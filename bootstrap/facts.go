@@ -280,14 +280,20 @@ func (b *trees) close() {
 // parseFunc returns the facts of a file's content (extract's).
 type parseFunc func(path string, src []byte) *facts
 
-// parser parses with set, through c for source files: a content is
-// looked up by its blob id, so what replay parsed is not parsed again.
-func (c *factCache) parser(set *lang.Set) parseFunc {
+// parser parses with set and chunks (see extractFrom), through c for
+// source files: a content is looked up by its blob id, so what replay
+// parsed is not parsed again.
+func (c *factCache) parser(set *lang.Set, chunks *lang.ChunkCache) parseFunc {
+	parse := func(path string, src []byte) *facts {
+		f, kept := extractFrom(set, chunks, path, src, nil)
+		kept.Close()
+		return f
+	}
 	return func(path string, src []byte) *facts {
 		if !walk.SourceFile(path) {
-			return extract(set, path, src)
+			return parse(path, src)
 		}
-		return c.get(keyOf(path, plumbing.ComputeHash(plumbing.BlobObject, src)), func() *facts { return extract(set, path, src) })
+		return c.get(keyOf(path, plumbing.ComputeHash(plumbing.BlobObject, src)), func() *facts { return parse(path, src) })
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/cra-dev/cra/ingest/lang"
 	"github.com/cra-dev/cra/ingest/resolve"
 	"github.com/cra-dev/cra/kb"
 	"github.com/cra-dev/cra/kb/schema"
@@ -46,7 +47,7 @@ const (
 // merge is examined until it is decided and never after (a branch too
 // long for maxParts is examined again once maxParts lets it in); a merge
 // whose branch holds a commit not mined yet is left undecided.
-func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, maxParts int, parse parseFunc) (int, error) {
+func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, maxParts, jobs int, cache *factCache) (int, error) {
 	rows, err := s.Conn.QueryContext(ctx, `SELECT c.commit, c.parents, c.committed_at FROM bootstrap_commits c
 		WHERE c.repo_path = $1 AND len(c.parents) = 2
 		AND NOT EXISTS (SELECT 1 FROM synthetic_tasks k WHERE k.repo_path = c.repo_path AND k.commit = c.commit)
@@ -144,45 +145,56 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 	}
 	// Their parts' targets, partsPerRead commits at a time: a read per
 	// commit scans the targets once per part, one read of them all holds
-	// them all in memory.
-	var mined map[string]*part
+	// them all in memory. Each batch is put together by jobs workers.
 	var messages map[string][2]string
-	read := 0 // made[:read] have their parts read
-	for k, i := range made {
-		if k == read {
-			var commits []string
-			for ; read < len(made) && (read == k || len(commits)+len(partCommits[made[read]]) <= partsPerRead); read++ {
-				commits = append(commits, partCommits[made[read]]...)
-			}
-			if mined, err = s.minedParts(ctx, repo, commits); err != nil {
-				return 0, err
-			}
+	if len(made) > 0 {
+		var commits []string
+		for _, i := range made {
+			commits = append(commits, merges[i].commit)
 		}
-		m := merges[i]
-		parts, err := partsOf(mined, branches[i])
+		if messages, err = commitMessages(ctx, repo, commits); err != nil {
+			return 0, err
+		}
+	}
+	chunks := lang.NewChunkCache(chunkCacheBytes)
+	for lo, hi := 0, 0; lo < len(made); lo = hi {
+		var commits []string
+		for ; hi < len(made) && (hi == lo || len(commits)+len(partCommits[made[hi]]) <= partsPerRead); hi++ {
+			commits = append(commits, partCommits[made[hi]]...)
+		}
+		mined, err := s.minedParts(ctx, repo, commits)
 		if err != nil {
-			return 0, fmt.Errorf("merge %s: %w", m.commit, err)
+			return 0, err
 		}
-		if k == 0 {
-			var commits []string
-			for _, i := range made {
-				commits = append(commits, merges[i].commit)
-			}
-			if messages, err = commitMessages(ctx, repo, commits); err != nil {
-				return 0, err
+		batch := make([][]part, hi-lo)
+		for k := range batch {
+			m := merges[made[lo+k]]
+			if batch[k], err = partsOf(mined, branches[made[lo+k]]); err != nil {
+				return 0, fmt.Errorf("merge %s: %w", m.commit, err)
 			}
 		}
-		author, message := messages[m.commit][0], messages[m.commit][1]
-		mt := combine(parts, message, parse)
-		id := syntheticID(repo, m.commit, "")
-		tasks = append(tasks, []driver.Value{id, runID, repo, m.commit, parts[0].parent, author, m.at, message, mt.task,
-			mt.files, mt.insertions, mt.deletions, now})
-		for stage, v := range mt.targets {
-			js, err := json.Marshal(v)
-			if err != nil {
-				return 0, err
+		combined := make([]mergeTask, len(batch))
+		var g errgroup.Group
+		for w := range max(1, jobs) {
+			g.Go(func() error {
+				set := lang.NewSet()
+				defer set.Close()
+				parse := cache.parser(set, chunks)
+				for k := w; k < len(batch); k += max(1, jobs) {
+					combined[k] = combine(batch[k], messages[merges[made[lo+k]].commit][1], parse)
+				}
+				return nil
+			})
+		}
+		_ = g.Wait()
+		for k, mt := range combined {
+			m, parts := merges[made[lo+k]], batch[k]
+			id := syntheticID(repo, m.commit, "")
+			tasks = append(tasks, []driver.Value{id, runID, repo, m.commit, parts[0].parent, messages[m.commit][0], m.at,
+				messages[m.commit][1], mt.task, mt.files, mt.insertions, mt.deletions, now})
+			for stage, v := range mt.targets { // encoded by the Appender (writeBatch says why)
+				targets = append(targets, []driver.Value{syntheticID(repo, m.commit, stage), id, repo, m.commit, stage, v, now})
 			}
-			targets = append(targets, []driver.Value{syntheticID(repo, m.commit, stage), id, repo, m.commit, stage, json.RawMessage(js), now})
 		}
 	}
 	if len(decided) == 0 {

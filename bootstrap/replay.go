@@ -253,11 +253,10 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	} else {
 		res.Status = kb.StatusPartial
 	}
-	// What the next run needs of this run's parses, taken now: the
-	// replay's cache is let go before the merge phase, whose reads of
-	// the parts are the run's other peak of memory. A run that built
-	// nothing (its new commits all filtered out) parsed nothing to keep:
-	// the facts kept before stay for the next run that builds.
+	// What the next run needs of this run's parses, taken now, before
+	// the merge phase adds the branches' tips to the cache. A run that
+	// built nothing (its new commits all filtered out) parsed nothing to
+	// keep: the facts kept before stay for the next run that builds.
 	var kept *keptFacts
 	if len(work) > 0 {
 		stops, err := stopStates(c, toMine, complete)
@@ -268,11 +267,8 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 			r.opts.Log.Warn("bootstrap cannot keep the facts it parsed: the next run parses them again", "repo", path, "error", err)
 		}
 	}
-	cache = nil
-	set := lang.NewSet()
-	defer set.Close()
 	err = r.withStore(ctx, func(s *rawStore) error {
-		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, newFactCache(r.cacheBytes).parser(set))
+		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, r.opts.Jobs, cache)
 		if err != nil {
 			return err
 		}
@@ -323,9 +319,7 @@ func (r *runner) settle(ctx context.Context, s *rawStore, path string, tips []st
 // tasks.
 func (r *runner) upToDate(ctx context.Context, s *rawStore, path string, tips []string, res *RepoResult) (err error) {
 	res.Status = kb.StatusUpToDate
-	set := lang.NewSet()
-	defer set.Close()
-	if res.MergeTasks, err = s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, newFactCache(r.cacheBytes).parser(set)); err != nil {
+	if res.MergeTasks, err = s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, r.opts.Jobs, newFactCache(r.cacheBytes)); err != nil {
 		return err
 	}
 	return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")

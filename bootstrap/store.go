@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -292,13 +291,10 @@ func (s *rawStore) writeBatch(ctx context.Context, runID int64, repo string, bat
 		tasks = append(tasks, []driver.Value{t.ID, runID, repo, t.Commit, t.Parent, t.Author, t.CommittedAt,
 			t.Message, t.Task, t.FilesChanged, t.Insertions, t.Deletions, now})
 		for _, stage := range schema.SyntheticStages {
-			js, err := json.Marshal(r.targets[stage])
-			if err != nil {
-				return fmt.Errorf("commit %s: %s: %w", c.Hash, stage, err)
-			}
-			// The Appender JSON-encodes a Go string into a JSON column; a
-			// RawMessage goes in as the document it is.
-			targets = append(targets, []driver.Value{syntheticID(repo, c.Hash, stage), t.ID, repo, c.Hash, stage, json.RawMessage(js), now})
+			// The Appender JSON-encodes what goes into a JSON column: the
+			// target itself, encoded once (a RawMessage would be parsed
+			// and compacted again).
+			targets = append(targets, []driver.Value{syntheticID(repo, c.Hash, stage), t.ID, repo, c.Hash, stage, r.targets[stage], now})
 		}
 	}
 	// Each load anti-joins on the deterministic ids: even two runs racing
