@@ -175,37 +175,72 @@ func (f *facts) estimate() int64 {
 	return n
 }
 
-// extract parses src with the worker's extractors and keeps what replay needs.
+// extract parses src with set and keeps what replay needs.
 func extract(set *lang.Set, path string, src []byte) *facts {
-	f, kept := extractFrom(set, nil, path, src, nil)
+	f, kept := (&parsing{set: set}).extract(path, src, nil)
 	kept.Close()
 	return f
 }
 
-// extractFrom is extract parsing from base, the tree of another version of
-// the file (nil: none), and taking the facts of the statements chunks
-// holds from it (nil: none), with the same facts; it also returns the
-// tree of src when there is one to keep as the base of a later version.
-func extractFrom(set *lang.Set, chunks *lang.ChunkCache, path string, src []byte, base *lang.Tree) (*facts, *lang.Tree) {
-	ex, err := set.ForPath(path)
+// parsing is what one goroutine parses with: its extractors, the chunk
+// cache a repository's workers share (nil: none, see
+// lang.ExtractStructure) and its memo of the terms of names and
+// docstrings, which recur from version to version.
+type parsing struct {
+	set    *lang.Set
+	chunks *lang.ChunkCache
+	terms  map[string][]string
+}
+
+// maxMemoTerms bounds a memo of terms: past it, it starts again.
+const maxMemoTerms = 1 << 15
+
+func newParsing(chunks *lang.ChunkCache) *parsing {
+	return &parsing{set: lang.NewSet(), chunks: chunks, terms: map[string][]string{}}
+}
+
+func (p *parsing) close() { p.set.Close() }
+
+// extract is the facts of src parsed from base, the tree of another
+// version of the file (nil: none), with the same facts; it also returns
+// the tree of src when there is one to keep as the base of a later
+// version.
+func (p *parsing) extract(path string, src []byte, base *lang.Tree) (*facts, *lang.Tree) {
+	ex, err := p.set.ForPath(path)
 	if err != nil || ex == nil {
 		return &facts{failed: "no extractor"}, nil
 	}
-	ff, kept, err := lang.ExtractStructure(ex, path, src, base, chunks)
+	ff, kept, err := lang.ExtractStructure(ex, path, src, base, p.chunks)
 	if err != nil {
 		return &facts{language: ex.Language(), failed: err.Error()}, kept
 	}
-	texts := make([]string, 0, len(ff.Symbols)+len(ff.Docstrings))
+	var terms []string
 	for _, s := range ff.Symbols {
-		texts = append(texts, s.Name)
+		terms = append(terms, p.termsOf(s.Name)...)
 	}
 	for _, d := range ff.Docstrings {
-		texts = append(texts, d.Content)
+		terms = append(terms, p.termsOf(d.Content)...)
 	}
 	return &facts{
 		language: ff.Language, symbols: ff.Symbols, imports: ff.Imports,
-		refs: ff.References, errorNodes: ff.ErrorNodes, terms: retrieval.Terms(texts...),
+		refs: ff.References, errorNodes: ff.ErrorNodes, terms: terms,
 	}, kept
+}
+
+// termsOf is retrieval.Terms(text), from the memo when it holds it
+// (retrieval.Terms of several texts is theirs one after another).
+func (p *parsing) termsOf(text string) []string {
+	if t, ok := p.terms[text]; ok {
+		return t
+	}
+	t := retrieval.Terms(text)
+	if p.terms != nil {
+		if len(p.terms) >= maxMemoTerms {
+			clear(p.terms)
+		}
+		p.terms[text] = t
+	}
+	return t
 }
 
 // trees holds, for each path of a repository, the tree of the version of
@@ -280,12 +315,11 @@ func (b *trees) close() {
 // parseFunc returns the facts of a file's content (extract's).
 type parseFunc func(path string, src []byte) *facts
 
-// parser parses with set and chunks (see extractFrom), through c for
-// source files: a content is looked up by its blob id, so what replay
-// parsed is not parsed again.
-func (c *factCache) parser(set *lang.Set, chunks *lang.ChunkCache) parseFunc {
+// parser parses with p, through c for source files: a content is looked
+// up by its blob id, so what replay parsed is not parsed again.
+func (c *factCache) parser(p *parsing) parseFunc {
 	parse := func(path string, src []byte) *facts {
-		f, kept := extractFrom(set, chunks, path, src, nil)
+		f, kept := p.extract(path, src, nil)
 		kept.Close()
 		return f
 	}

@@ -177,9 +177,9 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 		var g errgroup.Group
 		for w := range max(1, jobs) {
 			g.Go(func() error {
-				set := lang.NewSet()
-				defer set.Close()
-				parse := cache.parser(set, chunks)
+				p := newParsing(chunks)
+				defer p.close()
+				parse := cache.parser(p)
 				for k := w; k < len(batch); k += max(1, jobs) {
 					combined[k] = combine(batch[k], messages[merges[made[lo+k]].commit][1], parse)
 				}

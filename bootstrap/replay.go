@@ -429,7 +429,7 @@ func (r *runner) build(ctx context.Context, c *clone, cache *factCache, co *coHi
 	for range max(1, r.opts.Jobs) {
 		g.Go(func() error {
 			repo, release := c.worker()
-			w := &worker{repo: repo, release: release, langs: lang.NewSet(), cache: cache, trees: trees, chunks: chunks, mods: mods, maxSize: r.opts.MaxFileBytes, texts: docTexts{}}
+			w := &worker{repo: repo, release: release, parse: newParsing(chunks), cache: cache, trees: trees, mods: mods, maxSize: r.opts.MaxFileBytes, texts: docTexts{}}
 			defer w.close()
 			for i := range next {
 				r.groundTruth(w, co, c.path, fresh[i], results[i])

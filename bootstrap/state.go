@@ -19,17 +19,16 @@ import (
 type worker struct {
 	repo    *git.Repository
 	release func()
-	langs   *lang.Set
+	parse   *parsing
 	cache   *factCache
 	trees   *trees
-	chunks  *lang.ChunkCache
 	mods    *moduleCache
 	maxSize int64
 	texts   docTexts
 }
 
 func (w *worker) close() {
-	w.langs.Close()
+	w.parse.close()
 	w.release()
 }
 
@@ -119,7 +118,7 @@ func (w *worker) facts(p string, h plumbing.Hash, src []byte) (*facts, error) {
 		}
 		w.cache.parsed.Add(1)
 		w.cache.bytes.Add(int64(len(src)))
-		f, kept := extractFrom(w.langs, w.chunks, p, src, w.trees.base(p))
+		f, kept := w.parse.extract(p, src, w.trees.base(p))
 		w.trees.put(p, kept)
 		return f
 	})

@@ -9,7 +9,7 @@ import (
 // file is the state of one Extract call.
 type file struct {
 	src   []byte
-	str   string // src as a string: text slices it rather than copy
+	str   string // src as a string, sharing its bytes: text slices it rather than copy
 	facts *FileFacts
 
 	syms  []declared // parallel to facts.Symbols once finishSymbols ran
@@ -65,7 +65,7 @@ type candidate struct {
 func newFile(path, language string, src []byte) *file {
 	return &file{
 		src:         src,
-		str:         string(src),
+		str:         unsafe.String(unsafe.SliceData(src), len(src)), // read only while the file is extracted; own copies what facts keep
 		facts:       &FileFacts{Path: path, Language: language},
 		docComments: map[uint32]bool{},
 		locals:      map[local]int32{},
