@@ -13,11 +13,19 @@ import (
 // branch that reaches them is listed by git.
 type commitGraph struct {
 	parents map[string][]string
-	gen     map[string]int // 1 + the largest generation of the parents; 0: unknown
+	gen     map[string]int // 1 + the largest generation of the parents; -1: unknown
+	// root reports whether git sees a commit recorded without parents as
+	// a root still: a shallow clone deepened since shows its parents.
+	root  func(string) bool
+	roots map[string]bool // root's answers
 }
 
 // commitGraph reads repo's recorded and walked commits.
 func (s *rawStore) commitGraph(ctx context.Context, repo string) (*commitGraph, error) {
+	root := func(c string) bool {
+		line, err := gitOutput(ctx, repo, "rev-list", "--parents", "-n", "1", c)
+		return err == nil && line == c
+	}
 	rows, err := s.Conn.QueryContext(ctx, `SELECT commit, parents FROM bootstrap_commits WHERE repo_path = $1
 		UNION ALL SELECT commit, parents FROM bootstrap_walked WHERE repo_path = $1`, repo)
 	if err != nil {
@@ -42,12 +50,13 @@ func (s *rawStore) commitGraph(ctx context.Context, repo string) (*commitGraph, 
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return graphOf(parents), nil
+	return graphOf(parents, root), nil
 }
 
-// graphOf is the graph of commits with their parents.
-func graphOf(parents map[string][]string) *commitGraph {
-	g := &commitGraph{parents: parents, gen: make(map[string]int, len(parents))}
+// graphOf is the graph of commits with their parents; root tells whether
+// a commit without parents is one for git.
+func graphOf(parents map[string][]string, root func(string) bool) *commitGraph {
+	g := &commitGraph{parents: parents, gen: make(map[string]int, len(parents)), root: root, roots: map[string]bool{}}
 	for c := range parents {
 		g.generation(c)
 	}
@@ -123,6 +132,9 @@ func (g *commitGraph) branch(tip, base string) (lines []string, ok bool) {
 	for q.Len() > 0 && q.tipOnly(flags) {
 		c := heap.Pop(q).(string)
 		f := flags[c]
+		if len(g.parents[c]) == 0 && !g.isRoot(c) {
+			return nil, false
+		}
 		if f == fromTip {
 			found = append(found, c)
 		}
@@ -143,6 +155,16 @@ func (g *commitGraph) branch(tip, base string) (lines []string, ok bool) {
 		lines = append(lines, strings.Join(append([]string{found[i]}, g.parents[found[i]]...), " "))
 	}
 	return lines, true
+}
+
+// isRoot is root(c), asked once per commit.
+func (g *commitGraph) isRoot(c string) bool {
+	r, ok := g.roots[c]
+	if !ok {
+		r = g.root(c)
+		g.roots[c] = r
+	}
+	return r
 }
 
 // genQueue pops the commit of the largest generation first, ties by id.

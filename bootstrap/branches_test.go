@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -26,7 +27,7 @@ func graphOfRepo(t testing.TB, dir string) (*commitGraph, []string) {
 		parents[f[0]] = append([]string{}, f[1:]...)
 		commits = append(commits, f[0])
 	}
-	return graphOf(parents), commits
+	return graphOf(parents, func(c string) bool { return len(parents[c]) == 0 }), commits
 }
 
 // checkBranch compares graph.branch(tip, base) with git rev-list: the same
@@ -93,12 +94,20 @@ func TestBranchesAreTheOnesGitLists(t *testing.T) {
 	if merges < 10 {
 		t.Fatalf("only %d merges: the history proves little", merges)
 	}
-	// A graph missing a commit cannot tell what lies below it.
+	// A graph missing a commit cannot tell what lies below it, nor one
+	// that recorded a commit without the parents git now sees (a shallow
+	// clone deepened since).
 	for _, c := range all {
 		if ps := g.parents[c]; len(ps) == 2 {
-			delete(g.parents, ps[1])
-			if _, ok := graphOf(g.parents).branch(ps[1], ps[0]); ok {
+			parents := maps.Clone(g.parents)
+			delete(parents, ps[1])
+			if _, ok := graphOf(parents, g.root).branch(ps[1], ps[0]); ok {
 				t.Fatal("a branch through a commit missing from the graph was listed")
+			}
+			parents = maps.Clone(g.parents)
+			parents[ps[1]] = nil
+			if _, ok := graphOf(parents, g.root).branch(ps[1], ps[0]); ok {
+				t.Fatal("a branch through a commit recorded without its parents was listed")
 			}
 			break
 		}

@@ -141,6 +141,29 @@ func TestUndecidedMergesAreExaminedByTheNextRun(t *testing.T) {
 	}
 }
 
+// A merge whose ancestry leaves the commits recorded (a row gone wrong
+// here) has its branch listed by git: the same task and decision.
+func TestMergesTheRecordedGraphCannotTellAreListedByGit(t *testing.T) {
+	t.Parallel()
+	m := gittest.ShopWithMergedBranch(t)
+	home := newHome(t)
+	mine(t, home, testOptions(), m.Dir)
+	want := dump(t, home)
+	for _, q := range []string{
+		`DELETE FROM synthetic_targets WHERE commit = ?`, `DELETE FROM synthetic_tasks WHERE commit = ?`,
+		`DELETE FROM bootstrap_merges WHERE commit = ?`,
+	} {
+		storetest.Exec(t, home, kb.Raw, q, m.Merge)
+	}
+	gone := strings.Repeat("0", 40)
+	storetest.Exec(t, home, kb.Raw, `UPDATE bootstrap_commits SET parents = [?] WHERE commit = ?`, gone, m.Fork)
+	if res := mine(t, home, testOptions(), m.Dir).Repos[0]; res.MergeTasks != 1 {
+		t.Fatalf("%d merge tasks, want the one deleted", res.MergeTasks)
+	}
+	storetest.Exec(t, home, kb.Raw, `UPDATE bootstrap_commits SET parents = [] WHERE commit = ?`, m.Fork)
+	sameRows(t, dump(t, home), want)
+}
+
 // Merged branches' parts read a few commits at a time decide every merge
 // as one read of them all does: the same tasks, targets and decisions,
 // with branches cut between reads. Not parallel: it sets partsPerRead.
