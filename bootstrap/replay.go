@@ -253,10 +253,11 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	} else {
 		res.Status = kb.StatusPartial
 	}
-	// What the next run needs of this run's parses, taken now, before
-	// the merge phase adds the branches' tips to the cache. A run that
-	// built nothing (its new commits all filtered out) parsed nothing to
-	// keep: the facts kept before stay for the next run that builds.
+	// What the next run needs of this run's parses, taken now: the
+	// replay's cache is let go before the merge phase, whose reads of
+	// the parts are the run's other peak of memory. A run that built
+	// nothing (its new commits all filtered out) parsed nothing to keep:
+	// the facts kept before stay for the next run that builds.
 	var kept *keptFacts
 	if len(work) > 0 {
 		stops, err := stopStates(c, toMine, complete)
@@ -267,8 +268,9 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 			r.opts.Log.Warn("bootstrap cannot keep the facts it parsed: the next run parses them again", "repo", path, "error", err)
 		}
 	}
+	cache = nil
 	err = r.withStore(ctx, func(s *rawStore) error {
-		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, r.opts.Jobs, cache)
+		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, r.opts.Jobs, newFactCache(r.cacheBytes))
 		if err != nil {
 			return err
 		}
