@@ -21,7 +21,11 @@
 // syntax) are matched over that copy in Go (flatten.go, node.go,
 // pattern.go): per-node cgo calls and a tree-sitter query cursor cost more
 // than the parse itself. Tests check both against go-tree-sitter and its
-// query engine on real trees.
+// query engine on real trees. Replaying history parses a file in many
+// versions: ExtractFrom parses a version from the tree of the last
+// (incremental.go), and ExtractStructure also copies out and extracts only
+// the top-level statements whose text a ChunkCache does not hold (Python;
+// chunks.go), with a whole extraction's facts either way.
 //
 // Robustness: syntax errors are not errors (FileFacts.ErrorNodes counts them
 // and what tree-sitter recovered is still extracted); invalid UTF-8 is
