@@ -297,34 +297,41 @@ func splitByChunk(ff *FileFacts, chunks []chunk, todo []int) ([]*chunkFacts, err
 		}
 		return symIndex[sym], true
 	}
-	for _, d := range ff.Docstrings {
-		k := which(d.Line)
+	// at is the chunk of a fact at line, whose symbol (nil: none) it
+	// numbers within that chunk.
+	at := func(line int, sym *int) (int, error) {
+		k := which(line)
 		if k < 0 {
-			return nil, errNotChunked
+			return 0, errNotChunked
 		}
-		var ok bool
-		if d.Symbol, ok = symbolIn(d.Symbol, k); !ok {
-			return nil, errNotChunked
+		if sym != nil {
+			var ok bool
+			if *sym, ok = symbolIn(*sym, k); !ok {
+				return 0, errNotChunked
+			}
+		}
+		return k, nil
+	}
+	for _, d := range ff.Docstrings {
+		k, err := at(d.Line, &d.Symbol)
+		if err != nil {
+			return nil, err
 		}
 		d.Line -= chunks[todo[k]].startRow
 		out[k].docstrings = append(out[k].docstrings, d)
 	}
 	for _, im := range ff.Imports {
-		k := which(im.Line)
-		if k < 0 {
-			return nil, errNotChunked
+		k, err := at(im.Line, nil)
+		if err != nil {
+			return nil, err
 		}
 		im.Line -= chunks[todo[k]].startRow
 		out[k].imports = append(out[k].imports, im)
 	}
 	for _, r := range ff.References {
-		k := which(r.Line)
-		if k < 0 {
-			return nil, errNotChunked
-		}
-		var ok bool
-		if r.Symbol, ok = symbolIn(r.Symbol, k); !ok {
-			return nil, errNotChunked
+		k, err := at(r.Line, &r.Symbol)
+		if err != nil {
+			return nil, err
 		}
 		r.Line -= chunks[todo[k]].startRow
 		out[k].refs = append(out[k].refs, r)
