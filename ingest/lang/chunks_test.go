@@ -177,6 +177,10 @@ def g(self):
 		{"with a BOM", "\uFEFF" + head + f + g + k},
 		{"indented top-level comment", head + f + "    # stray\n" + g + k},
 		{"continuation lines", head + "x = (1 +\n     2)\ny = \\\n    3\n" + f + g},
+		{"CRLF line ends", strings.ReplaceAll(head+f+g+k, "\n", "\r\n")},
+		{"CRLF, one statement changed", strings.ReplaceAll(head+g+f+k, "\n", "\r\n")},
+		{"tabs for indentation", strings.ReplaceAll(head+f+g+k, "    ", "\t")},
+		{"a form feed between statements", head + f + "\f\n" + g + "\f\n" + k},
 	}
 	c := newStructureChecker(t, Python)
 	for _, v := range versions {
