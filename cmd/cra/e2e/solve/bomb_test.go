@@ -42,12 +42,12 @@ func TestJSONBombAnswerIsUnusable(t *testing.T) {
 	t.Parallel()
 	for name, bomb := range jsonBombs() {
 		t.Run("plan/"+name, func(t *testing.T) {
-			srv, _ := planServer(t, false)
+			srv := planServer(t, false)
 			next := srv.Default()
 			home := cli.ModelHome(t, srv.OllamaURL())
 			r := clitest.SmallRepo(t)
 			cli.MustRun(t, home, "index", r.Dir)
-			bombAt(t, srv, "You plan a code change", bomb, next)
+			bombAt(t, srv.Server, "You plan a code change", bomb, next)
 			checkBombExit(t, cli.Cra(t, home, "", "--json", "plan", "--repo", r.Dir, "Make helper add two"))
 		})
 		t.Run("solve/"+name, func(t *testing.T) {

@@ -2,8 +2,10 @@ package solve_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,21 +15,51 @@ import (
 	"github.com/cra-dev/cra/internal/fakellm"
 )
 
+// planFake is a fake model server that answers each pipeline stage by its
+// system prompt, with what it was asked. Its handler runs on the server's
+// goroutines while cra children call it, so what it records is read
+// behind its lock (a child's request is no happens-before edge for Go).
+type planFake struct {
+	*fakellm.Server
+	mu      sync.Mutex
+	calls   map[string]int
+	prompts []string // the plan stage's user prompts
+}
+
+// Calls counts the calls per stage so far.
+func (p *planFake) Calls() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.calls)
+}
+
+// Prompts are the plan stage's user prompts since the last reset.
+func (p *planFake) Prompts() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.prompts)
+}
+
+func (p *planFake) resetPrompts() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.prompts = nil
+}
+
 // planServer answers each pipeline stage by its system prompt; bad makes
-// the plan stage answer prose. The plan prompts it got are in *planPrompts.
-func planServer(t *testing.T, bad bool, planPrompts ...*[]string) (*fakellm.Server, func() map[string]int) {
-	srv := fakellm.New(t)
-	var mu sync.Mutex
-	calls := map[string]int{}
-	srv.SetDefault(func(req fakellm.Request) fakellm.Reply {
+// the plan stage answer prose.
+func planServer(t *testing.T, bad bool) *planFake {
+	p := &planFake{Server: fakellm.New(t), calls: map[string]int{}}
+	calls := p.calls
+	p.SetDefault(func(req fakellm.Request) fakellm.Reply {
 		if evaltest.IsPing(req) {
 			return fakellm.Reply{Text: "ok"}
 		}
 		system := req.Messages[0].Content
-		mu.Lock()
-		defer mu.Unlock()
-		if strings.HasPrefix(system, "You plan a code change") && len(planPrompts) > 0 {
-			*planPrompts[0] = append(*planPrompts[0], req.Messages[len(req.Messages)-1].Content)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if strings.HasPrefix(system, "You plan a code change") {
+			p.prompts = append(p.prompts, req.Messages[len(req.Messages)-1].Content)
 		}
 		switch {
 		case strings.HasPrefix(system, "You read a coding task"):
@@ -53,7 +85,7 @@ func planServer(t *testing.T, bad bool, planPrompts ...*[]string) (*fakellm.Serv
 		t.Errorf("unexpected system prompt %.60q", system)
 		return fakellm.Reply{Status: 500}
 	})
-	return srv, func() map[string]int { mu.Lock(); defer mu.Unlock(); return calls }
+	return p
 }
 
 // cra plan end to end on a real repository against the fake server: the
@@ -62,8 +94,7 @@ func planServer(t *testing.T, bad bool, planPrompts ...*[]string) (*fakellm.Serv
 // unusable answers asked once more, then exit 1 with the failure logged.
 func TestPlanCommand(t *testing.T) {
 	t.Parallel()
-	var prompts []string
-	srv, calls := planServer(t, false, &prompts)
+	srv := planServer(t, false)
 	home := cli.ModelHome(t, srv.OllamaURL())
 	r := clitest.SmallRepo(t)
 	if res := cli.Cra(t, home, "", "plan", "--repo", r.Dir, "Make helper add two"); res.Code != clitest.ExitUsage || !strings.Contains(res.Stderr, "cra index "+r.Dir) {
@@ -87,8 +118,8 @@ func TestPlanCommand(t *testing.T) {
 		t.Fatalf("plan file %q (%v)", b, err)
 	}
 	for _, stage := range []string{"task_analysis", "scope", "precision", "plan"} {
-		if calls()[stage] != 1 {
-			t.Errorf("%s: %d calls, want 1", stage, calls()[stage])
+		if srv.Calls()[stage] != 1 {
+			t.Errorf("%s: %d calls, want 1", stage, srv.Calls()[stage])
 		}
 	}
 	run := cli.MustRun(t, home, "sql", "--format", "csv", "select task_id, mode, success, final_plan->>'task_summary' from raw.task_runs")
@@ -110,7 +141,7 @@ func TestPlanCommand(t *testing.T) {
 	}
 	// The plan prompt holds the context package: the primary symbol in
 	// full, the supporting one as its signature, the history of the file.
-	if len(prompts) != 1 || !strings.Contains(prompts[0], "pkg/util.py\n    def helper(x):\n        return x + 1\n") ||
+	if prompts := srv.Prompts(); len(prompts) != 1 || !strings.Contains(prompts[0], "pkg/util.py\n    def helper(x):\n        return x + 1\n") ||
 		!strings.Contains(prompts[0], "pkg/main.py\n    def run():\n") || strings.Contains(prompts[0], "return helper(1)") ||
 		!strings.Contains(prompts[0], "[history] commit ") {
 		t.Errorf("plan prompt:\n%s", strings.Join(prompts, "\n---\n"))
@@ -153,18 +184,18 @@ func TestPlanCommand(t *testing.T) {
 	}
 	revHome := cli.ModelHome(t, srv.OllamaURL())
 	cli.MustRun(t, revHome, "index", "--rev", "HEAD~1", r.Dir)
-	prompts = nil
+	srv.resetPrompts()
 	cli.MustRun(t, revHome, "plan", "--repo", r.Dir, "--rev", "HEAD~1", "Make helper add two")
-	if len(prompts) != 1 || !strings.Contains(prompts[0], "def helper(x):\n        return x\n") {
+	if prompts := srv.Prompts(); len(prompts) != 1 || !strings.Contains(prompts[0], "def helper(x):\n        return x\n") {
 		t.Errorf("plan at HEAD~1 reads helper as it was then:\n%s", strings.Join(prompts, "\n---\n"))
 	}
 
-	badSrv, badCalls := planServer(t, true)
+	badSrv := planServer(t, true)
 	badHome := cli.ModelHome(t, badSrv.OllamaURL())
 	cli.MustRun(t, badHome, "index", r.Dir)
 	res := cli.Cra(t, badHome, "", "plan", "--repo", r.Dir, "Make helper add two")
-	if res.Code != clitest.ExitFailures || !strings.Contains(res.Stderr, "could not be used, twice") || badCalls()["plan"] != 2 {
-		t.Errorf("unusable plan: exit %d, %q, %d plan calls", res.Code, res.Stderr, badCalls()["plan"])
+	if res.Code != clitest.ExitFailures || !strings.Contains(res.Stderr, "could not be used, twice") || badSrv.Calls()["plan"] != 2 {
+		t.Errorf("unusable plan: exit %d, %q, %d plan calls", res.Code, res.Stderr, badSrv.Calls()["plan"])
 	}
 	if got := cli.MustRun(t, badHome, "sql", "--format", "csv", "select success from raw.task_runs"); got != "success\nfalse\n" {
 		t.Errorf("the failed run is recorded as %q", got)
@@ -173,7 +204,7 @@ func TestPlanCommand(t *testing.T) {
 	// A context window too small for even the primary symbols: the plan
 	// pass is refused before any call, and the assembly row says why.
 	tiny := cli.NewHome(t)
-	tinySrv, tinyCalls := planServer(t, false)
+	tinySrv := planServer(t, false)
 	cli.MustRun(t, tiny, "init", "--provider", "ollama", "--base-url", tinySrv.OllamaURL(), "--coding-model", "c:1b", "--reasoning-model", "r:1b")
 	cfgPath := filepath.Join(tiny, "config.toml")
 	cfg, _ := os.ReadFile(cfgPath)
@@ -184,8 +215,8 @@ func TestPlanCommand(t *testing.T) {
 	}
 	cli.MustRun(t, tiny, "index", r.Dir)
 	res = cli.Cra(t, tiny, "", "plan", "--repo", r.Dir, "Make helper add two")
-	if res.Code != clitest.ExitFailures || !strings.Contains(res.Stderr, "over budget") || tinyCalls()["plan"] != 0 {
-		t.Errorf("tiny budget: exit %d, %q, %d plan calls; want 1, over budget, no plan call", res.Code, res.Stderr, tinyCalls()["plan"])
+	if res.Code != clitest.ExitFailures || !strings.Contains(res.Stderr, "over budget") || tinySrv.Calls()["plan"] != 0 {
+		t.Errorf("tiny budget: exit %d, %q, %d plan calls; want 1, over budget, no plan call", res.Code, res.Stderr, tinySrv.Calls()["plan"])
 	}
 	if got := cli.MustRun(t, tiny, "sql", "--format", "csv", "select count(*) from raw.retrieval_llm_calls where call_type = 'assembly' and error like '%over budget%'"); got != "count_star()\n1\n" {
 		t.Errorf("assembly rows: %q", got)
@@ -197,7 +228,7 @@ func TestPlanCommand(t *testing.T) {
 // the plan runs, and --rev of the indexed commit runs without it.
 func TestPlanRefusesAnIndexBehindHead(t *testing.T) {
 	t.Parallel()
-	srv, calls := planServer(t, false)
+	srv := planServer(t, false)
 	home := cli.ModelHome(t, srv.OllamaURL())
 	r := clitest.SmallRepo(t)
 	cli.MustRun(t, home, "index", r.Dir)
@@ -211,8 +242,8 @@ func TestPlanRefusesAnIndexBehindHead(t *testing.T) {
 			t.Errorf("%s with the index behind HEAD: exit %d, %q; want exit 2 saying %q", cmd, res.Code, res.Stderr, want)
 		}
 	}
-	if n := len(calls()); n != 0 {
-		t.Fatalf("models called before the refusal: %v", calls())
+	if n := len(srv.Calls()); n != 0 {
+		t.Fatalf("models called before the refusal: %v", srv.Calls())
 	}
 	cli.MustRun(t, home, "plan", "--repo", r.Dir, "--rev", indexed[:12], "Make helper add two")
 	cli.MustRun(t, home, "index", r.Dir)
