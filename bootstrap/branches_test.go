@@ -155,8 +155,8 @@ func TestCommitMessagesAreGitLogs(t *testing.T) {
 			t.Fatal(err)
 		}
 		author, message, _ := strings.Cut(out, "\x00")
-		if got[c] != [2]string{author, message} {
-			t.Errorf("%s: got %q, git log -1 gives %q", c[:8], got[c], [2]string{author, message})
+		if want := (commitMessage{author, message}); got[c] != want {
+			t.Errorf("%s: got %q, git log -1 gives %q", c[:8], got[c], want)
 		}
 	}
 }

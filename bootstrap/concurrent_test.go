@@ -52,8 +52,8 @@ func runChildren(t *testing.T, n int, home, repo, wait string, env ...string) []
 	return out
 }
 
-// Two bootstrap processes started together on one home and repository end
-// with the rows of a single run, id for id: the second one either skips the
+// Two bootstrap processes started together on one home and repository,
+// with merged branches, end with the rows of a single run, id for id: the second one either skips the
 // repository as busy, naming the holder, or waits for it and then finds
 // nothing new.
 func TestTwoProcessesOnOneHomeWriteEachRowOnce(t *testing.T) {
@@ -61,11 +61,15 @@ func TestTwoProcessesOnOneHomeWriteEachRowOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("mines a repository in three processes")
 	}
-	repo := filepath.Join(t.TempDir(), "repo")
-	gittest.Synthetic{Files: 30, Commits: 150, Funcs: 4, Realistic: true}.Build(t, repo)
+	// Merged branches: both processes reach the merge phase, which reads
+	// the branches from the recorded commits and writes their tasks.
+	repo := mergedHistory(t, 150)
 	single := newHome(t)
 	mine(t, single, testOptions(), repo)
 	want := dump(t, single)
+	if n := mergeTaskCount(t, single); n == 0 {
+		t.Fatal("no merge task: the fixture needs merged branches that are tasks")
+	}
 
 	for _, tc := range []struct{ name, wait string }{{"skip", "0s"}, {"wait", "2m"}} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -177,9 +177,7 @@ func (f *facts) estimate() int64 {
 
 // extract parses src with set and keeps what replay needs.
 func extract(set *lang.Set, path string, src []byte) *facts {
-	f, kept := (&parsing{set: set}).extract(path, src, nil)
-	kept.Close()
-	return f
+	return (&parsing{set: set}).facts(path, src)
 }
 
 // parsing is what one goroutine parses with: its extractors, the chunk
@@ -225,6 +223,13 @@ func (p *parsing) extract(path string, src []byte, base *lang.Tree) (*facts, *la
 		language: ff.Language, symbols: ff.Symbols, imports: ff.Imports,
 		refs: ff.References, errorNodes: ff.ErrorNodes, terms: terms,
 	}, kept
+}
+
+// facts is extract's facts from scratch, keeping no tree.
+func (p *parsing) facts(path string, src []byte) *facts {
+	f, kept := p.extract(path, src, nil)
+	kept.Close()
+	return f
 }
 
 // termsOf is retrieval.Terms(text), from the memo when it holds it
@@ -318,16 +323,11 @@ type parseFunc func(path string, src []byte) *facts
 // parser parses with p, through c for source files: a content is looked
 // up by its blob id, so what replay parsed is not parsed again.
 func (c *factCache) parser(p *parsing) parseFunc {
-	parse := func(path string, src []byte) *facts {
-		f, kept := p.extract(path, src, nil)
-		kept.Close()
-		return f
-	}
 	return func(path string, src []byte) *facts {
 		if !walk.SourceFile(path) {
-			return parse(path, src)
+			return p.facts(path, src)
 		}
-		return c.get(keyOf(path, plumbing.ComputeHash(plumbing.BlobObject, src)), func() *facts { return parse(path, src) })
+		return c.get(keyOf(path, plumbing.ComputeHash(plumbing.BlobObject, src)), func() *facts { return p.facts(path, src) })
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -146,7 +147,7 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 	// Their parts' targets, partsPerRead commits at a time: a read per
 	// commit scans the targets once per part, one read of them all holds
 	// them all in memory. Each batch is put together by jobs workers.
-	var messages map[string][2]string
+	var messages map[string]commitMessage
 	if len(made) > 0 {
 		var commits []string
 		for _, i := range made {
@@ -156,7 +157,12 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 			return 0, err
 		}
 	}
+	workers := make([]*parsing, max(1, jobs))
 	chunks := lang.NewChunkCache(chunkCacheBytes)
+	for w := range workers {
+		workers[w] = newParsing(chunks)
+		defer workers[w].close()
+	}
 	for lo, hi := 0, 0; lo < len(made); lo = hi {
 		var commits []string
 		for ; hi < len(made) && (hi == lo || len(commits)+len(partCommits[made[hi]]) <= partsPerRead); hi++ {
@@ -174,24 +180,22 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 			}
 		}
 		combined := make([]mergeTask, len(batch))
-		var g errgroup.Group
-		for w := range max(1, jobs) {
-			g.Go(func() error {
-				p := newParsing(chunks)
-				defer p.close()
+		var wg sync.WaitGroup
+		for w, p := range workers {
+			wg.Go(func() {
 				parse := cache.parser(p)
-				for k := w; k < len(batch); k += max(1, jobs) {
-					combined[k] = combine(batch[k], messages[merges[made[lo+k]].commit][1], parse)
+				for k := w; k < len(batch); k += len(workers) {
+					combined[k] = combine(batch[k], messages[merges[made[lo+k]].commit].text, parse)
 				}
-				return nil
 			})
 		}
-		_ = g.Wait()
+		wg.Wait()
 		for k, mt := range combined {
 			m, parts := merges[made[lo+k]], batch[k]
+			msg := messages[m.commit]
 			id := syntheticID(repo, m.commit, "")
-			tasks = append(tasks, []driver.Value{id, runID, repo, m.commit, parts[0].parent, messages[m.commit][0], m.at,
-				messages[m.commit][1], mt.task, mt.files, mt.insertions, mt.deletions, now})
+			tasks = append(tasks, []driver.Value{id, runID, repo, m.commit, parts[0].parent, msg.author, m.at,
+				msg.text, mt.task, mt.files, mt.insertions, mt.deletions, now})
 			for stage, v := range mt.targets { // encoded by the Appender (writeBatch says why)
 				targets = append(targets, []driver.Value{syntheticID(repo, m.commit, stage), id, repo, m.commit, stage, v, now})
 			}
@@ -483,9 +487,12 @@ func mergeTitle(message string) string {
 	return ""
 }
 
+// commitMessage is a commit's author and message.
+type commitMessage struct{ author, text string }
+
 // commitMessages reads the author and message of commits with one git
 // process, as `git log -1 --format=%an%x00%B` does each, trimmed.
-func commitMessages(ctx context.Context, repo string, commits []string) (map[string][2]string, error) {
+func commitMessages(ctx context.Context, repo string, commits []string) (map[string]commitMessage, error) {
 	cmd := exec.CommandContext(ctx, "git", "-C", repo, "log", "--no-walk=unsorted", "--stdin", "--format=%H%x00%an%x00%B%x00")
 	cmd.Stdin = strings.NewReader(strings.Join(commits, "\n") + "\n")
 	out, err := cmd.Output()
@@ -494,10 +501,10 @@ func commitMessages(ctx context.Context, repo string, commits []string) (map[str
 	}
 	// Each record is "hash\0author\0message\0\n": a message holds no NUL.
 	fields := strings.Split(string(out), "\x00")
-	msgs := map[string][2]string{}
+	msgs := map[string]commitMessage{}
 	for i := 0; i+2 < len(fields); i += 3 {
 		hash := strings.TrimPrefix(fields[i], "\n")
-		msgs[hash] = [2]string{strings.TrimLeftFunc(fields[i+1], unicode.IsSpace), strings.TrimRightFunc(fields[i+2], unicode.IsSpace)}
+		msgs[hash] = commitMessage{strings.TrimLeftFunc(fields[i+1], unicode.IsSpace), strings.TrimRightFunc(fields[i+2], unicode.IsSpace)}
 	}
 	for _, c := range commits {
 		if _, ok := msgs[c]; !ok {

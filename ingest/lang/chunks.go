@@ -22,12 +22,9 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Structure strips ff down to its structural facts: no comments, and no
@@ -106,8 +103,8 @@ func (c *ChunkCache) put(k chunkKey, f *chunkFacts) {
 	}
 }
 
-// Stats are the statements taken from the cache and those extracted.
-func (c *ChunkCache) Stats() (hits, misses int64) { return c.hits.Load(), c.misses.Load() }
+// stats are the statements taken from the cache and those extracted.
+func (c *ChunkCache) stats() (hits, misses int64) { return c.hits.Load(), c.misses.Load() }
 
 // chunkFacts are the structural facts of one chunk, with lines counted
 // from its first line (0) and symbols numbered within it (Parent and
@@ -174,71 +171,53 @@ func ExtractStructure(x Extractor, path string, src []byte, base *Tree, cache *C
 // extractChunked is extract for ExtractStructure: the tree is parsed
 // whole and copied out for the first chunk (a Python module's docstring
 // is its first statement) and the chunks cache does not hold.
-func (e *engine) extractChunked(path string, src []byte, passes func(f *file, root *node), cache *ChunkCache) (facts *FileFacts, err error) {
+func (e *engine) extractChunked(path string, src []byte, passes func(f *file, root *node), cache *ChunkCache) (*FileFacts, error) {
 	src = bytes.TrimPrefix(src, utf8BOM)
-	if e.parser.c == nil {
-		return nil, fmt.Errorf("lang: %s extractor used after Close", e.name)
-	}
-	if len(src) > MaxFileBytes {
-		return nil, fmt.Errorf("parse %s: %d bytes: %w", path, len(src), ErrTooLarge)
-	}
-	root := e.parseTree(src, []uint8{}) // the root alone
-	if root == nil {
-		return nil, fmt.Errorf("parse %s: %w", path, sitter.ErrOperationLimit)
-	}
-	defer e.tree.close()
-	defer func() {
-		if r := recover(); r != nil {
-			facts, err = nil, fmt.Errorf("extract %s (%s): %w: %v", path, e.name, errInternal, r)
-		}
-	}()
-	whole := func() *FileFacts {
-		root := e.tree.flatten(nil)
-		f := newFile(path, e.name, src)
-		passes(f, root)
-		return Structure(f.finish(root))
-	}
-	if root.HasError() {
-		return whole(), nil
-	}
-	e.tops = e.tree.tops(e.tops)
-	chunks := chunksOf(e.tops, src)
-	if chunks == nil {
-		return whole(), nil
-	}
-	got := make([]*chunkFacts, len(chunks))
-	keys := make([]chunkKey, len(chunks))
-	take := make([]uint8, len(e.tops))
-	var todo []int
-	for i, c := range chunks {
-		if i > 0 {
-			keys[i] = keyOfChunk(e.name, src[c.textStart:c.textEnd])
-			if got[i] = cache.get(keys[i]); got[i] != nil {
-				cache.hits.Add(1)
-				continue
-			}
-			cache.misses.Add(1)
-		}
-		todo = append(todo, i)
-		for j := c.first; j <= c.last; j++ {
-			take[j] = 1
-		}
-	}
-	root = e.tree.flatten(take)
-	f := newFile(path, e.name, src)
-	passes(f, root)
-	part := Structure(f.finish(root))
-	split, err := splitByChunk(part, chunks, todo)
+	root, err := e.parse(path, src, []uint8{}) // the root alone
 	if err != nil {
-		return whole(), nil
+		return nil, err
 	}
-	for k, i := range todo {
-		got[i] = split[k]
-		if i > 0 {
-			cache.put(keys[i], split[k])
+	return e.guarded(path, func() (*FileFacts, error) {
+		whole := func() *FileFacts { return Structure(e.passesOver(path, src, e.tree.flatten(nil), passes)) }
+		if root.HasError() {
+			return whole(), nil
 		}
-	}
-	return assemble(path, e.name, chunks, got), nil
+		e.tops = e.tree.tops(e.tops)
+		chunks := chunksOf(e.tops, src)
+		if chunks == nil {
+			return whole(), nil
+		}
+		got := make([]*chunkFacts, len(chunks))
+		keys := make([]chunkKey, len(chunks))
+		take := make([]uint8, len(e.tops))
+		var todo []int
+		for i, c := range chunks {
+			if i > 0 {
+				keys[i] = keyOfChunk(e.name, src[c.textStart:c.textEnd])
+				if got[i] = cache.get(keys[i]); got[i] != nil {
+					cache.hits.Add(1)
+					continue
+				}
+				cache.misses.Add(1)
+			}
+			todo = append(todo, i)
+			for j := c.first; j <= c.last; j++ {
+				take[j] = 1
+			}
+		}
+		part := Structure(e.passesOver(path, src, e.tree.flatten(take), passes))
+		split, err := splitByChunk(part, chunks, todo)
+		if err != nil {
+			return whole(), nil
+		}
+		for k, i := range todo {
+			got[i] = split[k]
+			if i > 0 {
+				cache.put(keys[i], split[k])
+			}
+		}
+		return assemble(path, e.name, chunks, got), nil
+	})
 }
 
 // keyOfChunk is the cache key of a chunk's text in a language.

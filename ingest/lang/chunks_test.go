@@ -186,7 +186,7 @@ def g(self):
 	for _, v := range versions {
 		c.check("m.py", v.src, v.what)
 	}
-	if hits, misses := c.cache.Stats(); hits < 20 || misses == 0 {
+	if hits, misses := c.cache.stats(); hits < 20 || misses == 0 {
 		t.Errorf("the cache served %d statements and extracted %d: chunking is not at work", hits, misses)
 	}
 }
@@ -235,7 +235,7 @@ func TestExtractStructureRandomEdits(t *testing.T) {
 		lines = cur
 		c.check("store.py", strings.Join(lines, ""), "edit "+itoa(i))
 	}
-	if hits, _ := c.cache.Stats(); hits < 300 {
+	if hits, _ := c.cache.stats(); hits < 300 {
 		t.Errorf("the cache served only %d statements over 300 versions", hits)
 	}
 }
@@ -251,7 +251,7 @@ func TestExtractStructureOfOtherLanguages(t *testing.T) {
 		c := newStructureChecker(t, LanguageOf(name))
 		c.check(name, string(b), name)
 		c.check(name, string(b)+"\n", name+" again")
-		if hits, misses := c.cache.Stats(); hits+misses != 0 {
+		if hits, misses := c.cache.stats(); hits+misses != 0 {
 			t.Errorf("%s went through the chunk cache", name)
 		}
 	}
@@ -293,6 +293,6 @@ func TestExtractStructureOverARealHistory(t *testing.T) {
 		c.check(path, string(src), path+" "+f[3])
 		n++
 	}
-	hits, misses := c.cache.Stats()
+	hits, misses := c.cache.stats()
 	t.Logf("%d versions: %d statements from the cache, %d extracted", n, hits, misses)
 }

@@ -153,7 +153,6 @@ static uint32_t flatten_tree(TSTree *tree, const uint8_t *take, uint32_t ntake, 
 // topNode in Go.
 typedef struct {
 	uint32_t start_byte, end_byte, start_row, end_row;
-	uint16_t symbol;
 	uint8_t named, extra;
 } top_node;
 
@@ -171,7 +170,6 @@ static uint32_t top_children(TSTree *tree, top_node *out, uint32_t cap) {
 				t->end_byte = ts_node_end_byte(node);
 				t->start_row = ts_node_start_point(node).row;
 				t->end_row = ts_node_end_point(node).row;
-				t->symbol = ts_node_symbol(node);
 				t->named = ts_node_is_named(node);
 				t->extra = ts_node_is_extra(node);
 			}
@@ -182,9 +180,6 @@ static uint32_t top_children(TSTree *tree, top_node *out, uint32_t cap) {
 	return n;
 }
 
-static bool tree_has_error(TSTree *tree) {
-	return ts_node_has_error(ts_tree_root_node(tree));
-}
 
 static TSNode to_node(flat_node f, const TSTree *tree) {
 	TSNode n = {{f.context[0], f.context[1], f.context[2], f.context[3]}, (const void *)f.id, tree};
@@ -342,19 +337,25 @@ func (t *flatTree) copied(n int, take []uint8) *node {
 	return t.build()
 }
 
-// takePtr is take as flatten reads it: NULL for nil (every child).
+// takePtr is take as flatten reads it: NULL for nil (every child), a
+// pointer for an empty take (no child).
 func takePtr(take []uint8) *C.uint8_t {
-	if take == nil {
+	switch {
+	case take == nil:
 		return nil
+	case len(take) == 0:
+		return (*C.uint8_t)(unsafe.Pointer(&noChild))
 	}
-	return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(append(take[:len(take):len(take)], 0))))
+	return (*C.uint8_t)(unsafe.Pointer(&take[0]))
 }
+
+// noChild is what an empty take points to (flatten reads none of it).
+var noChild uint8
 
 // topNode mirrors the C top_node: a visible child of the root.
 type topNode struct {
 	startByte, endByte uint32
 	startRow, endRow   uint32
-	symbol             uint16
 	named, extra       uint8
 }
 

@@ -16,7 +16,7 @@ func TestFlattenMatchesSitter(t *testing.T) {
 		e, _ := patternsOf(t, language)
 		for i, src := range srcs {
 			tree := sitterTree(t, e.g, src)
-			root, err := e.parse("x", []byte(src))
+			root, err := e.parse("x", []byte(src), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

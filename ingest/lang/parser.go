@@ -106,16 +106,17 @@ func (e *engine) close() {
 	e.held = nil
 }
 
-// parse parses src and copies its tree into e.tree, returning the root.
-// The tree stays open until e.tree.close.
-func (e *engine) parse(path string, src []byte) (*node, error) {
+// parse parses src and copies its tree into e.tree (the children of the
+// root take chooses, see flatTree.parse), returning the root. The tree
+// stays open until e.tree.close.
+func (e *engine) parse(path string, src []byte, take []uint8) (*node, error) {
 	if e.parser.c == nil {
 		return nil, fmt.Errorf("lang: %s extractor used after Close", e.name)
 	}
 	if len(src) > MaxFileBytes {
 		return nil, fmt.Errorf("parse %s: %d bytes: %w", path, len(src), ErrTooLarge)
 	}
-	root := e.parseTree(src, nil)
+	root := e.parseTree(src, take)
 	if root == nil {
 		return nil, fmt.Errorf("parse %s: %w", path, sitter.ErrOperationLimit)
 	}
@@ -177,21 +178,32 @@ func lazyGrammar(get func() *sitter.Language) func() *grammar {
 // extract runs one language's passes over a parsed file. The tree is closed
 // before it returns; a panic in a pass becomes an error so that one odd file
 // cannot stop a batch (the fuzz tests make sure there are none).
-func (e *engine) extract(path string, src []byte, passes func(f *file, root *node)) (facts *FileFacts, err error) {
+func (e *engine) extract(path string, src []byte, passes func(f *file, root *node)) (*FileFacts, error) {
 	src = bytes.TrimPrefix(src, utf8BOM)
-	root, err := e.parse(path, src)
+	root, err := e.parse(path, src, nil)
 	if err != nil {
 		return nil, err
 	}
+	return e.guarded(path, func() (*FileFacts, error) { return e.passesOver(path, src, root, passes), nil })
+}
+
+// guarded runs extract over the tree parsed last, closes the tree, and
+// turns a panic into an error.
+func (e *engine) guarded(path string, extract func() (*FileFacts, error)) (facts *FileFacts, err error) {
 	defer e.tree.close()
 	defer func() {
 		if r := recover(); r != nil {
 			facts, err = nil, fmt.Errorf("extract %s (%s): %w: %v", path, e.name, errInternal, r)
 		}
 	}()
+	return extract()
+}
+
+// passesOver runs passes over the copy of the tree under root.
+func (e *engine) passesOver(path string, src []byte, root *node, passes func(f *file, root *node)) *FileFacts {
 	f := newFile(path, e.name, src)
 	passes(f, root)
-	return f.finish(root), nil
+	return f.finish(root)
 }
 
 var (

@@ -126,7 +126,7 @@ func TestPatternsMatchLikeTreeSitter(t *testing.T) {
 				want = append(want, fmt.Sprint(m.PatternIndex, caps))
 			}
 			tree.Close()
-			if _, err := e.parse("x", []byte(src)); err != nil {
+			if _, err := e.parse("x", []byte(src), nil); err != nil {
 				t.Fatal(err)
 			}
 			var got []string
