@@ -1,27 +1,31 @@
 package lang
 
 // Chunked extraction: a file's next version mostly repeats the top-level
-// statements of the last one. Its tree is still parsed whole (from the
-// last version's tree, see incremental.go), so every statement is where a
-// parse of the whole file puts it; but only the statements whose text is
-// new are copied out of C and extracted. The facts of the others come
-// from a cache keyed by their text, shifted to where they now stand.
+// statements of the last one, and of the classes it changed, most
+// members. Only what changed is parsed (the rest is blanked out, see
+// regions.go and members.go), and only the statements whose text is new
+// are copied out of C and extracted; the facts of the others are those
+// they had, or those a cache keyed by their text holds, moved to where
+// they now stand.
 //
 // A top-level statement parsed at the top level of a file without a
 // syntax error is the same subtree wherever that text stands, so its
-// facts, counted from its first line, are too. What depends on more than
-// one statement (a Python module variable a function mutates, a comment
-// block spread over statements) is left out: these are the structural
-// facts (Structure), which is what replaying a history needs. The facts
-// must be a whole parse's, stripped the same way, byte for byte: tests
-// compare the two over edits of every kind and over real histories
-// (ingest/lang's chunk tests and bootstrap's parity test).
+// facts, counted from its first line, are too; so is a class's member in
+// a class's body. What depends on more than one statement (a Python
+// module variable a function mutates, a comment block spread over
+// statements) is left out: these are the structural facts (Structure),
+// which is what replaying a history needs. The facts must be a whole
+// parse's, stripped the same way, byte for byte: tests compare the two
+// over edits of every kind and over real histories (ingest/lang's chunk
+// tests and bootstrap's parity test).
 
 import (
 	"bytes"
 	"container/list"
 	"crypto/sha256"
 	"errors"
+	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -59,8 +63,9 @@ type ChunkCache struct {
 	lru     list.List                  // front: most recently used
 	size    int64
 	limit   int64
-	// Statements taken from the cache and extracted, for the tests.
-	hits, misses atomic.Int64
+	// Statements taken from the cache and extracted, and runs of chunks
+	// and members kept from the last version (regions.go), for the tests.
+	hits, misses, kept atomic.Int64
 }
 
 type chunkKey [sha256.Size]byte
@@ -114,7 +119,10 @@ type chunkFacts struct {
 	docstrings []Docstring
 	imports    []Import
 	refs       []Reference
-	size       int64 // estimate of the memory it holds
+	// members are a class's, when the chunk is a class statement
+	// (members.go): the facts above again, member by member.
+	members []member
+	size    int64 // estimate of the memory it holds
 }
 
 // chunk is a run of top-level nodes extracted or cached together: a
@@ -128,13 +136,13 @@ type chunk struct {
 
 // chunksOf groups the top-level nodes: a chunk ends before a node on a
 // later line than the last node's end, unless the last node is an extra
-// (a comment belongs to the statement below it). nil when there is
-// nothing to gain (fewer than two chunks).
-func chunksOf(tops []topNode, src []byte) []chunk {
+// (a comment belongs to the statement below it) and none of the rows cuts
+// (sorted: the runs blanked out, see regions.go) lies between them.
+func chunksOf(tops []topNode, src []byte, cuts []int) []chunk {
 	var out []chunk
 	for i, t := range tops {
 		if i > 0 {
-			if p := tops[i-1]; t.startRow <= p.endRow || p.extra != 0 || p.named == 0 {
+			if p := tops[i-1]; t.startRow <= p.endRow || (p.extra != 0 || p.named == 0) && !between(cuts, int(p.endRow), int(t.startRow)) {
 				c := &out[len(out)-1]
 				c.last, c.endRow, c.textEnd = i, max(c.endRow, int(t.endRow)), max(c.textEnd, int(t.endByte))
 				continue
@@ -143,57 +151,110 @@ func chunksOf(tops []topNode, src []byte) []chunk {
 		start := bytes.LastIndexByte(src[:t.startByte], '\n') + 1
 		out = append(out, chunk{first: i, last: i, startRow: int(t.startRow), endRow: int(t.endRow), textStart: start, textEnd: int(t.endByte)})
 	}
-	if len(out) < 2 {
-		return nil
-	}
 	return out
+}
+
+// between tells whether one of the sorted rows lies strictly between
+// rows a and b.
+func between(rows []int, a, b int) bool {
+	i := sort.SearchInts(rows, a+1)
+	return i < len(rows) && rows[i] < b
 }
 
 // errNotChunked sends a file whose partial facts cannot be told apart by
 // chunk to a whole extraction (never seen on real code; a safety net).
 var errNotChunked = errors.New("facts cross chunks")
 
+// errRuns sends a file to a parse from scratch when what was parsed
+// around its blanked runs is not what a whole parse gives (regions.go).
+var errRuns = errors.New("the blanked runs do not stand apart")
+
 // ExtractStructure is Structure(ExtractFrom(x, path, src, base)), computed
 // chunk by chunk through cache when x is a chunked extractor (Python):
-// only the top-level statements whose text cache does not hold are
-// extracted. Other extractors, a nil cache and files with syntax errors
-// are extracted whole.
+// only what changed since base (an earlier version) is parsed
+// (regions.go), and only the top-level statements whose text cache does
+// not hold are extracted. The tree it returns then holds no tree-sitter
+// tree, only the chunks. Other extractors and a nil cache parse from
+// base's tree, and files with syntax errors are extracted whole.
 func ExtractStructure(x Extractor, path string, src []byte, base *Tree, cache *ChunkCache) (*FileFacts, *Tree, error) {
 	c, ok := x.(chunked)
 	if !ok || cache == nil {
 		ff, kept, err := ExtractFrom(x, path, src, base)
 		return Structure(ff), kept, err
 	}
-	e := c.engine()
-	return e.from(base, func() (*FileFacts, error) { return e.extractChunked(path, src, c.passes, cache) })
+	return c.engine().extractChunked(path, src, base, c.passes, cache)
 }
 
-// extractChunked is extract for ExtractStructure: the tree is parsed
-// whole and copied out for the first chunk (a Python module's docstring
-// is its first statement) and the chunks cache does not hold.
-func (e *engine) extractChunked(path string, src []byte, passes func(f *file, root *node), cache *ChunkCache) (*FileFacts, error) {
+// extractChunked is ExtractStructure for a chunked extractor: from base's
+// chunks when they are of e's language and some stay whole, else from
+// scratch.
+func (e *engine) extractChunked(path string, src []byte, base *Tree, passes func(f *file, root *node), cache *ChunkCache) (*FileFacts, *Tree, error) {
 	src = bytes.TrimPrefix(src, utf8BOM)
-	root, err := e.parse(path, src, []uint8{}) // the root alone
-	if err != nil {
-		return nil, err
+	cur := newSource(src)
+	if base != nil && base.language == e.name && base.parts != nil {
+		if runs := regions(newSource(base.src), base.parts, cur); len(runs) > 0 {
+			ff, parts, err := e.extractRuns(path, cur, runs, passes, cache)
+			if !errors.Is(err, errRuns) {
+				return ff, e.keepParts(src, parts), err
+			}
+		}
 	}
-	return e.guarded(path, func() (*FileFacts, error) {
-		whole := func() *FileFacts { return Structure(e.passesOver(path, src, e.tree.flatten(nil), passes)) }
+	ff, parts, err := e.extractRuns(path, cur, nil, passes, cache)
+	return ff, e.keepParts(src, parts), err
+}
+
+// keepParts is the tree a later version is parsed from: src and its
+// parts (nil: none to keep).
+func (e *engine) keepParts(src []byte, parts []part) *Tree {
+	if parts == nil {
+		return nil
+	}
+	return &Tree{language: e.name, src: bytes.Clone(src), parts: parts}
+}
+
+// extractRuns parses cur with runs blanked out (none: from scratch) and
+// returns its facts and its parts: the chunks parsed, extracted or taken
+// from cache when it holds their text, and the runs with the facts they
+// had. The file's first chunk is always extracted (a module's docstring
+// is its first statement). With runs, errRuns tells that they do not
+// stand apart; from scratch, a file that cannot be chunked is extracted
+// whole, with no parts.
+func (e *engine) extractRuns(path string, cur source, runs []keep, passes func(f *file, root *node), cache *ChunkCache) (*FileFacts, []part, error) {
+	text := cur.src
+	if len(runs) > 0 {
+		text = blanked(cur, runs)
+	}
+	root, err := e.parse(path, text, []uint8{}) // the root alone
+	if err != nil {
+		return nil, nil, err
+	}
+	var ff *FileFacts
+	var parts []part
+	_, err = e.guarded(path, func() (*FileFacts, error) {
+		whole := func() error {
+			if len(runs) > 0 {
+				return errRuns
+			}
+			ff = Structure(e.passesOver(path, text, e.tree.flatten(nil), passes, true))
+			return nil
+		}
 		if root.HasError() {
-			return whole(), nil
+			return nil, whole()
 		}
 		e.tops = e.tree.tops(e.tops)
-		chunks := chunksOf(e.tops, src)
-		if chunks == nil {
-			return whole(), nil
+		chunks := chunksOf(e.tops, text, starts(runs))
+		members, kept, ok := place(chunks, e.tops, runs)
+		if !ok {
+			return nil, errRuns
 		}
 		got := make([]*chunkFacts, len(chunks))
 		keys := make([]chunkKey, len(chunks))
 		take := make([]uint8, len(e.tops))
 		var todo []int
+		cached := func(i int) bool { return i > 0 && len(members[i]) == 0 }
 		for i, c := range chunks {
-			if i > 0 {
-				keys[i] = keyOfChunk(e.name, src[c.textStart:c.textEnd])
+			if cached(i) {
+				keys[i] = keyOfChunk(e.name, text[c.textStart:c.textEnd])
 				if got[i] = cache.get(keys[i]); got[i] != nil {
 					cache.hits.Add(1)
 					continue
@@ -205,19 +266,40 @@ func (e *engine) extractChunked(path string, src []byte, passes func(f *file, ro
 				take[j] = 1
 			}
 		}
-		part := Structure(e.passesOver(path, src, e.tree.flatten(take), passes))
-		split, err := splitByChunk(part, chunks, todo)
-		if err != nil {
-			return whole(), nil
-		}
-		for k, i := range todo {
-			got[i] = split[k]
-			if i > 0 {
-				cache.put(keys[i], split[k])
+		if len(todo) > 0 {
+			root := e.tree.flatten(take)
+			facts := Structure(e.passesOver(path, text, root, passes, true))
+			split, err := splitByChunk(facts, chunks, todo)
+			if err != nil {
+				return nil, whole()
+			}
+			for k, i := range todo {
+				cf, err := withMembers(split[k], classBody(root, e.tops, chunks[i]), chunks[i], members[i])
+				if err != nil {
+					return nil, errRuns
+				}
+				got[i] = cf
+				if cached(i) {
+					cache.put(keys[i], cf)
+				}
 			}
 		}
-		return assemble(path, e.name, chunks, got), nil
+		for i, c := range chunks {
+			end := c.endRow
+			for _, m := range members[i] {
+				end = max(end, m.end)
+			}
+			parts = append(parts, part{startRow: c.startRow, endRow: end, facts: got[i]})
+		}
+		for _, k := range kept {
+			parts = append(parts, part{startRow: k.start, endRow: k.end, facts: k.facts})
+		}
+		cache.kept.Add(int64(len(runs)))
+		slices.SortFunc(parts, func(a, b part) int { return a.startRow - b.startRow })
+		ff = assemble(path, e.name, parts)
+		return nil, nil
 	})
+	return ff, parts, err
 }
 
 // keyOfChunk is the cache key of a chunk's text in a language.
@@ -322,10 +404,10 @@ func splitByChunk(ff *FileFacts, chunks []chunk, todo []int) ([]*chunkFacts, err
 }
 
 // assemble puts the file's facts together from its chunks' in order.
-func assemble(path, language string, chunks []chunk, got []*chunkFacts) *FileFacts {
+func assemble(path, language string, parts []part) *FileFacts {
 	ff := &FileFacts{Path: path, Language: language, Symbols: []Symbol{}} // as finish makes them
-	for i, c := range got {
-		row, base := chunks[i].startRow, len(ff.Symbols)
+	for _, p := range parts {
+		c, row, base := p.facts, p.startRow, len(ff.Symbols)
 		sym := func(s int) int {
 			if s < 0 {
 				return s
@@ -377,6 +459,9 @@ func (c *chunkFacts) estimate() int64 {
 	}
 	for _, r := range c.refs {
 		n += int64(unsafe.Sizeof(r)) + int64(len(r.Name))
+	}
+	for _, m := range c.members {
+		n += int64(unsafe.Sizeof(m)) + m.facts.estimate()
 	}
 	return n
 }

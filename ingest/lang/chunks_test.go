@@ -24,6 +24,7 @@ type structureChecker struct {
 	fresh Extractor
 	cache *ChunkCache
 	bases map[string]*Tree
+	bytes int // of the versions checked
 }
 
 func newStructureChecker(t testing.TB, language string) *structureChecker {
@@ -51,6 +52,7 @@ func newStructureChecker(t testing.TB, language string) *structureChecker {
 func (c *structureChecker) check(path, src, what string) {
 	c.t.Helper()
 	want, wantErr := c.fresh.Extract(path, []byte(src))
+	c.bytes += len(src)
 	got, kept, err := ExtractStructure(c.x, path, []byte(src), c.bases[path], c.cache)
 	if (err != nil) != (wantErr != nil) {
 		c.t.Fatalf("%s: error %v, a fresh extraction's %v", what, err, wantErr)
@@ -191,6 +193,109 @@ def g(self):
 	}
 }
 
+// A version parsed from the last one's chunks parses only the lines
+// between the chunks left whole, and the chunks next to them that cannot
+// stand apart from them.
+func TestExtractStructureParsesOnlyTheGaps(t *testing.T) {
+	const doc = "\"\"\"Docstring.\"\"\"\n"
+	const head = doc + "\nimport os\n"
+	fn := func(name, body string) string { return "def " + name + "(a):\n    " + body + "\n    return a\n" }
+	a, b, c, d := fn("a", "a += 1"), fn("b", "a += 2"), fn("c", "a += 3"), fn("d", "a += 4")
+	b2, d2, e := fn("b", "a += 20"), fn("d", "a += 40"), fn("e", "a += 5")
+	file := func(parts ...string) string { return strings.Join(parts, "\n\n") }
+	ifx, try := "if os.name:\n    x = 1\n", "try:\n    x = 1\n"
+	for _, tc := range []struct {
+		what, src string
+		parsed    string // what is parsed of src
+		from      string // the version before ("": head, a, b, c, d)
+	}{
+		// The first statement is always parsed: it may be the module's
+		// docstring.
+		{"nothing changed", file(head, a, b, c, d), doc, ""},
+		{"one function changed", file(head, a, b2, c, d), doc + b2, ""},
+		{"two apart", file(head, a, b2, c, d2), doc + b2 + d2, ""},
+		{"a function added", file(head, a, b, e, c, d), doc + e, ""},
+		{"a function removed", file(head, a, c, d), doc, ""},
+		{"the first statement changed", file("\"\"\"Other.\"\"\"\n\nimport os\n", a, b, c, d), "\"\"\"Other.\"\"\"\n", ""},
+		{"a comment ends a gap: the function below is parsed with it", file(head, a, b2, "# about c\n"+c, d), doc + b2 + "\n\n# about c\n" + c, ""},
+		// An indented comment below b ends up in b's body: b is parsed with
+		// it, and c with them, the comment being last.
+		{"an indented line begins a gap", file(head, a, b+"    # stray\n", c, d), doc + b + "    # stray\n\n\n" + c, ""},
+		{"a backslash ends a gap", file(head, a, "x = 1 \\\n"+b, c, d), doc + "x = 1 \\\n" + b + file(head, a, "x = 1 \\\n"+b, c, d), ""},
+		// The comment at the end of x's line would join b2 into x's chunk,
+		// over a, were a not between them.
+		{"a trailing comment above a kept chunk", file(head, "x = 1  # noqa\n", a, b2, c, d), doc + "x = 1  # noqa\n" + b2, file(head, "x = 1\n", a, b, c, d)},
+		// tree-sitter parses "else:" alone as an annotated name: the if
+		// is parsed with it.
+		{"an else clause added", file(head, a, ifx+"else:\n    x = 2\n", c, d), doc + ifx + "else:\n    x = 2\n", file(head, a, ifx, c, d)},
+		{"an except clause added", file(head, a, try+"except OSError:\n    pass\n", c, d), doc + try + "except OSError:\n    pass\n", file(head, a, try+"finally:\n    pass\n", c, d)},
+		{"a name that starts like a clause", file(head, a, ifx+"elsewhere = 2\n", c, d), doc + "elsewhere = 2\n", file(head, a, ifx, c, d)},
+		{"a syntax error: the whole file again", file(head, a, "def broken(:\n", b, c, d), doc + "def broken(:\n" + file(head, a, "def broken(:\n", b, c, d), ""},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			ch := newStructureChecker(t, Python)
+			if tc.from == "" {
+				tc.from = file(head, a, b, c, d)
+			}
+			ch.check("m.py", tc.from, "the version before")
+			e := ch.x.(incremental).engine()
+			before := e.parsed
+			ch.check("m.py", tc.src, tc.what)
+			if got, want := e.parsed-before, len(tc.parsed)-strings.Count(tc.parsed, "\n"); got != want {
+				t.Errorf("%d bytes parsed, want %d (%q)", got, want, tc.parsed)
+			}
+		})
+	}
+}
+
+// A class that changed is parsed with its header, its first member (its
+// docstring) and the members that changed: the others are blanked out.
+func TestExtractStructureParsesChangedMembers(t *testing.T) {
+	const doc = "\"\"\"Doc.\"\"\"\n"
+	const head = doc + "\nimport os\n\n\n"
+	const header = "class K(Base):\n"
+	const first = "    \"\"\"K's docstring.\"\"\"\n"
+	const limit = "\n    limit = 3\n"
+	meth := func(name, body string) string { return "\n    def " + name + "(self):\n        " + body + "\n" }
+	m, n, p := meth("m", "return 1"), meth("n", "return 2"), "\n    @property"+meth("p", "return self.limit")
+	n2, q := meth("n", "return 20"), meth("q", "return 4")
+	const after = "\n\ndef after():\n    pass\n"
+	class := func(members ...string) string { return header + first + strings.Join(members, "") }
+	dedent := func(s string) string { return strings.ReplaceAll(s, "    ", "  ") }
+	for _, tc := range []struct {
+		what, src, parsed string
+	}{
+		{"a method changed", head + class(limit, m, n2, p) + after, doc + header + first + n2},
+		{"a method added last", head + class(limit, m, n, p, q) + after, doc + header + first + q},
+		{"the last method removed", head + class(limit, m, n) + after, doc + header + first},
+		{"a method removed", head + class(limit, m, p) + after, doc + header + first},
+		{"the docstring changed", head + header + "    \"\"\"Other.\"\"\"\n" + limit + m + n + p + after, doc + header + "    \"\"\"Other.\"\"\"\n"},
+		{"a comment below a method", head + class(limit, m, n+"    # about p\n", p) + after, doc + header + first + "    # about p\n" + p},
+		// Python's tokenizer skips comment lines: the code below them goes
+		// on with n's body, so n is parsed with them.
+		{"n's body going on below comments", head + class(limit, m, n+"    # return 3\n\n        x = 2\n", p) + after, doc + header + first + n + "    # return 3\n\n        x = 2\n"},
+		// The comment goes to n's body, so n is parsed, and p, below a
+		// comment.
+		{"a comment deeper below a method", head + class(limit, m, n+"        # more of n\n", p) + after, doc + header + first + n + "        # more of n\n" + p},
+		// The members kept are no class's: parsed again from scratch.
+		{"the class a function", head + "def K(Base):\n" + first + limit + m + n + p + after, doc + "def K(Base):\n" + first + head + "def K(Base):\n" + first + limit + m + n + p + after},
+		// A syntax error in the whole file; none with the members blanked.
+		{"the first member at another indentation", head + header + dedent(first) + limit + m + n + p + after, doc + header + dedent(first) + head + header + dedent(first) + limit + m + n + p + after},
+		{"members at another indentation", head + class(dedent(limit), dedent(m), dedent(n), dedent(p)) + after, doc + header + first + dedent(limit+m+n+p)},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			ch := newStructureChecker(t, Python)
+			ch.check("m.py", head+class(limit, m, n, p)+after, "the version before")
+			e := ch.x.(incremental).engine()
+			before := e.parsed
+			ch.check("m.py", tc.src, tc.what)
+			if got, want := e.parsed-before, len(tc.parsed)-strings.Count(tc.parsed, "\n"); got != want {
+				t.Errorf("%d bytes parsed, want %d (%q)", got, want, tc.parsed)
+			}
+		})
+	}
+}
+
 // Random line edits of a real-sized module: every version's facts are a
 // whole extraction's.
 func TestExtractStructureRandomEdits(t *testing.T) {
@@ -198,45 +303,49 @@ func TestExtractStructureRandomEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.SplitAfter(string(b), "\n")
-	orig := lines
-	r := rand.New(rand.NewPCG(11, 3))
-	c := newStructureChecker(t, Python)
-	for i := range 300 {
-		cur := slices.Clone(lines)
-		k, m := r.IntN(len(cur)+1), r.IntN(len(cur)+1)
-		switch r.IntN(7) {
-		case 0: // delete a line: often a syntax error
-			if k < len(cur) {
-				cur = slices.Delete(cur, k, k+1)
-			}
-		case 1: // back to the first version
-			cur = slices.Clone(orig)
-		case 2: // change a word
-			if k < len(cur) {
-				cur[k] = strings.Replace(cur[k], "e", "ee", 1)
-			}
-		case 3: // move a block of lines
-			lo, hi := min(k, m), max(k, m)
-			if hi-lo > 20 {
-				hi = lo + 20
-			}
-			block := slices.Clone(cur[lo:hi])
-			cur = slices.Delete(cur, lo, hi)
-			at := r.IntN(len(cur) + 1)
-			cur = slices.Insert(cur, at, block...)
-		case 4: // a top-level statement
-			cur = slices.Insert(cur, k, "x = 1\n")
-		case 5: // a blank line
-			cur = slices.Insert(cur, k, "\n")
-		default: // a comment line
-			cur = slices.Insert(cur, k, "# note\n")
-		}
-		lines = cur
-		c.check("store.py", strings.Join(lines, ""), "edit "+itoa(i))
+	// Lines inserted: at the top level, in a class's body, deeper, and
+	// the shapes the rules of regions.go are about.
+	inserts := []string{
+		"x = 1\n", "\n", "# note\n", "    y = 2\n", "    # member note\n", "        # deeper\n",
+		"    def extra(self):\n        return 0\n", "else:\n    pass\n", "    z = \\\n", "class Extra:\n    pass\n",
 	}
-	if hits, _ := c.cache.stats(); hits < 300 {
-		t.Errorf("the cache served only %d statements over 300 versions", hits)
+	for _, seed := range []uint64{11, 12, 13} {
+		lines := strings.SplitAfter(string(b), "\n")
+		orig := lines
+		r := rand.New(rand.NewPCG(seed, 3))
+		c := newStructureChecker(t, Python)
+		for i := range 300 {
+			cur := slices.Clone(lines)
+			k, m := r.IntN(len(cur)+1), r.IntN(len(cur)+1)
+			switch r.IntN(5) {
+			case 0: // delete a line: often a syntax error
+				if k < len(cur) {
+					cur = slices.Delete(cur, k, k+1)
+				}
+			case 1: // back to the first version
+				cur = slices.Clone(orig)
+			case 2: // change a word
+				if k < len(cur) {
+					cur[k] = strings.Replace(cur[k], "e", "ee", 1)
+				}
+			case 3: // move a block of lines
+				lo, hi := min(k, m), max(k, m)
+				if hi-lo > 20 {
+					hi = lo + 20
+				}
+				block := slices.Clone(cur[lo:hi])
+				cur = slices.Delete(cur, lo, hi)
+				at := r.IntN(len(cur) + 1)
+				cur = slices.Insert(cur, at, block...)
+			default:
+				cur = slices.Insert(cur, k, inserts[r.IntN(len(inserts))])
+			}
+			lines = cur
+			c.check("store.py", strings.Join(lines, ""), fmt.Sprintf("seed %d, edit %d", seed, i))
+		}
+		if hits, kept := c.cache.hits.Load(), c.cache.kept.Load(); hits+kept < 300 {
+			t.Errorf("seed %d: %d chunks from the cache and %d kept over 300 versions", seed, hits, kept)
+		}
 	}
 }
 
@@ -294,5 +403,6 @@ func TestExtractStructureOverARealHistory(t *testing.T) {
 		n++
 	}
 	hits, misses := c.cache.stats()
-	t.Logf("%d versions: %d statements from the cache, %d extracted", n, hits, misses)
+	t.Logf("%d versions (%d bytes): %d chunks kept, %d statements from the cache, %d extracted; %d bytes parsed",
+		n, c.bytes, c.cache.kept.Load(), hits, misses, c.x.(incremental).engine().parsed)
 }

@@ -23,9 +23,11 @@
 // than the parse itself. Tests check both against go-tree-sitter and its
 // query engine on real trees. Replaying history parses a file in many
 // versions: ExtractFrom parses a version from the tree of the last
-// (incremental.go), and ExtractStructure also copies out and extracts only
-// the top-level statements whose text a ChunkCache does not hold (Python;
-// chunks.go), with a whole extraction's facts either way.
+// (incremental.go); ExtractStructure, for Python, parses only the
+// statements and class members that changed since the last version, the
+// others blanked out (regions.go, members.go), and extracts only those
+// whose text a ChunkCache does not hold (chunks.go), with a whole
+// extraction's facts either way.
 //
 // Robustness: syntax errors are not errors (FileFacts.ErrorNodes counts them
 // and what tree-sitter recovered is still extracted); invalid UTF-8 is

@@ -8,6 +8,10 @@ import (
 
 // file is the state of one Extract call.
 type file struct {
+	// structural: only Structure's facts are wanted, so finish builds no
+	// comments and gives no symbol its raises and mutations.
+	structural bool
+
 	src   []byte
 	str   string // src as a string, sharing its bytes: text slices it rather than copy
 	facts *FileFacts
@@ -291,6 +295,9 @@ func (f *file) comment(n *node) {
 
 // finish resolves candidates, builds comments and returns the facts.
 func (f *file) finish(root *node) *FileFacts {
+	if f.structural {
+		f.cands, f.comments = nil, nil
+	}
 	for _, c := range f.cands {
 		global := f.globals[c.sym][c.root]
 		switch {

@@ -37,23 +37,43 @@ import "C"
 import (
 	"bytes"
 	"sync"
+	"unsafe"
 
 	"github.com/cra-dev/cra/internal/linediff"
 )
 
 // Tree is a parsed version of a file, kept as the base of the next
-// version's parse (ExtractFrom). It is safe for concurrent use: each parse
-// from it works on a copy. Close frees it; parses already started from it
-// are not affected.
+// version's parse (ExtractFrom, ExtractStructure). It is safe for
+// concurrent use: each parse from it works on a copy. Close frees it;
+// parses already started from it are not affected.
 type Tree struct {
 	mu       sync.Mutex
-	c        *C.TSTree
+	c        *C.TSTree // nil for a tree of parts
 	language string
 	src      []byte // the source it was parsed from, without a BOM
+	// parts are the chunks of a version ExtractStructure extracted chunk
+	// by chunk (regions.go), with their facts: such a tree has no C tree.
+	parts []part
 }
 
-// Size is the length of the source the tree was parsed from.
-func (t *Tree) Size() int { return len(t.src) }
+// treeBytesPerSourceByte is about what tree-sitter's nodes take in C
+// memory per byte of the source they were parsed from (tens of bytes).
+const treeBytesPerSourceByte = 32
+
+// Size is about the memory the tree holds, in bytes.
+func (t *Tree) Size() int {
+	if t.parts == nil {
+		return len(t.src) * treeBytesPerSourceByte
+	}
+	n := len(t.src)
+	for _, p := range t.parts {
+		n += int(unsafe.Sizeof(p))
+		if p.facts != nil {
+			n += int(p.facts.size)
+		}
+	}
+	return n
+}
 
 // Close frees the tree.
 func (t *Tree) Close() {

@@ -81,8 +81,10 @@ type engine struct {
 	base *Tree
 	keep bool
 	kept *Tree
-	// fromBase counts the parses that reused a base, for the tests.
-	fromBase int
+	// fromBase counts the parses that reused a base, and parsed the
+	// bytes given to tree-sitter but line ends (a row blanked out is a
+	// line end alone, see regions.go), for the tests.
+	fromBase, parsed int
 }
 
 // newEngine compiles the definition and fact patterns into one set, so a
@@ -116,6 +118,7 @@ func (e *engine) parse(path string, src []byte, take []uint8) (*node, error) {
 	if len(src) > MaxFileBytes {
 		return nil, fmt.Errorf("parse %s: %d bytes: %w", path, len(src), ErrTooLarge)
 	}
+	e.parsed += len(src) - bytes.Count(src, newline)
 	root := e.parseTree(src, take)
 	if root == nil {
 		return nil, fmt.Errorf("parse %s: %w", path, sitter.ErrOperationLimit)
@@ -184,7 +187,7 @@ func (e *engine) extract(path string, src []byte, passes func(f *file, root *nod
 	if err != nil {
 		return nil, err
 	}
-	return e.guarded(path, func() (*FileFacts, error) { return e.passesOver(path, src, root, passes), nil })
+	return e.guarded(path, func() (*FileFacts, error) { return e.passesOver(path, src, root, passes, false), nil })
 }
 
 // guarded runs extract over the tree parsed last, closes the tree, and
@@ -199,14 +202,17 @@ func (e *engine) guarded(path string, extract func() (*FileFacts, error)) (facts
 	return extract()
 }
 
-// passesOver runs passes over the copy of the tree under root.
-func (e *engine) passesOver(path string, src []byte, root *node, passes func(f *file, root *node)) *FileFacts {
+// passesOver runs passes over the copy of the tree under root; with
+// structural, for Structure's facts only (see file).
+func (e *engine) passesOver(path string, src []byte, root *node, passes func(f *file, root *node), structural bool) *FileFacts {
 	f := newFile(path, e.name, src)
+	f.structural = structural
 	passes(f, root)
 	return f.finish(root)
 }
 
 var (
+	newline     = []byte{'\n'}
 	utf8BOM     = []byte{0xEF, 0xBB, 0xBF}
 	errInternal = errors.New("internal error")
 )
