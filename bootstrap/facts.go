@@ -75,11 +75,12 @@ const factCacheBytes = 64 << 20
 // repository's replay keeps by their text (lang.ChunkCache).
 const chunkCacheBytes = 4 << 20
 
-// treeSourceBytes bounds the source behind each repository's kept trees
-// (a tree takes tens of times its source in C memory). The files a
-// history changes again and again fit in it: with 2 MB, requests + click
-// parsed with no less CPU and peaked 100 MB higher.
-const treeSourceBytes = 512 << 10
+// treeBytes bounds the memory of each repository's kept trees
+// (lang.Tree.Size). A Python file's is its source and its chunks' facts,
+// so every file a history changes fits; another language's is a
+// tree-sitter tree, tens of times its source: 16 MB keeps about 512 KB of
+// it, the bound kept trees had before Python's were chunks.
+const treeBytes = 16 << 20
 
 func newFactCache(limit int64) *factCache {
 	return &factCache{entries: map[factKey]*list.Element{}, limit: limit}
@@ -250,9 +251,9 @@ func (p *parsing) termsOf(text string) []string {
 
 // trees holds, for each path of a repository, the tree of the version of
 // it parsed last, from which its next version is parsed: replay parses a
-// file in many versions a few lines apart. It is bounded by the bytes of
-// source the trees were parsed from and drops the least recently parsed
-// paths first. Safe for concurrent use.
+// file in many versions a few lines apart. It is bounded by the memory
+// the trees hold and drops the least recently parsed paths first. Safe
+// for concurrent use.
 type trees struct {
 	mu    sync.Mutex
 	paths map[string]*list.Element // of *treeEntry
@@ -321,14 +322,26 @@ func (b *trees) close() {
 type parseFunc func(path string, src []byte) *facts
 
 // parser parses with p, through c for source files: a content is looked
-// up by its blob id, so what replay parsed is not parsed again.
-func (c *factCache) parser(p *parsing) parseFunc {
+// up by its blob id, so what replay parsed is not parsed again. A file is
+// parsed from the tree b keeps of its last version (nil: none kept).
+func (c *factCache) parser(p *parsing, b *trees) parseFunc {
 	return func(path string, src []byte) *facts {
 		if !walk.SourceFile(path) {
 			return p.facts(path, src)
 		}
-		return c.get(keyOf(path, plumbing.ComputeHash(plumbing.BlobObject, src)), func() *facts { return p.facts(path, src) })
+		return c.get(keyOf(path, plumbing.ComputeHash(plumbing.BlobObject, src)), func() *facts { return p.from(b, path, src) })
 	}
+}
+
+// from is the facts of src parsed from the tree b keeps of path's last
+// version, whose tree it becomes (b nil: from scratch, keeping none).
+func (p *parsing) from(b *trees, path string, src []byte) *facts {
+	if b == nil {
+		return p.facts(path, src)
+	}
+	f, kept := p.extract(path, src, b.base(path))
+	b.put(path, kept)
+	return f
 }
 
 // resolveFile is f as the resolver sees it.

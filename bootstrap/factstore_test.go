@@ -289,7 +289,7 @@ func TestOneBlobUnderTwoLanguagesHasTheFactsOfEach(t *testing.T) {
 	}
 	repo, release := c.worker()
 	w := &worker{repo: repo, release: release, parse: newParsing(nil), cache: newFactCache(factCacheBytes),
-		trees: newTrees(treeSourceBytes), mods: &moduleCache{m: map[plumbing.Hash]string{}}}
+		trees: newTrees(treeBytes), mods: &moduleCache{m: map[plumbing.Hash]string{}}}
 	defer w.close()
 	defer w.trees.close()
 	s, err := w.snapshot(commit)
@@ -405,7 +405,7 @@ func TestFactsInAStoreFromBeforeTheirTable(t *testing.T) {
 	}
 	set := lang.NewSet()
 	defer set.Close()
-	cache.parser(&parsing{set: set})("a.py", []byte("def f():\n    return 1\n"))
+	cache.parser(&parsing{set: set}, nil)("a.py", []byte("def f():\n    return 1\n"))
 	kept, err := factsToKeep(r.Dir, c, []string{tip}, cache, loaded)
 	if err != nil {
 		t.Fatal(err)

@@ -425,7 +425,7 @@ func (r *runner) build(ctx context.Context, c *clone, cache *factCache, co *coHi
 		return nil
 	})
 	mods := &moduleCache{m: map[plumbing.Hash]string{}}
-	trees := newTrees(treeSourceBytes)
+	trees := newTrees(treeBytes)
 	defer trees.close()
 	chunks := lang.NewChunkCache(chunkCacheBytes)
 	for range max(1, r.opts.Jobs) {

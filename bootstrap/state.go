@@ -118,9 +118,7 @@ func (w *worker) facts(p string, h plumbing.Hash, src []byte) (*facts, error) {
 		}
 		w.cache.parsed.Add(1)
 		w.cache.bytes.Add(int64(len(src)))
-		f, kept := w.parse.extract(p, src, w.trees.base(p))
-		w.trees.put(p, kept)
-		return f
+		return w.parse.from(w.trees, p, src)
 	})
 	if f == nil {
 		if readErr == nil { // another worker failed to read it
