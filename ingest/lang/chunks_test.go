@@ -193,6 +193,21 @@ def g(self):
 	}
 }
 
+// checkParsed extracts src (what names it) from the version before,
+// compares its facts with a whole extraction's, and fails unless what
+// was parsed is parsed (line ends aside: blanked rows are line ends).
+func checkParsed(t *testing.T, before, src, what, parsed string) {
+	t.Helper()
+	ch := newStructureChecker(t, Python)
+	ch.check("m.py", before, "the version before")
+	e := ch.x.(incremental).engine()
+	n := e.parsed
+	ch.check("m.py", src, what)
+	if got, want := e.parsed-n, len(parsed)-strings.Count(parsed, "\n"); got != want {
+		t.Errorf("%d bytes parsed, want %d (%q)", got, want, parsed)
+	}
+}
+
 // A version parsed from the last one's chunks parses only the lines
 // between the chunks left whole, and the chunks next to them that cannot
 // stand apart from them.
@@ -233,17 +248,10 @@ func TestExtractStructureParsesOnlyTheGaps(t *testing.T) {
 		{"a syntax error: the whole file again", file(head, a, "def broken(:\n", b, c, d), doc + "def broken(:\n" + file(head, a, "def broken(:\n", b, c, d), ""},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
-			ch := newStructureChecker(t, Python)
 			if tc.from == "" {
 				tc.from = file(head, a, b, c, d)
 			}
-			ch.check("m.py", tc.from, "the version before")
-			e := ch.x.(incremental).engine()
-			before := e.parsed
-			ch.check("m.py", tc.src, tc.what)
-			if got, want := e.parsed-before, len(tc.parsed)-strings.Count(tc.parsed, "\n"); got != want {
-				t.Errorf("%d bytes parsed, want %d (%q)", got, want, tc.parsed)
-			}
+			checkParsed(t, tc.from, tc.src, tc.what, tc.parsed)
 		})
 	}
 }
@@ -284,14 +292,7 @@ func TestExtractStructureParsesChangedMembers(t *testing.T) {
 		{"members at another indentation", head + class(dedent(limit), dedent(m), dedent(n), dedent(p)) + after, doc + header + first + dedent(limit+m+n+p)},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
-			ch := newStructureChecker(t, Python)
-			ch.check("m.py", head+class(limit, m, n, p)+after, "the version before")
-			e := ch.x.(incremental).engine()
-			before := e.parsed
-			ch.check("m.py", tc.src, tc.what)
-			if got, want := e.parsed-before, len(tc.parsed)-strings.Count(tc.parsed, "\n"); got != want {
-				t.Errorf("%d bytes parsed, want %d (%q)", got, want, tc.parsed)
-			}
+			checkParsed(t, head+class(limit, m, n, p)+after, tc.src, tc.what, tc.parsed)
 		})
 	}
 }

@@ -206,18 +206,10 @@ func splitMembers(cf *chunkFacts, members []member) (own *chunkFacts, cs int, er
 		}
 		return 0, false
 	}
-	for _, d := range cf.docstrings {
-		k := which(d.Line)
-		var ok bool
-		if d.Symbol, ok = symbolIn(d.Symbol, k); !ok {
-			return nil, 0, errNotChunked
-		}
-		if k < 0 {
-			own.docstrings = append(own.docstrings, d)
-			continue
-		}
-		d.Line -= members[k].startRow
-		members[k].facts.docstrings = append(members[k].facts.docstrings, d)
+	err = byMember(cf.docstrings, func(d *Docstring) (*int, *int) { return &d.Line, &d.Symbol }, which, symbolIn,
+		members, &own.docstrings, func(c *chunkFacts) *[]Docstring { return &c.docstrings })
+	if err != nil {
+		return nil, 0, err
 	}
 	for _, im := range cf.imports {
 		if k := which(im.Line); k >= 0 {
@@ -227,23 +219,39 @@ func splitMembers(cf *chunkFacts, members []member) (own *chunkFacts, cs int, er
 			own.imports = append(own.imports, im)
 		}
 	}
-	for _, r := range cf.refs {
-		k := which(r.Line)
-		var ok bool
-		if r.Symbol, ok = symbolIn(r.Symbol, k); !ok {
-			return nil, 0, errNotChunked
-		}
-		if k < 0 {
-			own.refs = append(own.refs, r)
-			continue
-		}
-		r.Line -= members[k].startRow
-		members[k].facts.refs = append(members[k].facts.refs, r)
+	err = byMember(cf.refs, func(r *Reference) (*int, *int) { return &r.Line, &r.Symbol }, which, symbolIn,
+		members, &own.refs, func(c *chunkFacts) *[]Reference { return &c.refs })
+	if err != nil {
+		return nil, 0, err
 	}
 	for _, m := range members {
 		m.facts.size = m.facts.estimate()
 	}
 	return own, cs, nil
+}
+
+// byMember puts each of facts (whose line and symbol fields gives) in
+// own, or in the list of the member which finds for its line, its line
+// then counted from the member's first; symbolIn numbers its symbol in
+// either.
+func byMember[T any](facts []T, fields func(*T) (line, sym *int), which func(int) int, symbolIn func(sym, k int) (int, bool),
+	members []member, own *[]T, list func(*chunkFacts) *[]T) error {
+	for _, f := range facts {
+		line, sym := fields(&f)
+		k := which(*line)
+		var ok bool
+		if *sym, ok = symbolIn(*sym, k); !ok {
+			return errNotChunked
+		}
+		if k < 0 {
+			*own = append(*own, f)
+			continue
+		}
+		*line -= members[k].startRow
+		l := list(members[k].facts)
+		*l = append(*l, f)
+	}
+	return nil
 }
 
 // classFacts puts a class chunk's facts together from its own (with the
