@@ -53,9 +53,9 @@ func runChildren(t *testing.T, n int, home, repo, wait string, env ...string) []
 }
 
 // Two bootstrap processes started together on one home and repository,
-// with merged branches, end with the rows of a single run, id for id: the second one either skips the
-// repository as busy, naming the holder, or waits for it and then finds
-// nothing new.
+// with merged branches, end with the rows of a single run, id for id: the
+// second one either skips the repository as busy, naming the holder, or
+// waits for it and then finds nothing new.
 func TestTwoProcessesOnOneHomeWriteEachRowOnce(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

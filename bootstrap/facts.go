@@ -322,23 +322,19 @@ func (b *trees) close() {
 type parseFunc func(path string, src []byte) *facts
 
 // parser parses with p, through c for source files: a content is looked
-// up by its blob id, so what replay parsed is not parsed again. A file is
-// parsed from the tree b keeps of its last version (nil: none kept).
-func (c *factCache) parser(p *parsing, b *trees) parseFunc {
+// up by its blob id, so what replay parsed is not parsed again.
+func (c *factCache) parser(p *parsing) parseFunc {
 	return func(path string, src []byte) *facts {
 		if !walk.SourceFile(path) {
 			return p.facts(path, src)
 		}
-		return c.get(keyOf(path, plumbing.ComputeHash(plumbing.BlobObject, src)), func() *facts { return p.from(b, path, src) })
+		return c.get(keyOf(path, plumbing.ComputeHash(plumbing.BlobObject, src)), func() *facts { return p.facts(path, src) })
 	}
 }
 
 // from is the facts of src parsed from the tree b keeps of path's last
-// version, whose tree it becomes (b nil: from scratch, keeping none).
+// version, whose tree it becomes.
 func (p *parsing) from(b *trees, path string, src []byte) *facts {
-	if b == nil {
-		return p.facts(path, src)
-	}
 	f, kept := p.extract(path, src, b.base(path))
 	b.put(path, kept)
 	return f

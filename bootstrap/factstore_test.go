@@ -405,7 +405,7 @@ func TestFactsInAStoreFromBeforeTheirTable(t *testing.T) {
 	}
 	set := lang.NewSet()
 	defer set.Close()
-	cache.parser(&parsing{set: set}, nil)("a.py", []byte("def f():\n    return 1\n"))
+	cache.parser(&parsing{set: set})("a.py", []byte("def f():\n    return 1\n"))
 	kept, err := factsToKeep(r.Dir, c, []string{tip}, cache, loaded)
 	if err != nil {
 		t.Fatal(err)

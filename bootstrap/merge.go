@@ -159,10 +159,6 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 	}
 	workers := make([]*parsing, max(1, jobs))
 	chunks := lang.NewChunkCache(chunkCacheBytes)
-	// Branches one after the other change the same files: each tip's
-	// version is parsed from the last one's.
-	tips := newTrees(treeBytes)
-	defer tips.close()
 	for w := range workers {
 		workers[w] = newParsing(chunks)
 		defer workers[w].close()
@@ -187,7 +183,7 @@ func (s *rawStore) mergeTasks(ctx context.Context, repo string, runID int64, max
 		var wg sync.WaitGroup
 		for w, p := range workers {
 			wg.Go(func() {
-				parse := cache.parser(p, tips)
+				parse := cache.parser(p)
 				for k := w; k < len(batch); k += len(workers) {
 					combined[k] = combine(batch[k], messages[merges[made[lo+k]].commit].text, parse)
 				}

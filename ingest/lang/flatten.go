@@ -180,7 +180,6 @@ static uint32_t top_children(TSTree *tree, top_node *out, uint32_t cap) {
 	return n;
 }
 
-
 static TSNode to_node(flat_node f, const TSTree *tree) {
 	TSNode n = {{f.context[0], f.context[1], f.context[2], f.context[3]}, (const void *)f.id, tree};
 	return n;
