@@ -22,10 +22,6 @@ type commitGraph struct {
 
 // commitGraph reads repo's recorded and walked commits.
 func (s *rawStore) commitGraph(ctx context.Context, repo string) (*commitGraph, error) {
-	root := func(c string) bool {
-		line, err := gitOutput(ctx, repo, "rev-list", "--parents", "-n", "1", c)
-		return err == nil && line == c
-	}
 	rows, err := s.Conn.QueryContext(ctx, `SELECT commit, parents FROM bootstrap_commits WHERE repo_path = $1
 		UNION ALL SELECT commit, parents FROM bootstrap_walked WHERE repo_path = $1`, repo)
 	if err != nil {
@@ -50,7 +46,30 @@ func (s *rawStore) commitGraph(ctx context.Context, repo string) (*commitGraph, 
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return graphOf(parents, root), nil
+	return graphOf(parents, gitRoot(ctx, repo)), nil
+}
+
+// runGraph is the graph of a run's commits: those recorded and walked
+// before, and those its walk delivered (fresh).
+func runGraph(ctx context.Context, repo string, known, walked map[string]knownCommit, fresh []commitInfo) *commitGraph {
+	parents := make(map[string][]string, len(known)+len(walked)+len(fresh))
+	for _, m := range []map[string]knownCommit{known, walked} {
+		for h, k := range m {
+			parents[h] = k.parents
+		}
+	}
+	for _, cm := range fresh {
+		parents[cm.Hash] = cm.Parents
+	}
+	return graphOf(parents, gitRoot(ctx, repo))
+}
+
+// gitRoot asks git whether a commit of repo is a root.
+func gitRoot(ctx context.Context, repo string) func(string) bool {
+	return func(c string) bool {
+		line, err := gitOutput(ctx, repo, "rev-list", "--parents", "-n", "1", c)
+		return err == nil && line == c
+	}
 }
 
 // graphOf is the graph of commits with their parents; root tells whether

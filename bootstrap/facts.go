@@ -322,13 +322,18 @@ func (b *trees) close() {
 type parseFunc func(path string, src []byte) *facts
 
 // parser parses with p, through c for source files: a content is looked
-// up by its blob id, so what replay parsed is not parsed again.
+// up by its blob id, so what replay parsed is not parsed again. c counts
+// the blobs it parses.
 func (c *factCache) parser(p *parsing) parseFunc {
 	return func(path string, src []byte) *facts {
 		if !walk.SourceFile(path) {
 			return p.facts(path, src)
 		}
-		return c.get(keyOf(path, plumbing.ComputeHash(plumbing.BlobObject, src)), func() *facts { return p.facts(path, src) })
+		return c.get(keyOf(path, plumbing.ComputeHash(plumbing.BlobObject, src)), func() *facts {
+			c.parsed.Add(1)
+			c.bytes.Add(int64(len(src)))
+			return p.facts(path, src)
+		})
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cra-dev/cra/ingest/lang"
@@ -310,13 +311,8 @@ func branchOutcome(verified map[string]bool, branch []string, maxParts int) stri
 	case len(branch) > maxParts:
 		return MergeBranchTooLong
 	}
-	prev := ""
-	for i, line := range branch {
-		f := strings.Fields(line)
-		if len(f) != 2 || i > 0 && f[1] != prev {
-			return MergeBranchNotALine
-		}
-		prev = f[0]
+	if !isLine(branch) {
+		return MergeBranchNotALine
 	}
 	for _, line := range branch {
 		commit, _, _ := strings.Cut(line, " ")
@@ -329,6 +325,20 @@ func branchOutcome(verified map[string]bool, branch []string, maxParts int) stri
 		}
 	}
 	return MergeTask
+}
+
+// isLine reports whether branch ("commit parent" lines) is a line of
+// commits, each the only parent of the next.
+func isLine(branch []string) bool {
+	prev := ""
+	for i, line := range branch {
+		f := strings.Fields(line)
+		if len(f) != 2 || i > 0 && f[1] != prev {
+			return false
+		}
+		prev = f[0]
+	}
+	return true
 }
 
 // partsOf are the tasks of a branch's commits, in order (its outcome is
@@ -525,6 +535,60 @@ func gitLines(ctx context.Context, repo string, args ...string) ([]string, error
 		return nil, err
 	}
 	return strings.Split(out, "\n"), nil
+}
+
+// branchTips is what the build keeps for the merge phase: the facts of
+// the files merged branches leave at their tips, by blob, so that
+// tipImports finds them instead of parsing them again.
+type branchTips struct {
+	want  map[factKey]bool // each file of a branch, as the last commit of the branch to change it left it
+	facts *factCache       // filled with put: bounded, it never drops what it holds
+}
+
+// newBranchTips is for the merges among commits (the run's, with their
+// files), whose branches graph reads: those of 2 to maxParts commits in a
+// line, which can make a task. The facts kept are bounded by limit.
+func newBranchTips(graph *commitGraph, commits []commitInfo, maxParts int, limit int64) *branchTips {
+	t := &branchTips{want: map[factKey]bool{}, facts: newFactCache(limit)}
+	byHash := make(map[string]*commitInfo, len(commits))
+	for i := range commits {
+		byHash[commits[i].Hash] = &commits[i]
+	}
+	for _, cm := range commits {
+		if len(cm.Parents) != 2 {
+			continue
+		}
+		branch, ok := graph.branch(cm.Parents[1], cm.Parents[0])
+		if !ok || len(branch) < 2 || len(branch) > maxParts || !isLine(branch) {
+			continue
+		}
+		tip := map[string]factKey{}
+		for _, line := range branch {
+			commit, _, _ := strings.Cut(line, " ")
+			c := byHash[commit]
+			if c == nil {
+				continue // mined by an earlier run
+			}
+			for _, f := range c.Files {
+				if f.To == "" {
+					delete(tip, f.Path)
+				} else {
+					tip[f.Path] = keyOf(f.Path, plumbing.NewHash(f.To))
+				}
+			}
+		}
+		for _, k := range tip {
+			t.want[k] = true
+		}
+	}
+	return t
+}
+
+// keep keeps f, the facts of k, if the merge phase wants them.
+func (t *branchTips) keep(k factKey, f *facts) {
+	if t.want[k] {
+		t.facts.put(k, f)
+	}
 }
 
 // tipImports are the imports among the files a branch changed, as the

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/ingest/history"
+	"github.com/cra-dev/cra/ingest/walk"
 	"github.com/cra-dev/cra/internal/gittest"
 	"github.com/cra-dev/cra/internal/storetest"
 	"github.com/cra-dev/cra/kb"
@@ -90,6 +92,27 @@ func TestMergedBranchIsAMultiPartTask(t *testing.T) {
 	}
 	if len(dump(t, home)["synthetic_targets"]) <= len(before["synthetic_targets"]) {
 		t.Error("the new commit was not mined")
+	}
+}
+
+// The merge phase finds the files a merged branch leaves at its tip as
+// the build parsed them: every source blob of the history is parsed once
+// in the run, none of them again for the merge task.
+func TestMergePhaseParsesNoTipAgain(t *testing.T) {
+	t.Parallel()
+	m := gittest.ShopWithMergedBranch(t)
+	res := mine(t, newHome(t), testOptions(), m.Repo.Dir).Repos[0]
+	if res.MergeTasks != 1 {
+		t.Fatalf("%d merge tasks, want 1", res.MergeTasks)
+	}
+	blobs := map[string]bool{}
+	for _, line := range strings.Split(gitOut(t, m.Repo.Dir, "rev-list", "--objects", "--all"), "\n") {
+		if _, p, ok := strings.Cut(line, " "); ok && walk.SourceFile(p) {
+			blobs[line[:40]] = true
+		}
+	}
+	if res.BlobsParsed != len(blobs) {
+		t.Errorf("parsed %d blobs; the history holds %d distinct source blobs, each parsed once", res.BlobsParsed, len(blobs))
 	}
 }
 
@@ -220,5 +243,47 @@ func TestBranchOutcome(t *testing.T) {
 		if got := branchOutcome(verified, c.branch, 3); got != c.want {
 			t.Errorf("%s: branchOutcome(%q) = %q, want %q", c.name, c.branch, got, c.want)
 		}
+	}
+}
+
+// The build keeps, for the merge phase, the version of each file a
+// branch that can make a task leaves at its tip: not the versions its
+// later commits replace, not the files it deletes, nothing of a branch
+// too short or too long.
+func TestBranchTipsWantTheFilesABranchLeaves(t *testing.T) {
+	blob := func(c byte) string { return strings.Repeat(string(c), 40) }
+	file := func(path string, to byte) history.FileChange {
+		f := history.FileChange{Path: path, From: blob('0')}
+		if to != 0 {
+			f.To = blob(to)
+		}
+		return f
+	}
+	commits := []commitInfo{
+		{Hash: "root"},
+		{Hash: "b1", Parents: []string{"root"}, Files: []history.FileChange{file("x.py", '1'), file("y.py", '2'), file("z.py", '3')}},
+		{Hash: "b2", Parents: []string{"b1"}, Files: []history.FileChange{file("x.py", '4'), file("y.py", 0)}},
+		{Hash: "main", Parents: []string{"root"}, Files: []history.FileChange{file("m.py", '5')}},
+		{Hash: "merge", Parents: []string{"main", "b2"}},
+		{Hash: "c1", Parents: []string{"merge"}, Files: []history.FileChange{file("c.py", '6')}},
+		{Hash: "merge2", Parents: []string{"merge", "c1"}}, // a branch of one commit
+		{Hash: "l1", Parents: []string{"merge2"}, Files: []history.FileChange{file("l.py", '7')}},
+		{Hash: "l2", Parents: []string{"l1"}, Files: []history.FileChange{file("l.py", '8')}},
+		{Hash: "l3", Parents: []string{"l2"}, Files: []history.FileChange{file("l.py", '9')}},
+		{Hash: "l4", Parents: []string{"l3"}, Files: []history.FileChange{file("l.py", 'a')}},
+		{Hash: "merge3", Parents: []string{"merge2", "l4"}}, // longer than max parts
+	}
+	parents := map[string][]string{}
+	for _, c := range commits {
+		parents[c.Hash] = c.Parents
+	}
+	tips := newBranchTips(graphOf(parents, func(string) bool { return true }), commits, 3, 1<<20)
+	var got []string
+	for k := range tips.want {
+		got = append(got, k.blob.String()[:1]+":"+k.language)
+	}
+	slices.Sort(got)
+	if want := []string{"3:python", "4:python"}; !slices.Equal(got, want) {
+		t.Errorf("wanted %q, want %q (z.py of b1, x.py of b2)", got, want)
 	}
 }

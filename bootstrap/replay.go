@@ -233,6 +233,8 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	}
 	r.progress.AddTotal(int64(len(work)))
 	cache := newFactCache(r.cacheBytes)
+	// The build keeps what the merge phase will read of its parses.
+	merged := newBranchTips(runGraph(ctx, path, known, walked, fresh), toMine, r.opts.MaxParts, r.cacheBytes)
 	var loaded map[factKey]bool
 	if len(work) > 0 {
 		// What earlier runs parsed of the states these commits grow from.
@@ -241,7 +243,7 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 		}
 		res.BlobsLoaded = len(loaded)
 	}
-	err = r.build(ctx, c, cache, co, toMine, results, work, res)
+	err = r.build(ctx, c, cache, merged, co, toMine, results, work, res)
 	res.BlobsParsed, res.BytesParsed = int(cache.parsed.Load()), cache.bytes.Load()
 	if err != nil {
 		return res, err
@@ -270,7 +272,9 @@ func (r *runner) replay(ctx context.Context, path string) (*RepoResult, error) {
 	}
 	cache = nil
 	err = r.withStore(ctx, func(s *rawStore) error {
-		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, r.opts.Jobs, newFactCache(r.cacheBytes))
+		n, err := s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, r.opts.Jobs, merged.facts)
+		res.BlobsParsed += int(merged.facts.parsed.Load())
+		res.BytesParsed += merged.facts.bytes.Load()
 		if err != nil {
 			return err
 		}
@@ -321,7 +325,10 @@ func (r *runner) settle(ctx context.Context, s *rawStore, path string, tips []st
 // tasks.
 func (r *runner) upToDate(ctx context.Context, s *rawStore, path string, tips []string, res *RepoResult) (err error) {
 	res.Status = kb.StatusUpToDate
-	if res.MergeTasks, err = s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, r.opts.Jobs, newFactCache(r.cacheBytes)); err != nil {
+	cache := newFactCache(r.cacheBytes)
+	res.MergeTasks, err = s.mergeTasks(ctx, path, r.runID, r.opts.MaxParts, r.opts.Jobs, cache)
+	res.BlobsParsed, res.BytesParsed = int(cache.parsed.Load()), cache.bytes.Load()
+	if err != nil {
 		return err
 	}
 	return s.setRepo(ctx, path, r.runID, tips, kb.StatusUpToDate, "")
@@ -397,7 +404,7 @@ func (r *runner) precheck(cm commitInfo) (reason, detail string) {
 // workers and writes every result in walk order, batchCommits at a time,
 // counting in res what was written (so an interrupted run reports what it
 // saved).
-func (r *runner) build(ctx context.Context, c *clone, cache *factCache, co *coHistory, fresh []commitInfo, results []*result, work []int, res *RepoResult) error {
+func (r *runner) build(ctx context.Context, c *clone, cache *factCache, tips *branchTips, co *coHistory, fresh []commitInfo, results []*result, work []int, res *RepoResult) error {
 	done := make([]chan struct{}, len(results))
 	for i := range done {
 		done[i] = make(chan struct{})
@@ -431,7 +438,7 @@ func (r *runner) build(ctx context.Context, c *clone, cache *factCache, co *coHi
 	for range max(1, r.opts.Jobs) {
 		g.Go(func() error {
 			repo, release := c.worker()
-			w := &worker{repo: repo, release: release, parse: newParsing(chunks), cache: cache, trees: trees, mods: mods, maxSize: r.opts.MaxFileBytes, texts: docTexts{}}
+			w := &worker{repo: repo, release: release, parse: newParsing(chunks), cache: cache, tips: tips, trees: trees, mods: mods, maxSize: r.opts.MaxFileBytes, texts: docTexts{}}
 			defer w.close()
 			for i := range next {
 				r.groundTruth(w, co, c.path, fresh[i], results[i])
@@ -517,6 +524,9 @@ func (r *runner) groundTruth(w *worker, co *coHistory, repoPath string, cm commi
 		}
 		if fc.after != nil && fc.after.failed != "" {
 			fc.after = nil
+		}
+		if fc.after != nil {
+			w.tips.keep(keyOf(f.Path, plumbing.NewHash(f.To)), fc.after)
 		}
 		fc.hunks = linediff.Hunks(fc.parent, fc.child)
 		changes = append(changes, fc)

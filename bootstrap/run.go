@@ -57,7 +57,8 @@ type RepoResult struct {
 	Walked int `json:"walked"`
 	// MergeTasks: merged branches made multi-part tasks by this run.
 	MergeTasks int `json:"merge_tasks"`
-	// BlobsParsed and BytesParsed: each blob is parsed once per run.
+	// BlobsParsed and BytesParsed: the blobs the run parsed (the merge
+	// phase's too); each blob is parsed once per run.
 	// BlobsLoaded: blobs whose facts an earlier run kept (not parsed).
 	BlobsParsed int            `json:"blobs_parsed"`
 	BlobsLoaded int            `json:"blobs_loaded"`

@@ -21,6 +21,7 @@ type worker struct {
 	release func()
 	parse   *parsing
 	cache   *factCache
+	tips    *branchTips
 	trees   *trees
 	mods    *moduleCache
 	maxSize int64

@@ -35,14 +35,16 @@ func ApplyEdits(content []byte, edits []Edit) ([]byte, error) {
 			cur = e.Replace
 			continue
 		}
-		switch Occurrences(cur, e.Search) {
-		case 1:
-			cur = strings.Replace(cur, e.Search, e.Replace, 1)
-		case 0:
+		// Occurrences' count, with the place of the first: the text is
+		// searched once, where strings.Replace would count it first.
+		at := strings.Index(cur, e.Search)
+		switch {
+		case at < 0:
 			return nil, &EditError{i + 1, e.File, "search text not found"}
-		default:
+		case strings.Contains(cur[at+1:], e.Search):
 			return nil, &EditError{i + 1, e.File, "search text occurs more than once"}
 		}
+		cur = cur[:at] + e.Replace + cur[at+len(e.Search):]
 	}
 	return []byte(cur), nil
 }
