@@ -84,6 +84,7 @@ func BenchmarkBootstrapFull(b *testing.B) {
 		storetest.ResetPeakRSS()
 		opts := testOptions()
 		opts.Jobs = 0
+		opts.MemoryLimit = DefaultMemoryLimit // as the command line runs it
 		b.StartTimer()
 		sum = mine(b, home, opts, repos...)
 		b.StopTimer()

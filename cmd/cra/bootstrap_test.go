@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cra-dev/cra/bootstrap"
 	"github.com/cra-dev/cra/internal/clitest"
 	"github.com/cra-dev/cra/internal/golden"
 )
@@ -137,5 +138,18 @@ func TestStatusShowsTheLastRunOfEachKind(t *testing.T) {
 	}
 	if !strings.Contains(mustRun(t, home, "status"), "commits mined") {
 		t.Error("the human status does not say what the bootstrap run did")
+	}
+}
+
+// A batch keeps the Go heap under its command's default unless the user
+// set GOMEMLIMIT, which the runtime reads itself.
+func TestMemoryLimitYieldsToGOMEMLIMIT(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	if got := memoryLimit(bootstrap.DefaultMemoryLimit); got != bootstrap.DefaultMemoryLimit {
+		t.Errorf("without GOMEMLIMIT: %d, want %d", got, bootstrap.DefaultMemoryLimit)
+	}
+	t.Setenv("GOMEMLIMIT", "2GiB")
+	if got := memoryLimit(bootstrap.DefaultMemoryLimit); got != 0 {
+		t.Errorf("with GOMEMLIMIT: %d, want 0 (the runtime's)", got)
 	}
 }

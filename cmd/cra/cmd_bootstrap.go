@@ -97,6 +97,7 @@ func (a *app) runBootstrap(ctx context.Context, opts bootstrapOptions) error {
 			MaxFileBytes:     env.cfg.Index.MaxFileBytes,
 			CoChangeMaxFiles: env.cfg.Index.CoChangeMaxFiles,
 			MaxParts:         env.cfg.Orchestrator.MaxParts,
+			MemoryLimit:      memoryLimit(bootstrap.DefaultMemoryLimit),
 			Progress:         env.progress,
 			Log:              a.log,
 		})

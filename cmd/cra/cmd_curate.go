@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -141,7 +140,7 @@ func (a *app) runCurate(ctx context.Context, opts curateOptions) error {
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		sum, err := curate.Curate(ctx, a.home.Dir, curate.Options{MemoryLimit: memoryLimit(), Name: opts.name, Sources: opts.sources,
+		sum, err := curate.Curate(ctx, a.home.Dir, curate.Options{MemoryLimit: memoryLimit(curate.DefaultMemoryLimit), Name: opts.name, Sources: opts.sources,
 			Kinds: opts.kinds, PositiveFraction: opts.positive, Stages: opts.stages, Repos: opts.repos, HoldoutRepos: opts.holdoutRepos,
 			TrainingPlan: plan, Curate: env.cfg.Curate, Budget: budget, Log: a.log, Wait: opts.wait,
 			ValidationOnly: opts.validationOnly, Progress: env.progress})
@@ -185,13 +184,4 @@ func (a *app) printCurateSummary(sum *curate.Summary) error {
 		fmt.Fprintf(a.stdout, "warning: %s\n", w)
 	}
 	return nil
-}
-
-// memoryLimit is the Go heap limit of a batch: GOMEMLIMIT when the user set
-// one (the runtime reads it), else curate's default.
-func memoryLimit() int64 {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return 0
-	}
-	return curate.DefaultMemoryLimit
 }

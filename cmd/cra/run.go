@@ -206,3 +206,12 @@ func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
+
+// memoryLimit is the Go heap limit of a batch: GOMEMLIMIT when the user set
+// one (the runtime reads it), else the command's default.
+func memoryLimit(def int64) int64 {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return 0
+	}
+	return def
+}
