@@ -54,14 +54,27 @@ type storedFacts struct {
 
 // encodeFacts is f as bootstrap_facts.facts holds it: its JSON
 // (storedFacts), compressed with DEFLATE (the migration says why).
-func encodeFacts(f *facts) ([]byte, error) {
+func encodeFacts(f *facts) ([]byte, error) { return new(factEncoder).encode(f) }
+
+// factEncoder is encodeFacts for many facts, one compressor for them all
+// (a flate.Writer allocates about 1 MB of tables).
+type factEncoder struct {
+	zw *flate.Writer
+}
+
+func (e *factEncoder) encode(f *facts) ([]byte, error) {
 	var buf bytes.Buffer
-	zw, err := flate.NewWriter(&buf, flate.DefaultCompression)
-	if err != nil {
-		return nil, err
+	if e.zw == nil {
+		zw, err := flate.NewWriter(&buf, flate.DefaultCompression)
+		if err != nil {
+			return nil, err
+		}
+		e.zw = zw
+	} else {
+		e.zw.Reset(&buf)
 	}
-	err = json.NewEncoder(zw).Encode(storedFacts{Symbols: f.symbols, Imports: f.imports, Refs: f.refs, ErrorNodes: f.errorNodes, Terms: f.terms})
-	if err := errors.Join(err, zw.Close()); err != nil {
+	err := json.NewEncoder(e.zw).Encode(storedFacts{Symbols: f.symbols, Imports: f.imports, Refs: f.refs, ErrorNodes: f.errorNodes, Terms: f.terms})
+	if err := errors.Join(err, e.zw.Close()); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -170,6 +183,7 @@ func factsToKeep(repo string, c *clone, stops []string, cache *factCache, loaded
 	}
 	keep := make([]string, 0, len(wanted))
 	var rows [][]driver.Value
+	var enc factEncoder
 	for k := range wanted {
 		keep = append(keep, k.blob.String()+":"+k.language)
 		if loaded[k] {
@@ -179,7 +193,7 @@ func factsToKeep(repo string, c *clone, stops []string, cache *factCache, loaded
 		if f == nil || f.failed != "" {
 			continue // failures are not kept: a parse that ran out of time may not next time
 		}
-		stored, err := encodeFacts(f)
+		stored, err := enc.encode(f)
 		if err != nil {
 			return nil, err
 		}

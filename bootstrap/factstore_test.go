@@ -317,6 +317,7 @@ func TestKeptFactsDecodeToWhatWasParsed(t *testing.T) {
 	set := lang.NewSet()
 	defer set.Close()
 	const ts = "import { a as b, c } from './m'\nexport class K extends b { f(): number { return c() } }\n"
+	var enc factEncoder
 	for path, src := range map[string]string{
 		"app/store.py": storeV1, "app/api.py": apiV1, "empty.py": "", "m.go": "package m\n\nimport (\n\t\"fmt\"\n\tx \"os\"\n)\n\nfunc (s *S) F() { fmt.Println(x.Args) }\n",
 		"w.ts": ts, "w.tsx": ts, "w.mts": ts, "w.js": "const m = require('./m')\nexport default function f() { return m.g() }\n",
@@ -329,6 +330,10 @@ func TestKeptFactsDecodeToWhatWasParsed(t *testing.T) {
 		js, err := encodeFacts(f)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// One encoder for many facts writes each as a fresh one does.
+		if again, err := enc.encode(f); err != nil || !bytes.Equal(again, js) {
+			t.Errorf("%s: the shared encoder wrote %d bytes (%v), a fresh one %d", path, len(again), err, len(js))
 		}
 		got, err := decodeFacts(keyOf(path, plumbing.ZeroHash).language, js)
 		if err != nil {
