@@ -127,7 +127,7 @@ func TestAdaptersPromoteRacing(t *testing.T) {
 }
 
 // While a real bootstrap writes the raw store, `cra models check` runs
-// again and again in processes of its own: each reads the champions,
+// again and again in processes of its own, two at a time: each reads the champions,
 // waiting its turn when the bootstrap holds the store (saying so), pings
 // the champion by its served name and succeeds; the bootstrap finishes and the registry is as it
 // was.
@@ -147,7 +147,9 @@ func TestChampionsReadDuringABootstrap(t *testing.T) {
 	mustRun(t, home, "adapters", "promote", "sc")
 	registry := mustRun(t, home, "--json", "adapters", "list")
 
-	check := [][]string{{"--home", home, "--json", "models", "check"}}
+	// Two loops of checks: a check alone takes about a second here (it
+	// pings the model), so one loop fitted only three into the bootstrap.
+	check := [][]string{{"--home", home, "--json", "models", "check"}, {"--home", home, "--json", "models", "check"}}
 	checks, waits := besideABootstrap(t, home, 400, check, func(_ []string, r result) bool {
 		var out struct {
 			Checks []struct {
