@@ -93,19 +93,16 @@ func TestSolveKilledResumesToTheSameRows(t *testing.T) {
 		home := homes[i+1]
 		t.Run(fmt.Sprintf("at%.0f%%", frac*100), func(t *testing.T) {
 			args := []string{"--home", home, "solve", "--repo", r.Dir, "Fix add and document double"}
-			// The child starts slower than the in-process run: count that in.
-			if !storetest.KillAfter(t, []string{clitest.ChildEnv(args...)}, 300*time.Millisecond+time.Duration(frac*float64(took))) {
+			// The clock starts when the run has begun (its session is
+			// written), not when the child starts: a loaded machine can
+			// take longer to start a child than the clean run took, and a
+			// child killed before it began has nothing to compare.
+			began := func() bool { return sessionOf(home) != "" }
+			if !storetest.KillWhen(t, []string{clitest.ChildEnv(args...)}, began, time.Duration(frac*float64(took))) {
 				return // finished first (a loaded machine): nothing to resume; the other points count
 			}
 			killed++
-			var runID string
-			entries, _ := os.ReadDir(filepath.Join(home, "sessions"))
-			for _, e := range entries {
-				// A session file, not the .json.tmp of a write the kill cut.
-				if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && !strings.Contains(name, ":") {
-					runID = name
-				}
-			}
+			runID := sessionOf(home)
 			if runID == "" { // killed after its last write: it was done
 				if got := cli.SolveRows(t, home); got != want {
 					t.Errorf("a run killed after it ended differs from a clean run's:\n%s", clitest.LineDiff(want, got))
@@ -127,6 +124,19 @@ func TestSolveKilledResumesToTheSameRows(t *testing.T) {
 	if killed == 0 {
 		t.Error("no child was killed mid-run: the test proved nothing")
 	}
+}
+
+// sessionOf is the task id of the run's session in home, "" when there is
+// none.
+func sessionOf(home string) string {
+	entries, _ := os.ReadDir(filepath.Join(home, "sessions"))
+	for _, e := range entries {
+		// A session file, not the .json.tmp of a write the kill cut.
+		if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && !strings.Contains(name, ":") {
+			return name
+		}
+	}
+	return ""
 }
 
 // A cra solve killed -9 while its tests run leaves no test process: in
