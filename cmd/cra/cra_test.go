@@ -78,8 +78,11 @@ const fixtureQuery = `SELECT task_id, repo_path, stages, success, total_tokens, 
 
 // [store] threads reaches the stores a command opens (cra sql reads
 // DuckDB's setting back): one thread unless config.toml sets more.
+// Not parallel: [store] threads is the process's, set by each command as
+// it starts, and the commands of parallel tests run in this process too
+// (one set it back to the default between this test's command setting 2
+// and opening its store).
 func TestStoreThreadsFromTheConfig(t *testing.T) {
-	t.Parallel()
 	home := newHome(t)
 	const q = "select current_setting('threads') as threads"
 	if got := sqlRows(t, home, q); got != "threads\n1\n" {
