@@ -85,7 +85,7 @@ func hunkEdits(path string, parent, child []byte, hunks []linediff.Hunk) ([]sche
 }
 
 // occursOnce reports whether sub occurs in s exactly once, overlapping
-// occurrences counted (schema.Occurrences, on bytes).
+// occurrences counted: schema.ApplyEdits' rule, on bytes.
 func occursOnce(s, sub []byte) bool {
 	i := bytes.Index(s, sub)
 	return i >= 0 && !bytes.Contains(s[i+1:], sub)

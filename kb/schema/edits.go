@@ -35,8 +35,8 @@ func ApplyEdits(content []byte, edits []Edit) ([]byte, error) {
 			cur = e.Replace
 			continue
 		}
-		// Occurrences' count, with the place of the first: the text is
-		// searched once, where strings.Replace would count it first.
+		// The first place, and whether the text occurs again from the
+		// byte after it: each search reads the content once.
 		at := strings.Index(cur, e.Search)
 		switch {
 		case at < 0:
@@ -61,21 +61,4 @@ func DeletesFile(content []byte, edits []Edit) bool {
 	}
 	before, err := ApplyEdits(content, edits[:len(edits)-1])
 	return err == nil && last.Search == string(before)
-}
-
-// Occurrences counts the places sub starts in s, overlapping ones included
-// (a search must be unique wherever it could match), stopping at two.
-func Occurrences(s, sub string) int {
-	n := 0
-	for i := 0; ; {
-		j := strings.Index(s[i:], sub)
-		if j < 0 {
-			return n
-		}
-		n++
-		if n > 1 {
-			return n
-		}
-		i += j + 1
-	}
 }
