@@ -127,10 +127,10 @@ func TestAdaptersPromoteRacing(t *testing.T) {
 }
 
 // While a real bootstrap writes the raw store, `cra models check` runs
-// again and again in processes of its own, two at a time: each reads the champions,
-// waiting its turn when the bootstrap holds the store (saying so), pings
-// the champion by its served name and succeeds; the bootstrap finishes and the registry is as it
-// was.
+// again and again in processes of its own, two at a time: each reads the
+// champions, waiting its turn when the bootstrap holds the store (saying
+// so), pings the champion by its served name and succeeds; the bootstrap
+// finishes and the registry is as it was.
 func TestChampionsReadDuringABootstrap(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
